@@ -1,0 +1,1 @@
+"""Ridge's user interface: the Textual app and the command line."""

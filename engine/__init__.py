@@ -1,0 +1,1 @@
+"""The physics of LLM serving: catalogs, the deployment analysis, levers. Imports no Textual."""

@@ -1,0 +1,1 @@
+"""Puzzle schema, built-in packs, the generator, answer keys and grading. Imports no Textual."""

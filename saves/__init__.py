@@ -1,0 +1,1 @@
+"""Profiles, attempts and their durable TOML files. Imports no Textual."""
