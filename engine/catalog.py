@@ -1,0 +1,277 @@
+"""Model and accelerator catalogs: TOML data in, frozen specs out, with derived parameter counts.
+
+The built-in catalogs live in `engine/data/*.toml`; a user adds models or accelerators with a TOML
+file of the same shape (`[models.<id>]`, `[gpus.<id>]`), passed to `load_catalog(extra=[...])`.
+Parameter counts are derived here from the architecture, never typed, so a wrong config field shows
+up as a wrong total against the published one.
+"""
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+
+from engine.errors import RidgeError
+
+DATA = Path(__file__).parent / "data"
+PRECISION_BYTES = {"bf16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5}
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """One transformer's architecture; the parameter counts are derived in __post_init__."""
+
+    id: str
+    name: str
+    layers: int
+    hidden: int
+    intermediate: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    vocab: int
+    context: int
+    tied_embeddings: bool = False
+    norms_per_layer: int = 2
+    qkv_bias: bool = False
+    attention_bias: bool = False
+    attention_sinks: bool = False
+    sliding_window: int = 0
+    experts: int = 0
+    experts_per_token: int = 0
+    expert_intermediate: int = 0
+    shared_experts: int = 0
+    dense_layers: int = 0
+    expert_bias: bool = False
+    router_bias: bool = False
+    q_lora_rank: int = 0
+    kv_lora_rank: int = 0
+    qk_nope_head_dim: int = 0
+    qk_rope_head_dim: int = 0
+    v_head_dim: int = 0
+    hf_repo: str = ""
+    published_params: int = 0
+    published_active: int = 0
+    source: str = ""
+    # Derived (not read from data):
+    params: int = field(init=False, default=0)
+    active_params: int = field(init=False, default=0)
+    expert_params: int = field(init=False, default=0)
+    moe_layers: int = field(init=False, default=0)
+    kv_values_per_token: int = field(init=False, default=0)
+
+    def __post_init__(self) -> None:
+        total, active, expert, moe_layers = _count_params(self)
+        object.__setattr__(self, "params", total)
+        object.__setattr__(self, "active_params", active)
+        object.__setattr__(self, "expert_params", expert)
+        object.__setattr__(self, "moe_layers", moe_layers)
+        if self.is_mla:
+            kv_values = self.layers * (self.kv_lora_rank + self.qk_rope_head_dim)
+        else:
+            kv_values = 2 * self.layers * self.kv_heads * self.head_dim
+        object.__setattr__(self, "kv_values_per_token", kv_values)
+
+    @property
+    def is_moe(self) -> bool:
+        return self.experts > 0
+
+    @property
+    def is_mla(self) -> bool:
+        return self.kv_lora_rank > 0
+
+    @property
+    def attention_kind(self) -> str:
+        """`mla`, `mha` (one KV head per query head) or `gqa` (query heads share KV heads)."""
+        if self.is_mla:
+            return "mla"
+        return "mha" if self.kv_heads == self.heads else "gqa"
+
+    @property
+    def prefill_attention_dim(self) -> int:
+        """Per-head width that the QK^T and AV products multiply through, summed."""
+        if self.is_mla:
+            return self.qk_nope_head_dim + self.qk_rope_head_dim + self.v_head_dim
+        return 2 * self.head_dim
+
+
+def _count_params(m: ModelSpec) -> tuple[int, int, int, int]:
+    """(total, active per token, params of one routed expert, MoE layer count) from the config."""
+    h = m.hidden
+    if m.kv_lora_rank:
+        qk = m.qk_nope_head_dim + m.qk_rope_head_dim
+        q = (h * m.q_lora_rank + m.q_lora_rank + m.q_lora_rank * m.heads * qk) if m.q_lora_rank else h * m.heads * qk
+        kv = h * (m.kv_lora_rank + m.qk_rope_head_dim) + m.kv_lora_rank
+        kv += m.kv_lora_rank * m.heads * (m.qk_nope_head_dim + m.v_head_dim)
+        attn = q + kv + m.heads * m.v_head_dim * h
+    else:
+        q_width, kv_width = m.heads * m.head_dim, m.kv_heads * m.head_dim
+        attn = 2 * h * q_width + 2 * h * kv_width
+        if m.qkv_bias or m.attention_bias:
+            attn += q_width + 2 * kv_width
+        if m.attention_bias:
+            attn += h
+        if m.attention_sinks:
+            attn += m.heads
+    norms = m.norms_per_layer * h
+    dense_mlp = 3 * h * m.intermediate
+    expert = 3 * h * m.expert_intermediate + (2 * m.expert_intermediate + h if m.expert_bias else 0)
+    moe_layers = (m.layers - m.dense_layers) if m.experts else 0
+    router = h * m.experts + (m.experts if m.expert_bias or m.router_bias else 0)
+    moe_mlp = router + m.experts * expert + m.shared_experts * 3 * h * m.expert_intermediate
+    body = m.layers * (attn + norms) + (m.layers - moe_layers) * dense_mlp + moe_layers * moe_mlp
+    embed = m.vocab * h * (1 if m.tied_embeddings else 2)
+    total = body + embed + h
+    active = total - moe_layers * (m.experts - m.experts_per_token) * expert
+    return total, active, expert, moe_layers
+
+
+@dataclass(frozen=True)
+class Accelerator:
+    """One accelerator's datasheet: memory in GiB, bandwidth in TB/s, dense peaks in TFLOP/s."""
+
+    id: str
+    name: str
+    memory_gib: float
+    bandwidth_tbps: float
+    peak_tflops: dict
+    interconnect: str = ""
+    source: str = ""
+
+    @property
+    def memory_bytes(self) -> float:
+        return self.memory_gib * 2**30
+
+    @property
+    def bandwidth_bytes_per_s(self) -> float:
+        return self.bandwidth_tbps * 1e12
+
+    def peak_flops(self, precision: str) -> float:
+        """Dense FLOP/s for compute in `precision`, falling back to BF16 where not native."""
+        tflops = self.peak_tflops.get(precision) or self.peak_tflops["bf16"]
+        return tflops * 1e12
+
+    def native(self, precision: str) -> bool:
+        return precision in self.peak_tflops
+
+
+_MODEL_FIELDS = {f.name for f in fields(ModelSpec) if f.init} - {"id"}
+_GPU_FIELDS = {f.name for f in fields(Accelerator)} - {"id"}
+_MODEL_REQUIRED = {"name", "layers", "hidden", "intermediate", "heads", "kv_heads", "head_dim", "vocab", "context"}
+_GPU_REQUIRED = {"name", "memory_gib", "bandwidth_tbps", "peak_tflops"}
+
+
+@dataclass
+class Catalog:
+    """Models and accelerators by id, with lookups that fail with the list of known ids."""
+
+    models: dict[str, ModelSpec]
+    gpus: dict[str, Accelerator]
+
+    def model(self, model_id: str) -> ModelSpec:
+        try:
+            return self.models[model_id]
+        except KeyError:
+            raise RidgeError(f"unknown model '{model_id}' (known: {', '.join(sorted(self.models))})") from None
+
+    def gpu(self, gpu_id: str) -> Accelerator:
+        try:
+            return self.gpus[gpu_id]
+        except KeyError:
+            raise RidgeError(f"unknown accelerator '{gpu_id}' (known: {', '.join(sorted(self.gpus))})") from None
+
+
+def _read_toml(path: Path) -> dict:
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        raise RidgeError(f"{path}: no such file") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise RidgeError(f"{path}: not valid TOML: {exc}") from None
+
+
+def _check_number(path, where: str, key: str, value, integer: bool) -> None:
+    ok = isinstance(value, int) if integer else isinstance(value, (int, float))
+    if isinstance(value, bool) or not ok or value < 0:
+        kind = "a non-negative integer" if integer else "a non-negative number"
+        raise RidgeError(f"{path}: {where}.{key} must be {kind}, got {value!r}")
+
+
+def model_from_table(model_id: str, table: dict, path: str = "<catalog>") -> ModelSpec:
+    """Validate one `[models.<id>]` table and build its ModelSpec."""
+    where = f"models.{model_id}"
+    unknown = set(table) - _MODEL_FIELDS
+    if unknown:
+        raise RidgeError(f"{path}: {where}: unknown key '{sorted(unknown)[0]}'")
+    missing = _MODEL_REQUIRED - set(table)
+    if missing:
+        raise RidgeError(f"{path}: {where}: missing key '{sorted(missing)[0]}'")
+    for f in fields(ModelSpec):
+        if f.name in table and f.type == "int":
+            _check_number(path, where, f.name, table[f.name], integer=True)
+    for key in ("layers", "hidden", "heads", "kv_heads", "head_dim", "vocab", "context"):
+        if table[key] <= 0:
+            raise RidgeError(f"{path}: {where}.{key} must be positive, got {table[key]}")
+    if table.get("experts", 0) and not (0 < table.get("experts_per_token", 0) <= table["experts"]):
+        raise RidgeError(f"{path}: {where}.experts_per_token must be between 1 and experts")
+    return ModelSpec(id=model_id, **table)
+
+
+def gpu_from_table(gpu_id: str, table: dict, path: str = "<catalog>") -> Accelerator:
+    """Validate one `[gpus.<id>]` table and build its Accelerator."""
+    where = f"gpus.{gpu_id}"
+    unknown = set(table) - _GPU_FIELDS
+    if unknown:
+        raise RidgeError(f"{path}: {where}: unknown key '{sorted(unknown)[0]}'")
+    missing = _GPU_REQUIRED - set(table)
+    if missing:
+        raise RidgeError(f"{path}: {where}: missing key '{sorted(missing)[0]}'")
+    for key in ("memory_gib", "bandwidth_tbps"):
+        _check_number(path, where, key, table[key], integer=False)
+        if table[key] <= 0:
+            raise RidgeError(f"{path}: {where}.{key} must be positive")
+    peaks = table["peak_tflops"]
+    if not isinstance(peaks, dict) or "bf16" not in peaks:
+        raise RidgeError(f"{path}: {where}.peak_tflops must be a table with at least bf16")
+    for precision, value in peaks.items():
+        if precision not in PRECISION_BYTES:
+            raise RidgeError(f"{path}: {where}.peak_tflops: unknown precision '{precision}'")
+        _check_number(path, where, f"peak_tflops.{precision}", value, integer=False)
+        if value <= 0:
+            raise RidgeError(f"{path}: {where}.peak_tflops.{precision} must be positive")
+    return Accelerator(id=gpu_id, **table)
+
+
+def _merge(catalog: Catalog, data: dict, path) -> None:
+    for section in set(data) - {"models", "gpus", "sources"}:
+        raise RidgeError(f"{path}: unknown section '[{section}]' (expected [models.<id>] or [gpus.<id>])")
+    for model_id, table in data.get("models", {}).items():
+        catalog.models[model_id] = model_from_table(model_id, table, str(path))
+    for gpu_id, table in data.get("gpus", {}).items():
+        catalog.gpus[gpu_id] = gpu_from_table(gpu_id, table, str(path))
+
+
+_BUILTIN: Catalog | None = None
+
+
+def builtin_catalog() -> Catalog:
+    """The shipped catalogs, parsed once per process."""
+    global _BUILTIN
+    if _BUILTIN is None:
+        cat = Catalog({}, {})
+        _merge(cat, _read_toml(DATA / "models.toml"), DATA / "models.toml")
+        _merge(cat, _read_toml(DATA / "hardware.toml"), DATA / "hardware.toml")
+        _BUILTIN = cat
+    return _BUILTIN
+
+
+def load_catalog(extra: list[str | Path] = ()) -> Catalog:
+    """Built-in catalogs plus the user's TOML files (later files add or replace entries)."""
+    base = builtin_catalog()
+    if not extra:
+        return base
+    cat = Catalog(dict(base.models), dict(base.gpus))
+    for path in extra:
+        _merge(cat, _read_toml(Path(path)), path)
+    return cat

@@ -1,0 +1,61 @@
+"""The `ridge solve --json` contract: one flat JSON object per deployment (see DESIGN.md).
+
+Keys are part of the contract and are only ever added, never renamed. Figures that do not exist
+for a deployment that does not fit are null, never NaN or infinity.
+"""
+from __future__ import annotations
+
+import math
+
+from engine.deployment import deployment_to_dict
+from engine.levers import Solution, gain_band
+
+CONTRACT_KEYS = (
+    "params", "active_params", "weight_bytes", "kv_bytes_per_token", "ridge", "seq_len_avg",
+    "usable_kv_bytes", "max_concurrency", "batch", "decode_bytes_per_step", "decode_flops_per_step",
+    "decode_memory_seconds", "decode_compute_seconds", "tpot_seconds", "intensity", "prefill_seconds",
+    "ttft_seconds", "prefill_share", "throughput_tokens_per_s", "cost_per_million_output_tokens",
+)
+EXTRA_KEYS = (
+    "kv_replication", "peak_flops", "compute_precision", "memory_bytes", "reserve_bytes",
+    "decode_weight_bytes_per_step", "decode_kv_bytes_per_step", "step_seconds", "prefill_flops",
+    "worst_stall_seconds",
+)
+
+
+def _clean(value):
+    """Numbers that are whole become ints; NaN and infinity become null."""
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return None
+        if value.is_integer() and abs(value) < 2**53:
+            return int(value)
+    return value
+
+
+def solution_to_json(solution: Solution) -> dict:
+    """The contract object: inputs, every figure, the verdict and the ranked levers."""
+    r = solution.report
+    dep = r.deployment
+    fits = r.fits
+    out: dict = {"model": dep.model.id, "gpu": dep.gpu.id, "inputs": deployment_to_dict(dep)}
+    for key in CONTRACT_KEYS + EXTRA_KEYS:
+        value = getattr(r, key)
+        if not fits and key not in ("params", "active_params", "weight_bytes", "kv_bytes_per_token",
+                                    "ridge", "seq_len_avg", "usable_kv_bytes", "kv_replication",
+                                    "peak_flops", "compute_precision", "memory_bytes", "reserve_bytes"):
+            value = None
+        out[key] = _clean(value)
+    out["fits"] = fits
+    out["fit_problem"] = r.fit_problem or None
+    out["bottleneck"] = r.bottleneck
+    out["objective"] = dep.objective
+    out["objective_value"] = _clean(r.objective_value())
+    out["verdict_margins"] = {name: _clean(value) for name, value in r.margins}
+    out["levers"] = [{k: _clean(v) for k, v in lv.to_json().items()} for lv in solution.levers]
+    out["best_lever"] = solution.best_lever
+    out["best_gain"] = _clean(solution.best.gain)
+    out["gain_band"] = gain_band(solution.best.gain)
+    if dep.spec_k:
+        out["spec_expected_tokens"] = _clean(r.spec_expected_tokens) if fits else None
+    return out

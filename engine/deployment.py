@@ -1,0 +1,126 @@
+"""A deployment: what is served, on what, to what traffic. Immutable; validated once when built.
+
+Lengths are averages in tokens; `concurrency` is how many sequences the traffic wants in flight.
+`build_deployment` resolves catalog ids and turns every bad value into one RidgeError line that
+names the field, so the command line, the puzzles and the app all reject input the same way.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+
+from engine.catalog import PRECISION_BYTES, Accelerator, Catalog, ModelSpec
+from engine.errors import RidgeError
+
+SCHEDULERS = ("none", "static", "continuous")
+ALLOCATORS = ("contiguous", "paged")
+OBJECTIVES = ("cost", "tpot", "ttft")
+PRECISIONS = tuple(PRECISION_BYTES)
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """Every input of the analysis; defaults are the course's (8 GiB reserve per GPU, $3/GPU-hour)."""
+
+    model: ModelSpec
+    gpu: Accelerator
+    gpus: int = 1
+    prompt: int = 1024
+    output: int = 256
+    concurrency: int = 32
+    weights: str = "bf16"
+    kv: str = "bf16"
+    reserve_gib: float = 8.0
+    mfu: float = 1.0
+    price: float = 3.0
+    shared_prefix: int = 0
+    prefix_caching: bool = False
+    spec_k: int = 0
+    spec_alpha: float = 0.7
+    spec_draft_cost: float = 0.05
+    scheduler: str = "continuous"
+    allocator: str = "paged"
+    chunked_prefill: bool = False
+    chunk_tokens: int = 512
+    max_output: int = 0
+    objective: str = "cost"
+    route_model: ModelSpec | None = None
+    route_fraction: float = 0.5
+
+    @property
+    def reserve_length(self) -> int:
+        """Tokens a contiguous allocator reserves per request: the prompt plus the longest output
+        it must allow for (`max_output`, else four times the average, capped by the context)."""
+        longest = self.max_output or min(4 * self.output, self.model.context - self.prompt)
+        return self.prompt + max(longest, self.output)
+
+    def with_(self, **changes) -> "Deployment":
+        return replace(self, **changes)
+
+
+_INT_FIELDS = {"gpus": 1, "prompt": 1, "output": 1, "concurrency": 1, "shared_prefix": 0,
+               "spec_k": 0, "chunk_tokens": 1, "max_output": 0}
+_FLOAT_FIELDS = {"reserve_gib": (0.0, None), "mfu": (1e-6, 1.0), "price": (0.0, None),
+                 "spec_alpha": (0.0, 1.0), "spec_draft_cost": (0.0, 10.0), "route_fraction": (0.0, 1.0)}
+_CHOICES = {"weights": PRECISIONS, "kv": PRECISIONS, "scheduler": SCHEDULERS,
+            "allocator": ALLOCATORS, "objective": OBJECTIVES}
+FIELD_NAMES = tuple(f.name for f in fields(Deployment))
+
+
+def validate(dep: Deployment) -> Deployment:
+    """Check every field's range and the cross-field rules; return the deployment unchanged."""
+    for name, low in _INT_FIELDS.items():
+        value = getattr(dep, name)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise RidgeError(f"{name} must be a whole number, got {value!r}")
+        if value < low:
+            raise RidgeError(f"{name} must be at least {low}, got {value}")
+    for name, (low, high) in _FLOAT_FIELDS.items():
+        value = getattr(dep, name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+            raise RidgeError(f"{name} must be a number, got {value!r}")
+        if value < low or (high is not None and value > high) or value in (float("inf"), float("-inf")):
+            bound = f"between {low:g} and {high:g}" if high is not None else f"at least {low:g}"
+            raise RidgeError(f"{name} must be {bound}, got {value:g}")
+    for name, choices in _CHOICES.items():
+        if getattr(dep, name) not in choices:
+            raise RidgeError(f"{name} must be one of {', '.join(choices)}, got {getattr(dep, name)!r}")
+    if dep.prompt > dep.model.context:
+        raise RidgeError(f"prompt of {dep.prompt} tokens is longer than {dep.model.id}'s context of {dep.model.context}")
+    if dep.prompt + dep.output > dep.model.context:
+        raise RidgeError(f"prompt + output = {dep.prompt + dep.output} tokens exceeds {dep.model.id}'s context of {dep.model.context}")
+    if dep.shared_prefix > dep.prompt:
+        raise RidgeError(f"shared_prefix ({dep.shared_prefix}) cannot exceed the prompt ({dep.prompt})")
+    if dep.gpus > 4096:
+        raise RidgeError(f"gpus must be at most 4096, got {dep.gpus}")
+    if max(dep.prompt, dep.output, dep.concurrency, dep.chunk_tokens, dep.max_output) > 10**8:
+        raise RidgeError("lengths and concurrency must be at most 100,000,000")
+    if dep.spec_k > 64:
+        raise RidgeError(f"spec_k must be at most 64, got {dep.spec_k}")
+    return dep
+
+
+def build_deployment(catalog: Catalog, model: str | ModelSpec, gpu: str | Accelerator,
+                     route_model: str | ModelSpec | None = None, **values) -> Deployment:
+    """Resolve catalog ids, reject unknown fields, and validate: the one way to make a Deployment."""
+    unknown = set(values) - set(FIELD_NAMES)
+    if unknown:
+        raise RidgeError(f"unknown deployment field '{sorted(unknown)[0]}'")
+    model_spec = catalog.model(model) if isinstance(model, str) else model
+    gpu_spec = catalog.gpu(gpu) if isinstance(gpu, str) else gpu
+    route = catalog.model(route_model) if isinstance(route_model, str) else route_model
+    return validate(Deployment(model=model_spec, gpu=gpu_spec, route_model=route, **values))
+
+
+def deployment_to_dict(dep: Deployment) -> dict:
+    """Plain, TOML/JSON-friendly inputs (ids instead of specs), omitting nothing."""
+    out = {}
+    for name in FIELD_NAMES:
+        value = getattr(dep, name)
+        if name in ("model", "gpu"):
+            value = value.id
+        elif name == "route_model":
+            if value is None:
+                continue
+            value = value.id
+        out[name] = value
+    return out

@@ -1,0 +1,183 @@
+"""The levers: each one re-runs the analysis with one change applied and reports its gain.
+
+A lever's gain is the objective's value before over after (all three objectives are "lower is
+better"), so 2.0 means the lever halves cost, TPOT or TTFT. A lever that cannot apply (already on,
+nothing to share, no smaller model stated) reports a gain of exactly 1 with a note saying why.
+`solve` bundles the base report with every lever, ranked best first.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.analysis import Report, analyze
+from engine.catalog import PRECISION_BYTES
+from engine.deployment import Deployment
+
+LEVERS = ("batching", "paged-kv", "prefix-caching", "quantization", "kv-quantization",
+          "speculative-decoding", "chunked-prefill", "more-gpus", "routing")
+GAIN_BANDS = ("under-1.25x", "1.25-2x", "2-4x", "over-4x")
+DEFAULT_SPEC_K = 4
+
+
+def gain_band(gain: float | None) -> str | None:
+    """The magnitude band a gain falls in: under 1.25x, 1.25-2x, 2-4x or over 4x."""
+    if gain is None:
+        return None
+    if gain < 1.25:
+        return "under-1.25x"
+    if gain < 2.0:
+        return "1.25-2x"
+    if gain < 4.0:
+        return "2-4x"
+    return "over-4x"
+
+
+@dataclass(frozen=True, slots=True)
+class LeverResult:
+    """One lever's effect: the changed deployment's report, the gain and a one-line note."""
+
+    name: str
+    gain: float | None
+    note: str
+    report: Report | None
+
+    def to_json(self) -> dict:
+        after = self.report.objective_value() if self.report is not None and self.report.fits else None
+        return {"name": self.name, "gain": self.gain, "band": gain_band(self.gain),
+                "objective_after": after, "note": self.note}
+
+
+def _eight_bit(dep: Deployment) -> str:
+    """The 8-bit format this accelerator computes natively: FP8 where it has it, else INT8."""
+    return "fp8" if dep.gpu.native("fp8") else "int8"
+
+
+def lever_change(dep: Deployment, name: str) -> tuple[Deployment | None, str]:
+    """The deployment with lever `name` applied, or None and the reason it does not apply."""
+    if name == "batching":
+        if dep.scheduler == "continuous":
+            return None, "already batching continuously"
+        return dep.with_(scheduler="continuous"), f"{dep.scheduler} -> continuous batching"
+    if name == "paged-kv":
+        if dep.allocator == "paged":
+            return None, "KV cache already paged"
+        return dep.with_(allocator="paged"), "contiguous per-request regions -> paged blocks"
+    if name == "prefix-caching":
+        if dep.prefix_caching:
+            return None, "prefix caching already on"
+        if dep.shared_prefix == 0:
+            return None, "no shared prompt prefix to cache"
+        return dep.with_(prefix_caching=True), f"reuse the {dep.shared_prefix}-token shared prefix"
+    if name == "quantization":
+        eight = _eight_bit(dep)
+        kv = eight if PRECISION_BYTES[dep.kv] > 1 else dep.kv
+        if dep.weights == "bf16":
+            return dep.with_(weights=eight, kv=kv), f"weights and KV cache -> {eight}"
+        if dep.weights != "int4":
+            return dep.with_(weights="int4", kv=kv), "weights -> int4 (computed at bf16)"
+        if kv != dep.kv:
+            return dep.with_(kv=kv), f"KV cache -> {eight}"
+        return None, "already at int4 weights and 8-bit KV"
+    if name == "kv-quantization":
+        if PRECISION_BYTES[dep.kv] <= 1:
+            return None, f"KV cache already {dep.kv}"
+        eight = _eight_bit(dep)
+        return dep.with_(kv=eight), f"KV cache -> {eight}, weights unchanged"
+    if name == "speculative-decoding":
+        if dep.spec_k:
+            return None, f"already speculating {dep.spec_k} tokens"
+        return (dep.with_(spec_k=DEFAULT_SPEC_K),
+                f"draft k={DEFAULT_SPEC_K} at acceptance {dep.spec_alpha:g}, draft cost {dep.spec_draft_cost:g}/token")
+    if name == "chunked-prefill":
+        if dep.chunked_prefill:
+            return None, "prefill already chunked"
+        return dep.with_(chunked_prefill=True), f"prefill in {dep.chunk_tokens}-token chunks between decode steps"
+    if name == "more-gpus":
+        return dep.with_(gpus=dep.gpus * 2), f"{dep.gpus} -> {dep.gpus * 2} x {dep.gpu.id}"
+    if name == "routing":
+        if dep.route_model is None or dep.route_fraction <= 0:
+            return None, "no smaller model stated to route to"
+        return dep, f"send {dep.route_fraction:.0%} of requests to {dep.route_model.id}"
+    raise ValueError(f"unknown lever {name}")
+
+
+def _smallest_fitting(dep: Deployment) -> Report | None:
+    """The route model's pool: the fewest GPUs (a power of two) on which it fits."""
+    gpus = 1
+    while gpus <= 64:
+        report = analyze(dep.with_(gpus=gpus))
+        if report.fits:
+            return report
+        gpus *= 2
+    return None
+
+
+def routing_value(dep: Deployment) -> tuple[float | None, str]:
+    """Objective after routing: the big and small pools each serve their share of the traffic,
+    and the blend is weighted by the share of requests each one answers."""
+    f = dep.route_fraction
+    small_dep = dep.with_(model=dep.route_model, concurrency=max(1, round(f * dep.concurrency)),
+                          route_model=None)
+    if small_dep.prompt + small_dep.output > small_dep.model.context:
+        return None, f"{dep.route_model.id}'s context is too short for these requests"
+    small = _smallest_fitting(small_dep)
+    big = analyze(dep.with_(concurrency=max(1, round((1 - f) * dep.concurrency))))
+    if small is None or not big.fits:
+        return None, f"{dep.route_model.id} does not fit on up to 64 x {dep.gpu.id}"
+    value = (1 - f) * big.objective_value() + f * small.objective_value()
+    note = (f"send {f:.0%} of requests to {dep.route_model.id} on {small.deployment.gpus} x {dep.gpu.id}")
+    return value, note
+
+
+def evaluate_lever(dep: Deployment, base: Report, name: str) -> LeverResult:
+    changed, note = lever_change(dep, name)
+    if changed is None:
+        return LeverResult(name, 1.0 if base.fits else None, note, None)
+    before = base.objective_value()
+    if name == "routing":
+        after, note = routing_value(dep)
+        if after is None:
+            return LeverResult(name, 1.0 if base.fits else None, note, None)
+        return LeverResult(name, before / after if before is not None else None, note, None)
+    report = analyze(changed)
+    if not report.fits:
+        return LeverResult(name, None, note + " (does not fit)", report)
+    if before is None:
+        return LeverResult(name, None, note + " (makes it fit)", report)
+    return LeverResult(name, before / report.objective_value(), note, report)
+
+
+@dataclass(frozen=True, slots=True)
+class Solution:
+    """A deployment's report plus every lever, ranked best first."""
+
+    report: Report
+    levers: tuple
+
+    @property
+    def best(self) -> LeverResult:
+        return self.levers[0]
+
+    @property
+    def best_lever(self) -> str:
+        return self.levers[0].name
+
+    def lever(self, name: str) -> LeverResult:
+        return next(lv for lv in self.levers if lv.name == name)
+
+
+def _rank_key(result: LeverResult) -> tuple:
+    if result.gain is not None:
+        return (0, -result.gain, LEVERS.index(result.name))
+    if result.report is not None and result.report.fits:
+        # An unfit base: prefer the lever that makes it fit with the best objective.
+        return (1, result.report.objective_value(), LEVERS.index(result.name))
+    return (2, 0.0, LEVERS.index(result.name))
+
+
+def solve(dep: Deployment, levers: tuple[str, ...] = LEVERS) -> Solution:
+    """Analyse a deployment and every lever on its objective, ranked best first."""
+    base = analyze(dep)
+    results = [evaluate_lever(dep, base, name) for name in levers]
+    results.sort(key=_rank_key)
+    return Solution(base, tuple(results))
