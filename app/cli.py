@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 # name -> (module, one-line help). `play` is the default when no command is given.
@@ -69,3 +70,29 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # a bug: keep the traceback for the log, give the player one line
+        if os.environ.get("RIDGE_DEBUG"):
+            raise
+        where = _log_crash(name)
+        print(f"ridge {name}: internal error: {type(exc).__name__}: {exc} (details in {where})", file=sys.stderr)
+        return 1
+
+
+def _log_crash(command: str) -> str:
+    """Append the current traceback to the error log and return the log's path."""
+    import tempfile
+    import traceback
+
+    try:
+        from saves.locations import log_path
+
+        path = str(log_path())
+    except Exception:
+        path = os.path.join(tempfile.gettempdir(), "ridge-error.log")
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(f"--- ridge {command}\n{traceback.format_exc()}\n")
+    except OSError:
+        return "stderr (the log could not be written)"
+    return path

@@ -8,55 +8,33 @@ that thousands of deployments can be analysed while a player waits.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from engine.catalog import PRECISION_BYTES
 from engine.deployment import Deployment
+from engine.record import REQUIRED, Record
 
 GIB = 2**30
 VERDICTS = ("does-not-fit", "kv-capacity", "prefill-compute", "decode-compute", "decode-kv", "decode-weights")
 
 
-@dataclass(frozen=True, slots=True)
-class Report:
-    """Every figure of one deployment. When `fits` is false the figures past `fits` are None."""
+class Report(Record):
+    """Every figure of one deployment. When `fits` is false the figures from max_concurrency on
+    are None. Units: bytes, seconds, FLOP, FLOP/s; `margins` pairs each verdict rule with its
+    deciding ratio (1.0 is the rule's threshold)."""
 
-    deployment: Deployment
-    params: int
-    active_params: int
-    weight_bytes: float
-    kv_bytes_per_token: float
-    kv_replication: float
-    ridge: float
-    peak_flops: float
-    compute_precision: str
-    seq_len_avg: float
-    memory_bytes: float
-    reserve_bytes: float
-    usable_kv_bytes: float
-    fits: bool
-    fit_problem: str
-    max_concurrency: int | None = None
-    batch: int | None = None
-    decode_weight_bytes_per_step: float | None = None
-    decode_kv_bytes_per_step: float | None = None
-    decode_bytes_per_step: float | None = None
-    decode_flops_per_step: float | None = None
-    decode_memory_seconds: float | None = None
-    decode_compute_seconds: float | None = None
-    step_seconds: float | None = None
-    tpot_seconds: float | None = None
-    intensity: float | None = None
-    prefill_flops: float | None = None
-    prefill_seconds: float | None = None
-    ttft_seconds: float | None = None
-    worst_stall_seconds: float | None = None
-    prefill_share: float | None = None
-    throughput_tokens_per_s: float | None = None
-    cost_per_million_output_tokens: float | None = None
-    spec_expected_tokens: float | None = None
-    bottleneck: str = "does-not-fit"
-    margins: tuple = ()
+    FIELDS = dict(
+        deployment=REQUIRED, params=REQUIRED, active_params=REQUIRED, weight_bytes=REQUIRED,
+        kv_bytes_per_token=REQUIRED, kv_replication=REQUIRED, ridge=REQUIRED, peak_flops=REQUIRED,
+        compute_precision=REQUIRED, seq_len_avg=REQUIRED, memory_bytes=REQUIRED,
+        reserve_bytes=REQUIRED, usable_kv_bytes=REQUIRED, fits=REQUIRED, fit_problem=REQUIRED,
+        max_concurrency=None, batch=None, decode_weight_bytes_per_step=None,
+        decode_kv_bytes_per_step=None, decode_bytes_per_step=None, decode_flops_per_step=None,
+        decode_memory_seconds=None, decode_compute_seconds=None, step_seconds=None,
+        tpot_seconds=None, intensity=None, prefill_flops=None, prefill_seconds=None,
+        ttft_seconds=None, worst_stall_seconds=None, prefill_share=None,
+        throughput_tokens_per_s=None, cost_per_million_output_tokens=None,
+        spec_expected_tokens=None, bottleneck="does-not-fit", margins=(),
+    )
 
     def objective_value(self, objective: str | None = None) -> float | None:
         """The figure a puzzle's objective asks to lower: cost, TPOT or TTFT."""

@@ -7,70 +7,44 @@ up as a wrong total against the published one.
 """
 from __future__ import annotations
 
-import tomllib
-from dataclasses import dataclass, field, fields
-from pathlib import Path
+import os
 
 from engine.errors import RidgeError
+from engine.record import REQUIRED, Record
 
-DATA = Path(__file__).parent / "data"
+DATA = os.path.join(os.path.dirname(__file__), "data")
 PRECISION_BYTES = {"bf16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5}
 
 
-@dataclass(frozen=True)
-class ModelSpec:
-    """One transformer's architecture; the parameter counts are derived in __post_init__."""
+class ModelSpec(Record):
+    """One transformer's architecture; the parameter counts are derived when it is built."""
 
-    id: str
-    name: str
-    layers: int
-    hidden: int
-    intermediate: int
-    heads: int
-    kv_heads: int
-    head_dim: int
-    vocab: int
-    context: int
-    tied_embeddings: bool = False
-    norms_per_layer: int = 2
-    qkv_bias: bool = False
-    attention_bias: bool = False
-    attention_sinks: bool = False
-    sliding_window: int = 0
-    experts: int = 0
-    experts_per_token: int = 0
-    expert_intermediate: int = 0
-    shared_experts: int = 0
-    dense_layers: int = 0
-    expert_bias: bool = False
-    router_bias: bool = False
-    q_lora_rank: int = 0
-    kv_lora_rank: int = 0
-    qk_nope_head_dim: int = 0
-    qk_rope_head_dim: int = 0
-    v_head_dim: int = 0
-    hf_repo: str = ""
-    published_params: int = 0
-    published_active: int = 0
-    source: str = ""
-    # Derived (not read from data):
-    params: int = field(init=False, default=0)
-    active_params: int = field(init=False, default=0)
-    expert_params: int = field(init=False, default=0)
-    moe_layers: int = field(init=False, default=0)
-    kv_values_per_token: int = field(init=False, default=0)
+    FIELDS = dict(
+        id=REQUIRED, name=REQUIRED, layers=REQUIRED, hidden=REQUIRED, intermediate=REQUIRED,
+        heads=REQUIRED, kv_heads=REQUIRED, head_dim=REQUIRED, vocab=REQUIRED, context=REQUIRED,
+        tied_embeddings=False, norms_per_layer=2, qkv_bias=False, attention_bias=False,
+        attention_sinks=False, sliding_window=0,
+        # mixture of experts
+        experts=0, experts_per_token=0, expert_intermediate=0, shared_experts=0, dense_layers=0,
+        expert_bias=False, router_bias=False,
+        # multi-head latent attention
+        q_lora_rank=0, kv_lora_rank=0, qk_nope_head_dim=0, qk_rope_head_dim=0, v_head_dim=0,
+        hf_repo="", published_params=0, published_active=0, source="",
+    )
+    BOOL_FIELDS = frozenset(k for k, v in FIELDS.items() if v is False)
+    TEXT_FIELDS = frozenset(("id", "name", "hf_repo", "source"))
 
-    def __post_init__(self) -> None:
+    def _derive(self) -> None:
         total, active, expert, moe_layers = _count_params(self)
-        object.__setattr__(self, "params", total)
-        object.__setattr__(self, "active_params", active)
-        object.__setattr__(self, "expert_params", expert)
-        object.__setattr__(self, "moe_layers", moe_layers)
+        self._set("params", total)
+        self._set("active_params", active)
+        self._set("expert_params", expert)
+        self._set("moe_layers", moe_layers)
         if self.is_mla:
             kv_values = self.layers * (self.kv_lora_rank + self.qk_rope_head_dim)
         else:
             kv_values = 2 * self.layers * self.kv_heads * self.head_dim
-        object.__setattr__(self, "kv_values_per_token", kv_values)
+        self._set("kv_values_per_token", kv_values)
 
     @property
     def is_moe(self) -> bool:
@@ -126,17 +100,11 @@ def _count_params(m: ModelSpec) -> tuple[int, int, int, int]:
     return total, active, expert, moe_layers
 
 
-@dataclass(frozen=True)
-class Accelerator:
+class Accelerator(Record):
     """One accelerator's datasheet: memory in GiB, bandwidth in TB/s, dense peaks in TFLOP/s."""
 
-    id: str
-    name: str
-    memory_gib: float
-    bandwidth_tbps: float
-    peak_tflops: dict
-    interconnect: str = ""
-    source: str = ""
+    FIELDS = dict(id=REQUIRED, name=REQUIRED, memory_gib=REQUIRED, bandwidth_tbps=REQUIRED,
+                  peak_tflops=REQUIRED, interconnect="", source="")
 
     @property
     def memory_bytes(self) -> float:
@@ -155,18 +123,18 @@ class Accelerator:
         return precision in self.peak_tflops
 
 
-_MODEL_FIELDS = {f.name for f in fields(ModelSpec) if f.init} - {"id"}
-_GPU_FIELDS = {f.name for f in fields(Accelerator)} - {"id"}
+_MODEL_FIELDS = set(ModelSpec.FIELDS) - {"id"}
+_GPU_FIELDS = set(Accelerator.FIELDS) - {"id"}
 _MODEL_REQUIRED = {"name", "layers", "hidden", "intermediate", "heads", "kv_heads", "head_dim", "vocab", "context"}
 _GPU_REQUIRED = {"name", "memory_gib", "bandwidth_tbps", "peak_tflops"}
 
 
-@dataclass
 class Catalog:
     """Models and accelerators by id, with lookups that fail with the list of known ids."""
 
-    models: dict[str, ModelSpec]
-    gpus: dict[str, Accelerator]
+    def __init__(self, models: dict[str, ModelSpec], gpus: dict[str, Accelerator]) -> None:
+        self.models = models
+        self.gpus = gpus
 
     def model(self, model_id: str) -> ModelSpec:
         try:
@@ -181,7 +149,9 @@ class Catalog:
             raise RidgeError(f"unknown accelerator '{gpu_id}' (known: {', '.join(sorted(self.gpus))})") from None
 
 
-def _read_toml(path: Path) -> dict:
+def _read_toml(path) -> dict:
+    import tomllib
+
     try:
         with open(path, "rb") as fh:
             return tomllib.load(fh)
@@ -207,9 +177,15 @@ def model_from_table(model_id: str, table: dict, path: str = "<catalog>") -> Mod
     missing = _MODEL_REQUIRED - set(table)
     if missing:
         raise RidgeError(f"{path}: {where}: missing key '{sorted(missing)[0]}'")
-    for f in fields(ModelSpec):
-        if f.name in table and f.type == "int":
-            _check_number(path, where, f.name, table[f.name], integer=True)
+    for key, value in table.items():
+        if key in ModelSpec.BOOL_FIELDS:
+            if not isinstance(value, bool):
+                raise RidgeError(f"{path}: {where}.{key} must be true or false, got {value!r}")
+        elif key in ModelSpec.TEXT_FIELDS:
+            if not isinstance(value, str):
+                raise RidgeError(f"{path}: {where}.{key} must be a string, got {value!r}")
+        else:
+            _check_number(path, where, key, value, integer=True)
     for key in ("layers", "hidden", "heads", "kv_heads", "head_dim", "vocab", "context"):
         if table[key] <= 0:
             raise RidgeError(f"{path}: {where}.{key} must be positive, got {table[key]}")
@@ -253,6 +229,34 @@ def _merge(catalog: Catalog, data: dict, path) -> None:
 
 
 _BUILTIN: Catalog | None = None
+_BUILTIN_FILES = ("models.toml", "hardware.toml")
+_CACHE = os.path.join(DATA, ".parsed-cache.json")
+
+
+def _builtin_tables() -> list[tuple[str, dict]]:
+    """The built-in TOML files, parsed. A JSON copy keyed by each file's size and modification
+    time is kept beside them, because importing tomllib and parsing costs a short-lived
+    `ridge solve` process about a fifth of its run time; any edit to a TOML file invalidates it."""
+    import json
+
+    paths = [os.path.join(DATA, name) for name in _BUILTIN_FILES]
+    key = [[os.stat(p).st_size, os.stat(p).st_mtime_ns] for p in paths]
+    try:
+        with open(_CACHE, encoding="utf-8") as fh:
+            cached = json.load(fh)
+        if cached.get("key") == key:
+            return list(zip(paths, cached["tables"]))
+    except (OSError, ValueError, AttributeError):
+        pass
+    tables = [_read_toml(p) for p in paths]
+    try:
+        tmp = f"{_CACHE}.{os.getpid()}.tmp"
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump({"key": key, "tables": tables}, fh)
+        os.replace(tmp, _CACHE)
+    except OSError:
+        pass  # a read-only install simply parses the TOML every time
+    return list(zip(paths, tables))
 
 
 def builtin_catalog() -> Catalog:
@@ -260,18 +264,18 @@ def builtin_catalog() -> Catalog:
     global _BUILTIN
     if _BUILTIN is None:
         cat = Catalog({}, {})
-        _merge(cat, _read_toml(DATA / "models.toml"), DATA / "models.toml")
-        _merge(cat, _read_toml(DATA / "hardware.toml"), DATA / "hardware.toml")
+        for path, table in _builtin_tables():
+            _merge(cat, table, path)
         _BUILTIN = cat
     return _BUILTIN
 
 
-def load_catalog(extra: list[str | Path] = ()) -> Catalog:
+def load_catalog(extra=()) -> Catalog:
     """Built-in catalogs plus the user's TOML files (later files add or replace entries)."""
     base = builtin_catalog()
     if not extra:
         return base
     cat = Catalog(dict(base.models), dict(base.gpus))
     for path in extra:
-        _merge(cat, _read_toml(Path(path)), path)
+        _merge(cat, _read_toml(os.fspath(path)), path)
     return cat

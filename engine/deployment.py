@@ -6,10 +6,9 @@ names the field, so the command line, the puzzles and the app all reject input t
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
-
 from engine.catalog import PRECISION_BYTES, Accelerator, Catalog, ModelSpec
 from engine.errors import RidgeError
+from engine.record import REQUIRED, Record
 
 SCHEDULERS = ("none", "static", "continuous")
 ALLOCATORS = ("contiguous", "paged")
@@ -17,34 +16,22 @@ OBJECTIVES = ("cost", "tpot", "ttft")
 PRECISIONS = tuple(PRECISION_BYTES)
 
 
-@dataclass(frozen=True)
-class Deployment:
-    """Every input of the analysis; defaults are the course's (8 GiB reserve per GPU, $3/GPU-hour)."""
+class Deployment(Record):
+    """Every input of the analysis; defaults are the course's (8 GiB reserve per GPU, $3/GPU-hour).
 
-    model: ModelSpec
-    gpu: Accelerator
-    gpus: int = 1
-    prompt: int = 1024
-    output: int = 256
-    concurrency: int = 32
-    weights: str = "bf16"
-    kv: str = "bf16"
-    reserve_gib: float = 8.0
-    mfu: float = 1.0
-    price: float = 3.0
-    shared_prefix: int = 0
-    prefix_caching: bool = False
-    spec_k: int = 0
-    spec_alpha: float = 0.7
-    spec_draft_cost: float = 0.05
-    scheduler: str = "continuous"
-    allocator: str = "paged"
-    chunked_prefill: bool = False
-    chunk_tokens: int = 512
-    max_output: int = 0
-    objective: str = "cost"
-    route_model: ModelSpec | None = None
-    route_fraction: float = 0.5
+    model and gpu are a ModelSpec and an Accelerator; lengths are average tokens; `concurrency`
+    is the sequences the traffic wants in flight; spec_k 0 means no speculative decoding;
+    max_output 0 means "four times the average output, capped by the context".
+    """
+
+    FIELDS = dict(
+        model=REQUIRED, gpu=REQUIRED, gpus=1, prompt=1024, output=256, concurrency=32,
+        weights="bf16", kv="bf16", reserve_gib=8.0, mfu=1.0, price=3.0,
+        shared_prefix=0, prefix_caching=False,
+        spec_k=0, spec_alpha=0.7, spec_draft_cost=0.05,
+        scheduler="continuous", allocator="paged", chunked_prefill=False, chunk_tokens=512,
+        max_output=0, objective="cost", route_model=None, route_fraction=0.5,
+    )
 
     @property
     def reserve_length(self) -> int:
@@ -54,7 +41,7 @@ class Deployment:
         return self.prompt + max(longest, self.output)
 
     def with_(self, **changes) -> "Deployment":
-        return replace(self, **changes)
+        return self.replace(**changes)
 
 
 _INT_FIELDS = {"gpus": 1, "prompt": 1, "output": 1, "concurrency": 1, "shared_prefix": 0,
@@ -63,7 +50,7 @@ _FLOAT_FIELDS = {"reserve_gib": (0.0, None), "mfu": (1e-6, 1.0), "price": (0.0, 
                  "spec_alpha": (0.0, 1.0), "spec_draft_cost": (0.0, 10.0), "route_fraction": (0.0, 1.0)}
 _CHOICES = {"weights": PRECISIONS, "kv": PRECISIONS, "scheduler": SCHEDULERS,
             "allocator": ALLOCATORS, "objective": OBJECTIVES}
-FIELD_NAMES = tuple(f.name for f in fields(Deployment))
+FIELD_NAMES = tuple(Deployment.FIELDS)
 
 
 def validate(dep: Deployment) -> Deployment:

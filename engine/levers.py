@@ -7,11 +7,10 @@ nothing to share, no smaller model stated) reports a gain of exactly 1 with a no
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from engine.analysis import Report, analyze
 from engine.catalog import PRECISION_BYTES
 from engine.deployment import Deployment
+from engine.record import REQUIRED, Record
 
 LEVERS = ("batching", "paged-kv", "prefix-caching", "quantization", "kv-quantization",
           "speculative-decoding", "chunked-prefill", "more-gpus", "routing")
@@ -32,14 +31,11 @@ def gain_band(gain: float | None) -> str | None:
     return "over-4x"
 
 
-@dataclass(frozen=True, slots=True)
-class LeverResult:
-    """One lever's effect: the changed deployment's report, the gain and a one-line note."""
+class LeverResult(Record):
+    """One lever's effect: the gain (None when the base does not fit), a one-line note, and the
+    changed deployment's report (None when the lever does not apply)."""
 
-    name: str
-    gain: float | None
-    note: str
-    report: Report | None
+    FIELDS = dict(name=REQUIRED, gain=REQUIRED, note=REQUIRED, report=None)
 
     def to_json(self) -> dict:
         after = self.report.objective_value() if self.report is not None and self.report.fits else None
@@ -132,27 +128,25 @@ def routing_value(dep: Deployment) -> tuple[float | None, str]:
 def evaluate_lever(dep: Deployment, base: Report, name: str) -> LeverResult:
     changed, note = lever_change(dep, name)
     if changed is None:
-        return LeverResult(name, 1.0 if base.fits else None, note, None)
+        return LeverResult(name=name, gain=1.0 if base.fits else None, note=note)
     before = base.objective_value()
     if name == "routing":
         after, note = routing_value(dep)
         if after is None:
-            return LeverResult(name, 1.0 if base.fits else None, note, None)
-        return LeverResult(name, before / after if before is not None else None, note, None)
+            return LeverResult(name=name, gain=1.0 if base.fits else None, note=note)
+        return LeverResult(name=name, gain=before / after if before is not None else None, note=note)
     report = analyze(changed)
     if not report.fits:
-        return LeverResult(name, None, note + " (does not fit)", report)
+        return LeverResult(name=name, gain=None, note=note + " (does not fit)", report=report)
     if before is None:
-        return LeverResult(name, None, note + " (makes it fit)", report)
-    return LeverResult(name, before / report.objective_value(), note, report)
+        return LeverResult(name=name, gain=None, note=note + " (makes it fit)", report=report)
+    return LeverResult(name=name, gain=before / report.objective_value(), note=note, report=report)
 
 
-@dataclass(frozen=True, slots=True)
-class Solution:
+class Solution(Record):
     """A deployment's report plus every lever, ranked best first."""
 
-    report: Report
-    levers: tuple
+    FIELDS = dict(report=REQUIRED, levers=REQUIRED)
 
     @property
     def best(self) -> LeverResult:
@@ -180,4 +174,4 @@ def solve(dep: Deployment, levers: tuple[str, ...] = LEVERS) -> Solution:
     base = analyze(dep)
     results = [evaluate_lever(dep, base, name) for name in levers]
     results.sort(key=_rank_key)
-    return Solution(base, tuple(results))
+    return Solution(report=base, levers=tuple(results))

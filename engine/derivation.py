@@ -1,0 +1,142 @@
+"""The worked derivation of one deployment, with its own numbers, as plain-text lines.
+
+It follows the order a person would work the problem on a napkin: the weights, the KV cache per
+token, the memory left for it, how many sequences fit, the batch, one decode step's bytes and
+FLOPs against the ridge, prefill, throughput and cost, then the verdict and the levers. Every
+simplification that flatters a result is said on the line where it matters.
+"""
+from __future__ import annotations
+
+from engine import units as u
+from engine.analysis import experts_touched, harmonic
+from engine.catalog import PRECISION_BYTES
+from engine.levers import Solution, gain_band
+
+VERDICT_TEXT = {
+    "does-not-fit": "does not fit: the weights and reserve exceed the memory",
+    "kv-capacity": "KV capacity: the cache caps the batch below what the traffic wants",
+    "prefill-compute": "prefill compute: prompt processing takes most of the GPU time",
+    "decode-compute": "decode compute: the step's FLOPs outlast its memory traffic",
+    "decode-kv": "decode, KV read: the step reads more cache bytes than weight bytes",
+    "decode-weights": "decode, weight read: the step waits on reading the weights",
+}
+
+
+def _kv_line(r) -> str:
+    m, dep = r.deployment.model, r.deployment
+    b = PRECISION_BYTES[dep.kv]
+    if m.is_mla:
+        return (f"KV/token     {m.layers} layers x ({m.kv_lora_rank} latent + {m.qk_rope_head_dim} rope) "
+                f"x {b:g} B = {u.small_bytes(r.kv_bytes_per_token)}  (MLA caches one latent, not K and V per head)")
+    return (f"KV/token     2 (K and V) x {m.layers} layers x {m.kv_heads} KV heads x {m.head_dim} dims x {b:g} B "
+            f"= {u.small_bytes(r.kv_bytes_per_token)}")
+
+
+def derivation_lines(solution: Solution) -> list[str]:
+    """Every step of the analysis with this deployment's numbers and units."""
+    r = solution.report
+    dep = r.deployment
+    m, g = dep.model, dep.gpu
+    bpw = PRECISION_BYTES[dep.weights]
+    lines = [
+        f"{m.name} on {dep.gpus} x {g.name}; prompt {u.count(dep.prompt)} + output {u.count(dep.output)} "
+        f"tokens; {u.count(dep.concurrency)} sequences wanted; weights {dep.weights}, KV {dep.kv}",
+        f"Weights      {u.params(m.params)} params x {bpw:g} B = {u.gb(r.weight_bytes)} ({u.gib(r.weight_bytes)})",
+        _kv_line(r),
+    ]
+    if r.kv_replication > 1:
+        why = "a latent cache is not split by head" if m.is_mla else f"{dep.gpus} GPUs outnumber {m.kv_heads} KV heads"
+        lines.append(f"Replication  {why}: the GPUs hold {r.kv_replication:g} copies of each token's KV")
+    lines.append(
+        f"Memory       {dep.gpus} x {g.memory_gib:g} GiB = {u.gib(r.memory_bytes)}; minus weights "
+        f"{u.gib(r.weight_bytes)} and reserve {dep.gpus} x {dep.reserve_gib:g} GiB leaves {u.gib(r.usable_kv_bytes)} for the KV cache")
+    if not r.fits:
+        lines.append(f"Verdict      does-not-fit: {r.fit_problem}")
+        return lines + _lever_lines(solution)
+
+    per_seq = r.kv_bytes_per_token * r.kv_replication * r.seq_len_avg
+    lines.append(f"Avg length   S = {u.count(dep.prompt)} + {u.count(dep.output)}/2 = {u.count(r.seq_len_avg)} tokens, "
+                 f"{u.gib(per_seq)} of KV per sequence")
+    if dep.allocator == "paged":
+        shared = " (the shared prefix is stored once)" if dep.prefix_caching and dep.shared_prefix else ""
+        lines.append(f"Max batch    {u.gib(r.usable_kv_bytes)} / {u.gib(per_seq)} = {u.count(r.max_concurrency)} "
+                     f"sequences with paged blocks{shared} (partial last blocks ignored)")
+    else:
+        lines.append(f"Max batch    contiguous regions reserve {u.count(dep.reserve_length)} tokens each: "
+                     f"{u.count(r.max_concurrency)} sequences, though only {u.count(r.seq_len_avg)} tokens are used on average")
+    if dep.scheduler == "none":
+        lines.append("Batch        1: no batching, one sequence at a time")
+    else:
+        capped = "  <- the KV cache caps it" if dep.concurrency > r.max_concurrency else ""
+        lines.append(f"Batch        min({u.count(dep.concurrency)} wanted, {u.count(r.max_concurrency)} fit) = {u.count(r.batch)}{capped}")
+    tokens = r.batch * (dep.spec_k + 1)
+    if m.is_moe:
+        touched = r.decode_weight_bytes_per_step / bpw
+        lines.append(f"MoE read     all {m.experts} experts resident; {u.count(tokens)} tokens per step touch about "
+                     f"{_touched(m, tokens):.1f} of them per layer: {u.params(touched)} of {u.params(m.params)} params read "
+                     f"(routing assumed uniform)")
+    lines.append(f"Step bytes   weights {u.gb(r.decode_weight_bytes_per_step)} + KV {u.count(r.batch)} x "
+                 f"{u.count(r.seq_len_avg)} x {u.count(r.kv_bytes_per_token * r.kv_replication)} B = "
+                 f"{u.gb(r.decode_kv_bytes_per_step)} -> {u.gb(r.decode_bytes_per_step)}")
+    spec = f" x {dep.spec_k + 1} verified positions" if dep.spec_k else ""
+    lines.append(f"Step FLOPs   2 x {u.params(m.active_params)} active x {u.count(r.batch)}{spec} = {u.flops(r.decode_flops_per_step)}")
+    lines.append(f"Intensity    {u.flops(r.decode_flops_per_step)} / {u.flops(r.decode_bytes_per_step)} B = "
+                 f"{r.intensity:,.1f} FLOP/B; ridge {r.peak_flops / 1e12:,.1f} TFLOP/s ({r.compute_precision}) / "
+                 f"{g.bandwidth_tbps:g} TB/s = {r.ridge:,.0f}")
+    lines.append(f"Step time    memory {u.gb(r.decode_bytes_per_step)} / ({dep.gpus} x {g.bandwidth_tbps:g} TB/s) = "
+                 f"{u.seconds(r.decode_memory_seconds)}; compute at MFU {dep.mfu:g} = {u.seconds(r.decode_compute_seconds)} "
+                 f"-> {u.seconds(r.step_seconds)} (perfect tensor-parallel scaling, no communication cost)")
+    if dep.spec_k:
+        lines.append(f"Speculation  E[tokens] = (1 - {dep.spec_alpha:g}^{dep.spec_k + 1}) / (1 - {dep.spec_alpha:g}) = "
+                     f"{r.spec_expected_tokens:.2f} per verification; plus the draft's {dep.spec_k} x {dep.spec_draft_cost:g} "
+                     f"of a step -> TPOT {u.seconds(r.tpot_seconds)} (the draft's own KV cache is not counted)")
+    else:
+        lines.append(f"TPOT         {u.seconds(r.tpot_seconds)} per output token for each user")
+    fresh = dep.prompt - (dep.shared_prefix if dep.prefix_caching else 0)
+    cached = f" ({u.count(dep.shared_prefix)} cached prefix tokens skipped)" if fresh != dep.prompt else ""
+    lines.append(f"Prefill      2 x {u.params(m.active_params)} x {u.count(fresh)} tokens + attention = "
+                 f"{u.flops(r.prefill_flops)} FLOPs -> {u.seconds(r.prefill_seconds)}{cached}")
+    if dep.chunked_prefill:
+        lines.append(f"Chunked      worst decode stall {u.seconds(r.worst_stall_seconds)} instead of "
+                     f"{u.seconds(r.prefill_seconds)}; TTFT {u.seconds(r.ttft_seconds)}")
+    else:
+        lines.append(f"TTFT         at least {u.seconds(r.ttft_seconds)} (no queueing modelled); a prefill stalls "
+                     f"the decode batch for {u.seconds(r.worst_stall_seconds)}")
+    static = ""
+    if dep.scheduler == "static":
+        static = (f" x H({r.batch}) = {harmonic(r.batch):.2f} (a static batch runs until its longest member; "
+                  f"output lengths taken as exponential)")
+    lines.append(f"Throughput   {u.count(r.batch)} x {u.count(dep.output)} / ({u.count(r.batch)} x {u.seconds(r.prefill_seconds)} + "
+                 f"{u.count(dep.output)} x {u.seconds(r.tpot_seconds)}{static}) = {r.throughput_tokens_per_s:,.0f} tokens/s; "
+                 f"prefill share {r.prefill_share:.0%}")
+    lines.append(f"Cost         ${dep.price:g}/GPU-hour x {dep.gpus} / 3600 / {r.throughput_tokens_per_s:,.0f} tokens/s x 1e6 = "
+                 f"{u.dollars(r.cost_per_million_output_tokens)} per million output tokens (no idle time, no queueing)")
+    lines.append(f"Verdict      {VERDICT_TEXT[r.bottleneck]} ({_verdict_numbers(r)})")
+    return lines + _lever_lines(solution)
+
+
+def _touched(m, tokens: float) -> float:
+    return experts_touched(m.experts, m.experts_per_token, tokens)
+
+
+def _verdict_numbers(r) -> str:
+    dep = r.deployment
+    if r.bottleneck == "kv-capacity":
+        return f"{u.count(dep.concurrency)} wanted > {u.count(r.max_concurrency)} fit"
+    if r.bottleneck == "prefill-compute":
+        return f"prefill share {r.prefill_share:.0%} > 50%"
+    if r.bottleneck == "decode-compute":
+        return f"compute {u.seconds(r.decode_compute_seconds)} > memory {u.seconds(r.decode_memory_seconds)}"
+    if r.bottleneck == "decode-kv":
+        return f"KV {u.gb(r.decode_kv_bytes_per_step)} > weights {u.gb(r.decode_weight_bytes_per_step)} per step"
+    return f"weights {u.gb(r.decode_weight_bytes_per_step)} >= KV {u.gb(r.decode_kv_bytes_per_step)} per step"
+
+
+def _lever_lines(solution: Solution) -> list[str]:
+    objective = {"cost": "cost per million output tokens", "tpot": "TPOT", "ttft": "TTFT"}[solution.report.deployment.objective]
+    lines = [f"Levers       gain on {objective} (before / after), best first:"]
+    for lv in solution.levers:
+        gain = "  n/a " if lv.gain is None else f"{lv.gain:6.2f}x"
+        band = gain_band(lv.gain) or ""
+        lines.append(f"  {lv.name:<21} {gain}  {band:<11} {lv.note}")
+    return lines

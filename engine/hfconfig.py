@@ -1,0 +1,105 @@
+"""Read a Hugging Face style `config.json` into a ModelSpec.
+
+Key styles differ by family (Llama, Mistral, Qwen2, Gemma 2, Mixtral, DeepSeek V2/V3, gpt-oss,
+Phi-3); each is mapped onto the catalog's schema. A file that is not JSON, lacks a key the
+arithmetic needs, or names a family we cannot count gets one RidgeError naming the key.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from engine.catalog import ModelSpec
+from engine.errors import RidgeError
+
+DENSE_TYPES = {"llama", "mistral", "qwen2", "phi3", "gemma", "gemma2"}
+MOE_TYPES = {"mixtral", "deepseek_v3", "deepseek_v2", "gpt_oss"}
+SUPPORTED = DENSE_TYPES | MOE_TYPES
+
+
+def load_config(path: str | Path) -> ModelSpec:
+    """Parse the file at `path` and build a ModelSpec whose id is the file's stem or model name."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise RidgeError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RidgeError(f"{path}: cannot read: {exc}") from None
+    try:
+        config = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RidgeError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    if not isinstance(config, dict):
+        raise RidgeError(f"{path}: expected a JSON object at the top level")
+    return spec_from_config(config, source=str(path))
+
+
+def _get(config: dict, source: str, *keys: str, default=None, required=True):
+    for key in keys:
+        if key in config and config[key] is not None:
+            value = config[key]
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+                raise RidgeError(f"{source}: key '{key}' must be a non-negative number, got {value!r}")
+            return int(value)
+    if required and default is None:
+        raise RidgeError(f"{source}: missing key '{keys[0]}'")
+    return default
+
+
+def spec_from_config(config: dict, source: str = "config.json") -> ModelSpec:
+    """Map one config dict onto ModelSpec fields, family by family."""
+    model_type = config.get("model_type")
+    if model_type is None:
+        archs = config.get("architectures") or []
+        raise RidgeError(f"{source}: missing key 'model_type'" + (f" (architectures: {archs[0]})" if archs else ""))
+    if model_type not in SUPPORTED:
+        raise RidgeError(f"{source}: unsupported model_type '{model_type}' (supported: {', '.join(sorted(SUPPORTED))})")
+    g = lambda *keys, **kw: _get(config, source, *keys, **kw)  # noqa: E731
+    hidden = g("hidden_size")
+    heads = g("num_attention_heads")
+    fields = dict(
+        layers=g("num_hidden_layers"),
+        hidden=hidden,
+        intermediate=g("intermediate_size", default=0, required=False) or 0,
+        heads=heads,
+        kv_heads=g("num_key_value_heads", default=heads),
+        vocab=g("vocab_size"),
+        context=g("max_position_embeddings", default=4096),
+        tied_embeddings=bool(config.get("tie_word_embeddings", model_type in ("gemma", "gemma2"))),
+    )
+    if heads == 0 or hidden == 0:
+        raise RidgeError(f"{source}: hidden_size and num_attention_heads must be positive")
+    fields["head_dim"] = g("head_dim", default=hidden // heads)
+    if model_type == "qwen2":
+        fields["qkv_bias"] = True
+    if config.get("attention_bias"):
+        fields["attention_bias"] = True
+    if model_type == "gemma2":
+        fields["norms_per_layer"] = 4
+    if config.get("sliding_window") and config.get("use_sliding_window", True):
+        fields["sliding_window"] = g("sliding_window")
+    if model_type == "mixtral":
+        fields.update(experts=g("num_local_experts"), experts_per_token=g("num_experts_per_tok"),
+                      expert_intermediate=fields["intermediate"])
+    elif model_type == "gpt_oss":
+        fields.update(experts=g("num_local_experts"), experts_per_token=g("num_experts_per_tok", "experts_per_token"),
+                      expert_intermediate=fields["intermediate"], attention_bias=True, attention_sinks=True,
+                      expert_bias=True)
+    elif model_type in ("deepseek_v3", "deepseek_v2"):
+        fields.update(
+            experts=g("n_routed_experts"), experts_per_token=g("num_experts_per_tok"),
+            expert_intermediate=g("moe_intermediate_size"), shared_experts=g("n_shared_experts", default=0),
+            dense_layers=g("first_k_dense_replace", default=0), q_lora_rank=g("q_lora_rank", default=0),
+            kv_lora_rank=g("kv_lora_rank"), qk_nope_head_dim=g("qk_nope_head_dim"),
+            qk_rope_head_dim=g("qk_rope_head_dim"), v_head_dim=g("v_head_dim"),
+            router_bias=model_type == "deepseek_v3",
+        )
+        fields["head_dim"] = fields["v_head_dim"]
+    if fields["layers"] <= 0 or fields["vocab"] <= 0 or fields["kv_heads"] <= 0 or fields["head_dim"] <= 0:
+        raise RidgeError(f"{source}: layers, vocab_size, num_key_value_heads and head_dim must be positive")
+    if not fields.get("experts") and not fields["intermediate"]:
+        raise RidgeError(f"{source}: missing key 'intermediate_size'")
+    name = config.get("_name_or_path") or Path(source).stem
+    model_id = str(name).rsplit("/", 1)[-1].lower() or "custom"
+    return ModelSpec(id=model_id, name=str(name), source=source, **fields)
