@@ -55,6 +55,24 @@ def harmonic(n: int) -> float:
     return math.log(n) + 0.5772156649015329 + 1.0 / (2 * n) - 1.0 / (12 * n * n)
 
 
+def static_stretch(batch: int, fixed_seconds: float, per_sequence_seconds: float, compute_seconds: float) -> float:
+    """How much longer a static batch takes to decode than a continuously refilled one.
+
+    A static batch runs until its longest member finishes: with exponential output lengths that
+    is H(batch) mean lengths. The weights every step reads are paid on each of those steps, while
+    KV reads, routed experts and FLOPs are paid only for sequences still running, whose total is
+    the same either way."""
+    full = max(fixed_seconds + per_sequence_seconds, compute_seconds)
+    return max(harmonic(batch) * fixed_seconds + per_sequence_seconds, compute_seconds) / full
+
+
+def always_read_bytes(dep: Deployment, bytes_per_weight: float) -> float:
+    """Weight bytes every decode step reads whatever its batch: all of a dense model, and the
+    weights outside the routed experts of a mixture of experts."""
+    m = dep.model
+    return (m.params - m.moe_layers * m.experts * m.expert_params) * bytes_per_weight
+
+
 def experts_touched(experts: int, per_token: int, tokens: float) -> float:
     """Expected distinct experts a step's tokens route to, if each picks per_token of experts
     uniformly: at one token exactly per_token, approaching all experts as tokens grow."""
@@ -172,7 +190,8 @@ def analyze(dep: Deployment) -> Report:
     # Steady state: each sequence costs one prefill and `output` decode tokens.
     decode_time = dep.output * tpot
     if dep.scheduler == "static":
-        decode_time *= harmonic(batch)
+        fixed = always_read_bytes(dep, bpw)
+        decode_time *= static_stretch(batch, fixed / (gpus * bandwidth), (step_bytes - fixed) / (gpus * bandwidth), comp_t)
     prefill_time = batch * prefill
     throughput = batch * dep.output / (prefill_time + decode_time)
     share = prefill_time / (prefill_time + decode_time)

@@ -8,7 +8,7 @@ simplification that flatters a result is said on the line where it matters.
 from __future__ import annotations
 
 from engine import units as u
-from engine.analysis import experts_touched, harmonic
+from engine.analysis import always_read_bytes, experts_touched, harmonic, static_stretch
 from engine.catalog import PRECISION_BYTES
 from engine.levers import Solution, gain_band
 
@@ -104,8 +104,11 @@ def derivation_lines(solution: Solution) -> list[str]:
                      f"the decode batch for {u.seconds(r.worst_stall_seconds)}")
     static = ""
     if dep.scheduler == "static":
-        static = (f" x H({r.batch}) = {harmonic(r.batch):.2f} (a static batch runs until its longest member; "
-                  f"output lengths taken as exponential)")
+        bw = dep.gpus * g.bandwidth_tbps * 1e12
+        fixed = always_read_bytes(dep, bpw)
+        stretch = static_stretch(r.batch, fixed / bw, (r.decode_bytes_per_step - fixed) / bw, r.decode_compute_seconds)
+        static = (f" x {stretch:.2f} (a static batch runs until its longest member, H({r.batch}) = "
+                  f"{harmonic(r.batch):.2f} mean lengths with exponential outputs, re-reading the weights every step)")
     lines.append(f"Throughput   {u.count(r.batch)} x {u.count(dep.output)} / ({u.count(r.batch)} x {u.seconds(r.prefill_seconds)} + "
                  f"{u.count(dep.output)} x {u.seconds(r.tpot_seconds)}{static}) = {r.throughput_tokens_per_s:,.0f} tokens/s; "
                  f"prefill share {r.prefill_share:.0%}")
