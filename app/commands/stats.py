@@ -1,0 +1,59 @@
+"""`ridge stats`: a player's figures, derived from the recorded attempts (never stored totals)."""
+from __future__ import annotations
+
+import argparse
+import json
+
+
+def build(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--profile", metavar="NAME",
+                        help="whose figures (default: the only profile, else the last used)")
+    parser.add_argument("--save-dir", metavar="DIR", help="the save folder (default: your data folder)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _percent(share: float | None) -> str:
+    return "-" if share is None else f"{share:.0%}"
+
+
+def run(args: argparse.Namespace) -> int:
+    from saves.locations import data_dir
+    from saves.stats import derive
+    from saves.store import SaveStore
+
+    store = SaveStore(data_dir(args.save_dir))
+    name = store.choose_profile(args.profile)
+    exists = name is not None and store.header_path(name).exists()
+    attempts, problems = [], []
+    if exists:
+        profile = store.load(name)
+        attempts, problems = profile.attempts, profile.chain_problems()
+    stats = derive(attempts)
+    if args.json:
+        out = {"profile": name, "exists": exists, **stats.to_json(),
+               "history_intact": not problems}
+        print(json.dumps(out, indent=2))
+        return 0
+    if not exists:
+        who = f"{name}" if name else f"anyone in {store.dir}"
+        print(f"No attempts recorded for {who} yet.")
+        return 0
+    o = stats.by_outcome
+    print(f"{name}: {stats.attempts} attempts, score {stats.score}")
+    print(f"  outcomes     cleared {o['cleared']}, lucky {o['lucky']}, close {o['close']}, "
+          f"missed {o['missed']}")
+    print(f"  streak       {stats.streak_days} day(s) (longest {stats.longest_streak_days})")
+    cal = ", ".join(f"{c} {v.count} ({_percent(v.share_cleared)} cleared)"
+                    for c, v in stats.calibration.items())
+    print(f"  certainty    {cal}")
+    if stats.by_module:
+        print("  mastery      share of puzzles whose latest attempt was cleared")
+        for module, m in stats.by_module.items():
+            print(f"    {module:<22} {m.cleared_latest}/{m.puzzles} ({_percent(m.mastery)}), "
+                  f"{m.attempts} attempts, {m.score} points")
+    if problems:
+        print(f"  history      edited by hand ({len(problems)} problem(s)): "
+              "run `ridge saves check` for details")
+    else:
+        print("  history      intact (hash chain verified)")
+    return 0

@@ -1,0 +1,163 @@
+"""Writes that a crash cannot tear, and the per-profile lock that keeps two writers in line.
+
+`write_atomic` puts the new bytes in a temporary file beside the target, flushes and fsyncs it,
+renames it over the target and fsyncs the folder: after a crash or kill at any instant the
+target holds either the old bytes or the new ones, never a mixture. A failed write (a full disk)
+removes its temporary file and leaves the old file as it was.
+
+Setting `RIDGE_SAVE_FSYNC=0` skips the two fsyncs. A killed process still loses nothing (the
+operating system keeps what was written); only a power cut or kernel crash could. The locking and
+kill tests that do not concern power loss use it to stay fast on slow disks; players should not.
+"""
+from __future__ import annotations
+
+import errno
+import os
+import time
+from pathlib import Path
+
+from saves.errors import SaveError
+
+TEMP_SUFFIX = ".tmp"
+FSYNC = os.environ.get("RIDGE_SAVE_FSYNC", "1") != "0"
+
+try:  # POSIX
+    import fcntl
+
+    def _try_lock(fd: int) -> bool:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            if exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                return False
+            raise
+        return True
+
+    def _unlock(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+
+except ImportError:  # Windows
+    import msvcrt
+
+    def _try_lock(fd: int) -> bool:
+        try:
+            os.lseek(fd, 0, os.SEEK_SET)
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        return True
+
+    def _unlock(fd: int) -> None:
+        os.lseek(fd, 0, os.SEEK_SET)
+        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+
+
+def temp_name(target: str) -> str:
+    """A hidden temporary name beside `target`, unique to this process and call."""
+    return f".{target}.{os.getpid()}-{os.urandom(4).hex()}{TEMP_SUFFIX}"
+
+
+def is_temp_of(name: str, target: str) -> bool:
+    """True when `name` is a temporary file made for `target` by `temp_name`."""
+    return name.startswith(f".{target}.") and name.endswith(TEMP_SUFFIX)
+
+
+def fsync_dir(folder: Path) -> None:
+    """Make a rename or a new entry in `folder` durable (a no-op where folders cannot be opened)."""
+    if not FSYNC:
+        return
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def write_atomic(path: Path, data: bytes | str) -> None:
+    """Replace `path` with `data` so that a crash leaves either the old or the new file whole."""
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    tmp = path.with_name(temp_name(path.name))
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o644)
+        try:
+            _write_all(fd, data)
+            if FSYNC:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except OSError as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        reason = exc.strerror or str(exc)
+        raise SaveError(f"could not write {path}: {reason}; the file on disk is unchanged",
+                        path=path) from None
+    fsync_dir(path.parent)
+
+
+def make_dir(folder: Path) -> None:
+    """Create `folder` (and parents) durably if it is missing."""
+    if folder.is_dir():
+        return
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise SaveError(f"could not create the folder {folder}: {exc.strerror or exc}",
+                        path=folder) from None
+    fsync_dir(folder.parent)
+
+
+class FileLock:
+    """An exclusive lock on `path` (created if missing), across processes, held in a `with` block.
+
+    Waits up to `timeout` seconds, then raises SaveError. The operating system drops the lock if
+    the holder dies, so a killed process never leaves a profile locked.
+    """
+
+    def __init__(self, path: Path, timeout: float = 30.0):
+        self.path = path
+        self.timeout = timeout
+        self._fd: int | None = None
+
+    def __enter__(self) -> FileLock:
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise SaveError(f"could not open the lock file {self.path}: {exc.strerror or exc}",
+                            path=self.path) from None
+        deadline = time.monotonic() + self.timeout
+        delay = 0.0002
+        try:
+            while not _try_lock(fd):
+                if time.monotonic() > deadline:
+                    raise SaveError(f"{self.path.name}: another Ridge has held this profile for "
+                                    f"{self.timeout:g} s; close it and try again", path=self.path)
+                time.sleep(delay)
+                delay = min(delay * 2, 0.001)
+        except BaseException:
+            os.close(fd)
+            raise
+        self._fd = fd
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            try:
+                _unlock(fd)
+            finally:
+                os.close(fd)

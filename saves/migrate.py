@@ -1,0 +1,107 @@
+"""Upgrading older save files. Version 1 was one flat file per player with every attempt inline,
+flat prediction fields and stored `score` / `points` totals; version 2 derives totals instead and
+splits attempts into chained segment files.
+
+A migration keeps the original byte for byte as `<name>.v1-backup.toml` (dated if that name is
+taken by a different file), writes the new attempt files, and only then replaces `<name>.toml`:
+a crash at any point leaves the version 1 file in charge, and the next load migrates again.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from puzzles.scoring import CERTAINTIES, OUTCOMES
+from saves import atomic
+from saves.chain import GENESIS
+from saves.errors import SaveError
+from saves.model import (SCHEMA_VERSION, Attempt, AttemptIn, Id, LockTime, Prediction,
+                         ProfileHeader, Scalar, Text, UtcTime)
+from saves.tomlio import validation_error
+
+if TYPE_CHECKING:
+    from saves.store import SaveStore
+
+_V1 = ConfigDict(strict=True, extra="forbid", frozen=True, allow_inf_nan=False)
+
+
+class V1Attempt(BaseModel):
+    """An attempt as version 1 wrote it."""
+
+    model_config = _V1
+    puzzle: Id
+    module: Id
+    answered_at: LockTime
+    bottleneck: Text = ""
+    lever: Text = ""
+    gain: Text = ""
+    reason: Text = ""
+    certainty: Literal[CERTAINTIES]  # type: ignore[valid-type]
+    outcome: Literal[OUTCOMES]  # type: ignore[valid-type]
+    points: int  # stored by version 1, never trusted: version 2 derives points
+    hints: Annotated[int, Field(ge=0, le=1000)] = 0
+    seconds: Annotated[float, Field(ge=0, le=1e9)] | None = None
+
+
+class V1File(BaseModel):
+    """`<name>.toml` as version 1 wrote it."""
+
+    model_config = _V1
+    schema_version: Literal[1]
+    player: Text
+    created: UtcTime
+    score: int  # a stored total: dropped
+    streak: int = 0  # likewise
+    settings: dict[Id, Scalar] = Field(default_factory=dict)
+    attempts: list[V1Attempt] = Field(default_factory=list)
+
+
+def parse_v1(path: Path, data: dict[str, Any], text: str) -> V1File:
+    """The validated version 1 file, or SaveError naming the line and field."""
+    try:
+        return V1File.model_validate(data)
+    except ValidationError as exc:
+        raise validation_error(path, text, data, exc) from None
+
+
+def upgrade_attempt(old: V1Attempt) -> AttemptIn:
+    """A version 1 attempt in version 2 terms (mode unknown then: campaign; no answer key kept)."""
+    return AttemptIn(
+        puzzle_id=old.puzzle, module=old.module, mode="campaign", outcome=old.outcome,
+        prediction=Prediction(bottleneck=old.bottleneck, lever=old.lever, gain_band=old.gain,
+                              reason=old.reason, certainty=old.certainty),
+        hints_used=old.hints, locked_at=old.answered_at, seconds_taken=old.seconds)
+
+
+def _backup_path(store: SaveStore, name: str, original: bytes) -> Path | None:
+    """Where to keep the original; None when an identical backup is already there."""
+    path = store.dir / f"{name}.v1-backup.toml"
+    if path.exists():
+        if path.read_bytes() == original:
+            return None
+        when = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%S")
+        path = store.dir / f"{name}.v1-backup-{when}.toml"
+    return path
+
+
+def migrate_v1(store: SaveStore, name: str, data: dict[str, Any], text: str) -> None:
+    """Turn profile `name`'s version 1 file into version 2; call with the profile's lock held."""
+    path = store.header_path(name)
+    old = parse_v1(path, data, text)
+    original = path.read_bytes()
+    backup = _backup_path(store, name, original)
+    if backup is not None:
+        atomic.write_atomic(backup, original)
+    history: list[Attempt] = []
+    prev = GENESIS
+    for seq, attempt in enumerate(old.attempts, start=1):
+        linked = Attempt.link(upgrade_attempt(attempt), seq, prev)
+        history.append(linked)
+        prev = linked.hash
+    store._write_history(name, history)
+    header = ProfileHeader(schema_version=SCHEMA_VERSION, created=old.created,
+                           settings=old.settings)
+    store._write_header(name, header)  # the switch: from here on version 2 is in charge

@@ -1,0 +1,141 @@
+"""Figures derived from a player's recorded attempts. Nothing here is stored: every number is
+recomputed from the history each time, so an edited total can never be believed."""
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from puzzles.scoring import CERTAINTIES, OUTCOMES
+from saves.model import Attempt, Profile
+
+
+@dataclass(frozen=True)
+class ModuleStats:
+    """One module: attempts, points, distinct puzzles tried and how many were last cleared."""
+
+    attempts: int
+    score: int
+    puzzles: int
+    cleared_latest: int
+
+    @property
+    def mastery(self) -> float:
+        """Share of the module's attempted puzzles whose most recent attempt was cleared."""
+        return self.cleared_latest / self.puzzles if self.puzzles else 0.0
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """One certainty level: how often it was chosen and how often the attempt was cleared."""
+
+    count: int
+    cleared: int
+
+    @property
+    def share_cleared(self) -> float | None:
+        return self.cleared / self.count if self.count else None
+
+
+@dataclass(frozen=True)
+class Stats:
+    """A player's derived figures. `mastery` per module is the share of that module's puzzles
+    (among those attempted) whose most recent attempt was cleared; `streak_days` counts
+    consecutive local days with at least one attempt, ending today or yesterday."""
+
+    attempts: int
+    score: int
+    hints_used: int
+    by_outcome: dict[str, int]
+    by_module: dict[str, ModuleStats]
+    streak_days: int
+    longest_streak_days: int
+    calibration: dict[str, Calibration]
+    outcomes_over_time: dict[str, dict[str, int]]  # local date (ISO) -> outcome -> count
+
+    @property
+    def mastery(self) -> dict[str, float]:
+        return {module: m.mastery for module, m in self.by_module.items()}
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict of every figure."""
+        return {
+            "attempts": self.attempts,
+            "score": self.score,
+            "hints_used": self.hints_used,
+            "by_outcome": dict(self.by_outcome),
+            "mastery": {m: round(v, 4) for m, v in self.mastery.items()},
+            "by_module": {m: {"attempts": s.attempts, "score": s.score, "puzzles": s.puzzles,
+                              "cleared_latest": s.cleared_latest, "mastery": round(s.mastery, 4)}
+                          for m, s in self.by_module.items()},
+            "streak_days": self.streak_days,
+            "longest_streak_days": self.longest_streak_days,
+            "calibration": {c: {"count": v.count, "cleared": v.cleared,
+                                "share_cleared": None if v.share_cleared is None
+                                else round(v.share_cleared, 4)}
+                            for c, v in self.calibration.items()},
+            "outcomes_over_time": {d: dict(v) for d, v in self.outcomes_over_time.items()},
+        }
+
+
+def _local_date(moment: _dt.datetime, tz: _dt.tzinfo | None) -> _dt.date:
+    # astimezone() with no zone uses the machine's zone, daylight saving included
+    return (moment.astimezone(tz) if tz is not None else moment.astimezone()).date()
+
+
+def _streaks(days: set[_dt.date], today: _dt.date) -> tuple[int, int]:
+    """(current streak ending today or yesterday, longest streak) in days."""
+    end = today if today in days else today - _dt.timedelta(days=1)
+    current = 0
+    while end - _dt.timedelta(days=current) in days:
+        current += 1
+    longest = run = 0
+    previous: _dt.date | None = None
+    for day in sorted(days):
+        run = run + 1 if previous is not None and day - previous == _dt.timedelta(days=1) else 1
+        longest = max(longest, run)
+        previous = day
+    return current, longest
+
+
+def derive(profile: Profile | Iterable[Attempt], *, now: _dt.datetime | None = None,
+           tz: _dt.tzinfo | None = None) -> Stats:
+    """Every figure for `profile` (or a list of attempts, oldest first), with local days in `tz`
+    (the machine's zone when None) and "today" taken from `now` (the clock when None)."""
+    attempts = list(profile.attempts if isinstance(profile, Profile) else profile)
+    now = now or _dt.datetime.now(_dt.timezone.utc)
+    by_outcome = {o: 0 for o in OUTCOMES}
+    calibration = {c: [0, 0] for c in CERTAINTIES}
+    modules: dict[str, list[int]] = {}  # module -> [attempts, score]
+    latest: dict[tuple[str, str], str] = {}  # (module, puzzle) -> outcome of the latest attempt
+    over_time: dict[str, dict[str, int]] = {}
+    score = hints = 0
+    for a in attempts:
+        pts = a.points
+        score += pts
+        hints += a.hints_used
+        by_outcome[a.outcome] += 1
+        cal = calibration[a.prediction.certainty]
+        cal[0] += 1
+        cal[1] += a.outcome == "cleared"
+        mod = modules.setdefault(a.module, [0, 0])
+        mod[0] += 1
+        mod[1] += pts
+        latest[(a.module, a.puzzle_id)] = a.outcome
+        day = _local_date(a.locked_at, tz).isoformat()
+        bucket = over_time.setdefault(day, {o: 0 for o in OUTCOMES})
+        bucket[a.outcome] += 1
+    puzzles: dict[str, list[int]] = {}
+    for (module, _), outcome in latest.items():
+        p = puzzles.setdefault(module, [0, 0])
+        p[0] += 1
+        p[1] += outcome == "cleared"
+    days = {_dt.date.fromisoformat(d) for d in over_time}
+    current, longest = _streaks(days, _local_date(now, tz))
+    return Stats(
+        attempts=len(attempts), score=score, hints_used=hints, by_outcome=by_outcome,
+        by_module={m: ModuleStats(v[0], v[1], *puzzles[m]) for m, v in sorted(modules.items())},
+        streak_days=current, longest_streak_days=longest,
+        calibration={c: Calibration(*v) for c, v in calibration.items()},
+        outcomes_over_time=dict(sorted(over_time.items())))

@@ -1,0 +1,505 @@
+"""SaveStore: the one way in and out of a save folder (layout and guarantees: see `saves`)."""
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import re
+import shutil
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from saves import atomic
+from saves.chain import GENESIS, verify_chain
+from saves.errors import SaveError
+from saves.locations import data_dir
+from saves.model import (SCHEMA_VERSION, Attempt, AttemptIn, FolderSettings, Profile,
+                         ProfileHeader, SegmentFile, check_profile_name, clean_card,
+                         is_profile_name)
+from saves.tomlio import dumps, read_toml, stamp, validation_error
+
+SEGMENT_SIZE = 32  # attempts per segment file: bounds the cost of recording one
+SETTINGS_FILE = "settings.toml"
+# The first lines of a segment as `_write_segment` writes them; group 2 is the count.
+_SEGMENT_HEAD = re.compile(r'\A(schema_version = 2\nprofile = "[^"\\\n]*"\n)count = (\d+)\n')
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something `check` found: the file (relative to the save folder), the attempt, what is wrong."""
+
+    file: str
+    seq: int | None
+    kind: str  # "edited", "deleted", "reordered" or "bad-file"
+    detail: str
+
+    def __str__(self) -> str:
+        where = f"attempt {self.seq}: " if self.seq is not None else ""
+        return f"{self.file}: {where}{self.kind}: {self.detail}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"file": self.file, "seq": self.seq, "kind": self.kind, "detail": self.detail}
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """What `SaveStore.check_report` looked at, and every problem it found."""
+
+    profiles: list[str]
+    attempts: int
+    problems: list[Problem]
+
+
+def _now() -> _dt.datetime:
+    now = _dt.datetime.now(_dt.timezone.utc)
+    return now.replace(microsecond=now.microsecond // 1000 * 1000)
+
+
+class SaveStore:
+    """Profiles in one save folder. Every write is atomic and made under the profile's lock."""
+
+    def __init__(self, save_dir: Path | str | None = None, *, segment_size: int = SEGMENT_SIZE,
+                 lock_timeout: float = 30.0):
+        self.dir = data_dir(save_dir)
+        self.segment_size = segment_size
+        self.lock_timeout = lock_timeout
+
+    # -- where things are ---------------------------------------------------------------------
+
+    def header_path(self, name: str) -> Path:
+        return self.dir / f"{name}.toml"
+
+    def segments_dir(self, name: str) -> Path:
+        return self.dir / f"{name}.attempts"
+
+    def _lock(self, stem: str) -> atomic.FileLock:
+        return atomic.FileLock(self.dir / f".{stem}.lock", self.lock_timeout)
+
+    @contextmanager
+    def _locked(self, name: str) -> Iterator[None]:
+        atomic.make_dir(self.dir)
+        with self._lock(name):
+            yield
+
+    def _segments(self, name: str) -> list[Path]:
+        """The profile's segment files in order (temporary files left by a crash are skipped)."""
+        try:
+            entries = os.listdir(self.segments_dir(name))
+        except FileNotFoundError:
+            return []
+        except OSError as exc:
+            raise SaveError(f"could not list {self.segments_dir(name)}: {exc.strerror or exc}",
+                            path=self.segments_dir(name)) from None
+        numbered = sorted((int(e[:-5]), e) for e in entries
+                          if e.endswith(".toml") and e[:-5].isdigit() and e[:-5].isascii())
+        return [self.segments_dir(name) / e for _, e in numbered]
+
+    @staticmethod
+    def _sweep_temps(folder: Path, *targets: str) -> None:
+        """Remove temporary files a killed writer left for `targets` (all of them when none are
+        named); only called with the lock that guards those targets held."""
+        try:
+            entries = os.listdir(folder)
+        except OSError:
+            return
+        for entry in entries:
+            if entry.endswith(atomic.TEMP_SUFFIX) and (
+                    not targets or any(atomic.is_temp_of(entry, t) for t in targets)):
+                path = folder / entry
+                if path.is_dir():
+                    shutil.rmtree(path, ignore_errors=True)
+                else:
+                    path.unlink(missing_ok=True)
+
+    # -- profiles -------------------------------------------------------------------------------
+
+    def profiles(self) -> list[str]:
+        """Names of the profiles in the folder, sorted (empty when the folder does not exist)."""
+        try:
+            entries = os.listdir(self.dir)
+        except FileNotFoundError:
+            return []
+        except OSError as exc:
+            raise SaveError(f"could not read the save folder {self.dir}: {exc.strerror or exc}",
+                            path=self.dir) from None
+        names = [e[:-5] for e in entries if e.endswith(".toml") and is_profile_name(e[:-5])]
+        return sorted(names, key=lambda n: (n.casefold(), n))
+
+    def _resolve(self, name: object) -> str:
+        """`name` checked, matched case-insensitively to an existing profile if there is one."""
+        name = check_profile_name(name)
+        if self.header_path(name).exists():
+            return name
+        folded = name.casefold()
+        for existing in self.profiles():
+            if existing.casefold() == folded:
+                return existing
+        return name
+
+    def create_profile(self, name: str) -> Profile:
+        """A new, empty profile; SaveError if the name is not allowed or already taken."""
+        name = check_profile_name(name)
+        with self._locked(name):
+            taken = [p for p in self.profiles() if p.casefold() == name.casefold()]
+            if taken:
+                raise SaveError(f"a profile named {taken[0]!r} already exists in {self.dir}")
+            header = self._new_header(name)
+        self.remember_last(name)
+        return Profile(name=name, created=header.created)
+
+    def _new_header(self, name: str) -> ProfileHeader:
+        header = ProfileHeader(schema_version=SCHEMA_VERSION, created=_now())
+        self._write_header(name, header)
+        return header
+
+    def _write_header(self, name: str, header: ProfileHeader) -> None:
+        atomic.write_atomic(self.header_path(name), dumps(header.to_doc()))
+
+    def _read_header(self, name: str) -> ProfileHeader | None:
+        """The validated header, None if the profile does not exist, migrating a v1 file first.
+
+        Call with the profile's lock held (a migration writes).
+        """
+        path = self.header_path(name)
+        got = read_toml(path)
+        if got is None:
+            return None
+        if _is_v1(got[0]):
+            from saves.migrate import migrate_v1
+
+            migrate_v1(self, name, *got)
+            got = read_toml(path)
+            if got is None:  # pragma: no cover - the migration has just written it
+                raise SaveError(f"{path}: vanished during migration", path=path)
+        return self._validate_header(path, *got)
+
+    @staticmethod
+    def _validate_header(path: Path, data: dict[str, Any], text: str) -> ProfileHeader:
+        _check_version(path, data)
+        try:
+            return ProfileHeader.model_validate(data)
+        except ValidationError as exc:
+            raise validation_error(path, text, data, exc) from None
+
+    def _header_for_write(self, name: str) -> ProfileHeader:
+        """The header (created when missing); call with the profile's lock held."""
+        header = self._read_header(name)
+        return header if header is not None else self._new_header(name)
+
+    @classmethod
+    def _read_segment(cls, path: Path) -> tuple[dict[str, Any], str]:
+        """(data, text) of a segment file, validated; SaveError if it is damaged."""
+        got = read_toml(path)
+        if got is None:
+            raise SaveError(f"{path}: vanished while being read", path=path)
+        cls._validate_segment(path, *got)
+        return got
+
+    @staticmethod
+    def _validate_segment(path: Path, data: dict[str, Any], text: str) -> SegmentFile:
+        _check_version(path, data)
+        try:
+            return SegmentFile.model_validate(data)
+        except ValidationError as exc:
+            raise validation_error(path, text, data, exc) from None
+
+    def load(self, name: str) -> Profile:
+        """The profile `name`, validated. Never moves or rewrites a file (but migrates a v1 file,
+        keeping the original as `<name>.v1-backup.toml`). SaveError names the file at fault."""
+        name = self._resolve(name)
+        path = self.header_path(name)
+        got = read_toml(path)
+        if got is None:
+            listing = ", ".join(self.profiles()) or "none"
+            raise SaveError(f"no profile named {name!r} in {self.dir} (profiles: {listing})")
+        if _is_v1(got[0]):
+            with self._locked(name):
+                header = self._read_header(name)
+            assert header is not None
+        else:
+            header = self._validate_header(path, *got)
+        attempts: list[Attempt] = []
+        for seg in self._segments(name):
+            got = read_toml(seg)
+            if got is None:
+                raise SaveError(f"{seg}: vanished while being read", path=seg)
+            attempts.extend(self._validate_segment(seg, *got).attempts)
+        return Profile(name=name, created=header.created, attempts=tuple(attempts),
+                       settings=header.settings, review=header.review)
+
+    def record_attempt(self, profile_name: str, attempt: AttemptIn | Mapping[str, Any]) -> Attempt:
+        """Append `attempt` to the profile (created if missing). Durable when it returns; safe
+        against other processes recording to the same profile at the same time."""
+        if not isinstance(attempt, AttemptIn):
+            try:
+                attempt = AttemptIn.model_validate(attempt)
+            except ValidationError as exc:
+                err = exc.errors(include_url=False)[0]
+                field = ".".join(str(p) for p in err.get("loc", ()))
+                raise SaveError(f"attempt not recorded: {field}: {err.get('msg')}") from None
+        name = self._resolve(profile_name)
+        with self._locked(name):
+            self._header_for_write(name)
+            folder = self.segments_dir(name)
+            self._sweep_temps(self.dir, f"{name}.toml", folder.name)
+            self._sweep_temps(folder)
+            segments = self._segments(name)
+            if segments:
+                path = segments[-1]
+                data, text = self._read_segment(path)
+                last = data["attempts"][-1]
+                new = Attempt.link(attempt, last["seq"] + 1, last["hash"])
+                if len(data["attempts"]) >= self.segment_size:
+                    path = folder / f"{int(path.stem) + 1:06d}.toml"
+                    self._write_segment(path, name, [new.to_record()])
+                else:
+                    self._append_to_segment(path, name, data, text, new)
+            else:
+                atomic.make_dir(folder)
+                new = Attempt.link(attempt, 1, GENESIS)
+                self._write_segment(folder / f"{1:06d}.toml", name, [new.to_record()])
+        self.remember_last(name)
+        return new
+
+    def _write_segment(self, path: Path, name: str, records: list[dict[str, Any]]) -> None:
+        doc = {"schema_version": SCHEMA_VERSION, "profile": name, "count": len(records),
+               "attempts": records}
+        atomic.write_atomic(path, dumps(doc))
+
+    def _append_to_segment(self, path: Path, name: str, data: dict[str, Any], text: str,
+                           new: Attempt) -> None:
+        """Rewrite a (validated) segment with `new` added. When the file has the shape this
+        module writes, its text is kept as it is and the new table appended, which is cheaper
+        than writing it all again and keeps any comments; otherwise it is written afresh."""
+        count = len(data["attempts"])
+        m = _SEGMENT_HEAD.match(text)
+        if m and int(m.group(2)) == count and data.get("count") == count:
+            body = text[m.end():].rstrip("\n")
+            atomic.write_atomic(path, f"{m.group(1)}count = {count + 1}\n{body}\n\n"
+                                + dumps({"attempts": [new.to_record()]}))
+            return
+        records = data["attempts"]
+        for rec in records:  # keep the T...Z form for times already there
+            rec["locked_at"] = stamp(rec["locked_at"])
+        self._write_segment(path, name, [*records, new.to_record()])
+
+    def _write_history(self, name: str, attempts: list[Attempt]) -> None:
+        """Write a whole history as fresh segment files (used by migration); lock held."""
+        final = self.segments_dir(name)
+        staging = self.dir / atomic.temp_name(final.name)
+        atomic.make_dir(staging)
+        for start in range(0, len(attempts), self.segment_size):
+            chunk = [a.to_record() for a in attempts[start:start + self.segment_size]]
+            self._write_segment(staging / f"{start // self.segment_size + 1:06d}.toml", name, chunk)
+        if final.exists():  # left by a migration that was interrupted: the v1 file still rules
+            shutil.rmtree(final)
+        os.replace(staging, final)
+        atomic.fsync_dir(self.dir)
+
+    def update_settings(self, name: str, **values: Any) -> dict[str, Any]:
+        """Set profile settings (a value of None removes the key); returns all settings."""
+        name = self._resolve(name)
+        with self._locked(name):
+            header = self._header_for_write(name)
+            settings = {**header.settings, **values}
+            settings = {k: v for k, v in settings.items() if v is not None}
+            new = self._revalidate(header, settings=settings)
+            self._write_header(name, new)
+        return dict(new.settings)
+
+    def save_review_state(self, name: str, concept_id: str, card: Mapping[str, Any]) -> None:
+        """Store a spaced-repetition card (fsrs `Card.to_dict()`) for `concept_id`."""
+        name = self._resolve(name)
+        with self._locked(name):
+            header = self._header_for_write(name)
+            review = {**header.review, concept_id: clean_card(card)}
+            self._write_header(name, self._revalidate(header, review=review))
+
+    @staticmethod
+    def _revalidate(header: ProfileHeader, **changes: Any) -> ProfileHeader:
+        data = {**header.model_dump(), **changes}
+        try:
+            return ProfileHeader.model_validate(data)
+        except ValidationError as exc:
+            err = exc.errors(include_url=False)[0]
+            field = ".".join(str(p) for p in err.get("loc", ()))
+            raise SaveError(f"not saved: {field}: {err.get('msg')}") from None
+
+    def quarantine(self, name: str) -> list[Path]:
+        """Move a damaged profile's files aside under dated names; returns where they went.
+
+        The UI calls this only after telling the player; the name is then free for a fresh start.
+        """
+        name = check_profile_name(name)
+        when = _now().strftime("%Y%m%dT%H%M%S")
+        moved: list[Path] = []
+        with self._locked(name):
+            suffix, n = f"damaged-{when}", 1
+            while (self.dir / f"{name}.{suffix}.toml").exists() or (
+                    self.dir / f"{name}.{suffix}.attempts").exists():
+                n += 1
+                suffix = f"damaged-{when}-{n}"
+            for src, dst in ((self.header_path(name), self.dir / f"{name}.{suffix}.toml"),
+                             (self.segments_dir(name), self.dir / f"{name}.{suffix}.attempts")):
+                if src.exists():
+                    os.replace(src, dst)
+                    moved.append(dst)
+            atomic.fsync_dir(self.dir)
+        return moved
+
+    # -- the folder's settings -----------------------------------------------------------------
+
+    def _read_folder_settings(self) -> FolderSettings:
+        path = self.dir / SETTINGS_FILE
+        got = read_toml(path)
+        if got is None:
+            return FolderSettings()
+        try:
+            return FolderSettings.model_validate(got[0])
+        except ValidationError as exc:
+            raise validation_error(path, got[1], got[0], exc) from None
+
+    def _folder_settings(self) -> FolderSettings | None:
+        """settings.toml, or None when it is damaged (it is only a convenience)."""
+        try:
+            return self._read_folder_settings()
+        except SaveError:
+            return None
+
+    def last_profile(self) -> str | None:
+        """The profile used last in this folder, if settings.toml names one that exists."""
+        settings = self._folder_settings()
+        name = settings.last_profile if settings else None
+        if name and is_profile_name(name) and self.header_path(name).exists():
+            return name
+        return None
+
+    def remember_last(self, name: str) -> None:
+        """Note `name` in settings.toml as the profile used last (skipped if that file is damaged)."""
+        current = self._folder_settings()
+        if current is None or current.last_profile == name:
+            return  # damaged settings are never overwritten; unchanged ones need no write
+        with self._lock("settings"):
+            self._sweep_temps(self.dir, SETTINGS_FILE)
+            current = self._folder_settings()
+            if current is None or current.last_profile == name:
+                return
+            doc = {**current.model_dump(exclude_none=True), "last_profile": name}
+            atomic.write_atomic(self.dir / SETTINGS_FILE, dumps(doc))
+
+    def choose_profile(self, requested: str | None = None) -> str | None:
+        """The profile a command means: `requested`, else the only one, else the last used.
+
+        None when the folder has no profiles; SaveError when several exist and none was named.
+        """
+        if requested is not None:
+            return self._resolve(requested)
+        names = self.profiles()
+        if not names:
+            return None
+        if len(names) == 1:
+            return names[0]
+        last = self.last_profile()
+        if last in names:
+            return last
+        raise SaveError(f"{len(names)} profiles in {self.dir} ({', '.join(names)}); "
+                        "choose one with --profile NAME")
+
+    # -- checking -------------------------------------------------------------------------------
+
+    def check(self) -> list[Problem]:
+        """Every problem in the folder: damaged files, and attempts edited, deleted or reordered."""
+        return self.check_report().problems
+
+    def check_report(self) -> CheckReport:
+        """`check`, with the profiles and the number of attempts looked at. Writes nothing."""
+        problems: list[Problem] = []
+        names = self.profiles()
+        total = 0
+        try:
+            self._read_folder_settings()
+        except SaveError as exc:
+            problems.append(Problem(SETTINGS_FILE, None, "bad-file", _strip(exc)))
+        for name in names:
+            count, found = self._check_profile(name)
+            total += count
+            problems.extend(found)
+        return CheckReport(names, total, problems)
+
+    def _check_profile(self, name: str) -> tuple[int, list[Problem]]:
+        problems: list[Problem] = []
+        rel = lambda p: p.relative_to(self.dir).as_posix()  # noqa: E731
+        path = self.header_path(name)
+        try:
+            got = read_toml(path)
+            if got is not None and _is_v1(got[0]):
+                from saves.migrate import parse_v1
+
+                v1 = parse_v1(path, *got)
+                return len(v1.attempts), []  # no chain before version 2; migrated on next load
+            if got is not None:
+                self._validate_header(path, *got)
+        except SaveError as exc:
+            problems.append(Problem(rel(path), None, "bad-file", _strip(exc)))
+        # Runs of records whose links can be checked; a damaged file breaks the run.
+        runs: list[list[tuple[Path, dict[str, Any]]]] = [[]]
+        count = 0
+        for seg in self._segments(name):
+            data: dict[str, Any] | None = None
+            try:
+                got = read_toml(seg)
+                if got is not None:
+                    data = got[0]
+                    self._validate_segment(seg, *got)
+            except SaveError as exc:
+                problems.append(Problem(rel(seg), None, "bad-file", _strip(exc)))
+            records = data.get("attempts") if isinstance(data, dict) else None
+            if not (isinstance(records, list) and all(
+                    isinstance(r, dict) and _is_int(r.get("seq")) for r in records)):
+                runs.append([])
+                continue
+            count += len(records)
+            runs[-1].extend((seg, r) for r in records)
+            stated = data.get("count") if isinstance(data, dict) else None
+            if _is_int(stated) and stated != len(records):
+                kind = "deleted" if stated > len(records) else "edited"
+                problems.append(Problem(rel(seg), None, kind, f"the file was written with "
+                                        f"{stated} attempts but holds {len(records)}"))
+        for i, run in enumerate(runs):
+            first = i == 0
+            for cp in verify_chain([r for _, r in run], prev_hash=GENESIS if first else None,
+                                   first_seq=1 if first else None):
+                problems.append(Problem(rel(run[cp.index][0]), cp.seq, cp.kind, cp.detail))
+        return count, problems
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_v1(data: dict[str, Any]) -> bool:
+    version = data.get("schema_version")
+    return _is_int(version) and version == 1
+
+
+def _check_version(path: Path, data: dict[str, Any]) -> None:
+    """SaveError unless `data` says it is written in this schema version."""
+    version = data.get("schema_version")
+    if not _is_int(version):
+        raise SaveError(f"{path}: schema_version is missing or not a whole number", path=path)
+    if version > SCHEMA_VERSION:
+        raise SaveError(f"{path}: written by a newer Ridge (schema {version}); this one reads up "
+                        f"to {SCHEMA_VERSION}", path=path)
+    if version != SCHEMA_VERSION:
+        raise SaveError(f"{path}: unknown schema_version {version}", path=path)
+
+
+def _strip(exc: SaveError) -> str:
+    """A SaveError's line without the file name in front (a Problem names the file itself)."""
+    message = str(exc)
+    prefix = f"{exc.path}: "
+    return message[len(prefix):] if exc.path and message.startswith(prefix) else message
