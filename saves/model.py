@@ -138,8 +138,8 @@ class Attempt(AttemptIn):
         body = attempt.to_record()
         body["seq"] = seq
         fields = {name: getattr(attempt, name) for name in AttemptIn.model_fields}
-        return cls.model_construct(**fields, seq=seq, prev_hash=prev_hash,
-                                   hash=chain_hash(prev_hash, body))
+        return cls.model_validate({**fields, "seq": seq, "prev_hash": prev_hash,
+                                   "hash": chain_hash(prev_hash, body)})
 
 
 class SegmentFile(BaseModel):

@@ -17,13 +17,14 @@ from saves import atomic
 from saves.chain import GENESIS, verify_chain
 from saves.errors import SaveError
 from saves.locations import data_dir
-from saves.model import (SCHEMA_VERSION, Attempt, AttemptIn, FolderSettings, Profile,
+from saves.model import (INT64, SCHEMA_VERSION, Attempt, AttemptIn, FolderSettings, Profile,
                          ProfileHeader, SegmentFile, check_profile_name, clean_card,
                          is_profile_name)
 from saves.tomlio import dumps, read_toml, stamp, validation_error
 
 SEGMENT_SIZE = 32  # attempts per segment file: bounds the cost of recording one
 SETTINGS_FILE = "settings.toml"
+_HEADER_START = f"schema_version = {SCHEMA_VERSION}\n".encode()
 # The first lines of a segment as `_write_segment` writes them; group 2 is the count.
 _SEGMENT_HEAD = re.compile(r'\A(schema_version = 2\nprofile = "[^"\\\n]*"\n)count = (\d+)\n')
 
@@ -185,6 +186,22 @@ class SaveStore:
         except ValidationError as exc:
             raise validation_error(path, text, data, exc) from None
 
+    def _ensure_header(self, name: str) -> None:
+        """Make sure the profile exists in the current version before attempts are added; lock
+        held. A header that starts as this version writes is not parsed: recording never
+        rewrites it, and `load` validates it in full."""
+        try:
+            with open(self.header_path(name), "rb") as fh:
+                start = fh.read(64)
+        except FileNotFoundError:
+            self._new_header(name)
+            return
+        except OSError as exc:
+            raise SaveError(f"could not read {self.header_path(name)}: {exc.strerror or exc}",
+                            path=self.header_path(name)) from None
+        if not start.startswith(_HEADER_START):
+            self._header_for_write(name)  # migrates an old version, or says what is wrong
+
     def _header_for_write(self, name: str) -> ProfileHeader:
         """The header (created when missing); call with the profile's lock held."""
         header = self._read_header(name)
@@ -243,7 +260,7 @@ class SaveStore:
                 raise SaveError(f"attempt not recorded: {field}: {err.get('msg')}") from None
         name = self._resolve(profile_name)
         with self._locked(name):
-            self._header_for_write(name)
+            self._ensure_header(name)
             folder = self.segments_dir(name)
             self._sweep_temps(self.dir, f"{name}.toml", folder.name)
             self._sweep_temps(folder)
@@ -252,6 +269,9 @@ class SaveStore:
                 path = segments[-1]
                 data, text = self._read_segment(path)
                 last = data["attempts"][-1]
+                if last["seq"] >= INT64:
+                    raise SaveError(f"{path}: attempt numbers are used up (last is {last['seq']})",
+                                    path=path)
                 new = Attempt.link(attempt, last["seq"] + 1, last["hash"])
                 if len(data["attempts"]) >= self.segment_size:
                     path = folder / f"{int(path.stem) + 1:06d}.toml"

@@ -29,7 +29,7 @@ def test_sigkill_at_random_moments_loses_nothing_that_returned(tmp_path):
     # Two workers in parallel (2 cores), 100 kills each, share one profile: kills land while
     # holding the lock, mid-write, mid-rename and while waiting for the other worker.
     runs = [subprocess.Popen([sys.executable, str(WORKER), "crash", str(tmp_path), "alice",
-                              "100", str(seed), "0.02", "4"], stdout=subprocess.PIPE, text=True)
+                              "100", str(seed), "0.04", "4"], stdout=subprocess.PIPE, text=True)
             for seed in (1, 2)]
     summaries = [json.loads(run.communicate(timeout=120)[0]) for run in runs]
     assert all(run.returncode == 0 for run in runs)
@@ -37,6 +37,7 @@ def test_sigkill_at_random_moments_loses_nothing_that_returned(tmp_path):
     failures = [f for s in summaries for f in s["failures"]]
     assert failures == []
     returned = [seq for s in summaries for seq in s["returned"]]
+    assert len(returned) >= 10, "too few writes finished for the test to mean anything"
     assert len(returned) == len(set(returned)), "two returned attempts share a seq"
 
     store = SaveStore(tmp_path, segment_size=4)

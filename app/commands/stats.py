@@ -12,6 +12,10 @@ def build(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
+def _n(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
 def _percent(share: float | None) -> str:
     return "-" if share is None else f"{share:.0%}"
 
@@ -39,10 +43,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"No attempts recorded for {who} yet.")
         return 0
     o = stats.by_outcome
-    print(f"{name}: {stats.attempts} attempts, score {stats.score}")
+    print(f"{name}: {_n(stats.attempts, 'attempt')}, score {stats.score}")
     print(f"  outcomes     cleared {o['cleared']}, lucky {o['lucky']}, close {o['close']}, "
           f"missed {o['missed']}")
-    print(f"  streak       {stats.streak_days} day(s) (longest {stats.longest_streak_days})")
+    print(f"  streak       {_n(stats.streak_days, 'day')} (longest {stats.longest_streak_days})")
     cal = ", ".join(f"{c} {v.count} ({_percent(v.share_cleared)} cleared)"
                     for c, v in stats.calibration.items())
     print(f"  certainty    {cal}")
@@ -50,10 +54,10 @@ def run(args: argparse.Namespace) -> int:
         print("  mastery      share of puzzles whose latest attempt was cleared")
         for module, m in stats.by_module.items():
             print(f"    {module:<22} {m.cleared_latest}/{m.puzzles} ({_percent(m.mastery)}), "
-                  f"{m.attempts} attempts, {m.score} points")
+                  f"{_n(m.attempts, 'attempt')}, {_n(m.score, 'point')}")
     if problems:
-        print(f"  history      edited by hand ({len(problems)} problem(s)): "
-              "run `ridge saves check` for details")
+        print(f"  history      edited by hand ({_n(len(problems), 'problem')}): "
+              "`ridge saves check` lists them")
     else:
         print("  history      intact (hash chain verified)")
     return 0
