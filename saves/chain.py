@@ -61,9 +61,9 @@ def verify_chain(records: Sequence[Mapping[str, object]], *, prev_hash: str | No
     """Every break in `records`, which should run seq first_seq, first_seq+1, ... from `prev_hash`.
 
     Pass `prev_hash=None` / `first_seq=None` when the records start mid-chain and their first link
-    cannot be checked. Each record gets at most one problem: a seq repeated is "edited", one out of
-    place is "reordered", a gap is "deleted", a hash that does not match the contents or the link before it
-    is "edited".
+    cannot be checked. Where a record sits: a repeated seq is "edited", one out of place
+    "reordered", a gap before it "deleted". What it holds: a hash that does not match its contents,
+    or (when it is in place) its link to the record before, is "edited". A record can have both.
     """
     seqs = [_seq(record) for record in records]
     counts: dict[int, int] = {}
@@ -73,29 +73,30 @@ def verify_chain(records: Sequence[Mapping[str, object]], *, prev_hash: str | No
     problems: list[ChainProblem] = []
     prev, expected = prev_hash, first_seq
     for index, (record, seq) in enumerate(zip(records, seqs)):
+        place: tuple[str, str] | None = None
+        if seq is None:
+            place = ("edited", "its seq is missing or not a whole number")
+        elif counts[seq] > 1:
+            place = ("edited", f"attempt {seq} appears {counts[seq]} times")
+        elif expected is not None and seq != expected and expected in counts:
+            place = ("reordered", f"expected attempt {expected} here")
+        elif expected is not None and seq > expected:
+            missing = f"attempt {expected}" if seq == expected + 1 else f"attempts {expected}-{seq - 1}"
+            place = ("deleted", f"{missing} missing before it")
+        elif expected is not None and seq < expected:
+            place = ("reordered", f"expected attempt {expected} here")
+        if place:
+            problems.append(ChainProblem(index, seq, *place))
         stored_prev, stored_hash = record.get("prev_hash"), record.get("hash")
         try:
             actual = chain_hash(str(stored_prev), record)
         except (TypeError, ValueError):
             actual = None
-        problem: tuple[str, str] | None = None
-        if seq is None:
-            problem = ("edited", "its seq is missing or not a whole number")
-        elif counts[seq] > 1:
-            problem = ("edited", f"attempt {seq} appears {counts[seq]} times")
-        elif expected is not None and seq != expected and expected in counts:
-            problem = ("reordered", f"expected attempt {expected} here")
-        elif expected is not None and seq > expected:
-            missing = f"attempt {expected}" if seq == expected + 1 else f"attempts {expected}-{seq - 1}"
-            problem = ("deleted", f"{missing} missing before it")
-        elif expected is not None and seq < expected:
-            problem = ("reordered", f"expected attempt {expected} here")
-        elif actual is None or actual != stored_hash:
-            problem = ("edited", "its contents do not match its hash")
-        elif prev is not None and stored_prev != prev:
-            problem = ("edited", "its link to the attempt before it does not match")
-        if problem:
-            problems.append(ChainProblem(index, seq, *problem))
+        if actual is None or actual != stored_hash:
+            problems.append(ChainProblem(index, seq, "edited", "its contents do not match its hash"))
+        elif place is None and prev is not None and stored_prev != prev:
+            problems.append(ChainProblem(index, seq, "edited",
+                                         "its link to the attempt before it does not match"))
         prev = stored_hash if isinstance(stored_hash, str) else None
         expected = seq + 1 if seq is not None else None
     return problems

@@ -67,49 +67,46 @@ def parse_toml(path: Path, raw: bytes) -> tuple[dict[str, Any], str]:
         raise SaveError(f"{path}: not valid TOML ({type(exc).__name__})", path=path) from None
 
 
-_MESSAGES = {
-    "missing": "missing",
-    "extra_forbidden": "unknown field",
-    "literal_error": None,
-}
+LIST_KEY = "attempts"  # the array of tables whose entries errors are reported by seq
+_MESSAGES = {"missing": "missing", "extra_forbidden": "unknown field"}
 
 
-def _line_of(text: str, loc: tuple[Any, ...], list_key: str) -> int | None:
+def _line_of(text: str, loc: tuple[Any, ...]) -> int | None:
     """Best-effort line of the field at `loc` in `text` (the TOML we are explaining)."""
     lines = text.splitlines()
     start, end = 0, len(lines)
-    if len(loc) >= 2 and loc[0] == list_key and isinstance(loc[1], int):
-        header = re.compile(rf"^\s*\[\[\s*{re.escape(list_key)}\s*\]\]")
+    if len(loc) >= 2 and loc[0] == LIST_KEY and isinstance(loc[1], int):
+        header = re.compile(rf"^\s*\[\[\s*{LIST_KEY}\s*\]\]")
         starts = [i for i, line in enumerate(lines) if header.match(line)]
         if loc[1] >= len(starts):
             return None
         start = starts[loc[1]]
         end = starts[loc[1] + 1] if loc[1] + 1 < len(starts) else len(lines)
-    keys = [part for part in loc if isinstance(part, str) and part != list_key]
+    keys = [part for part in loc if isinstance(part, str) and part != LIST_KEY]
     if not keys:
         return start + 1 if start else None
-    key = re.compile(rf"^\s*(\"?{re.escape(keys[-1])}\"?)\s*=|[{{,]\s*{re.escape(keys[-1])}\s*=")
+    name = re.escape(keys[-1])
+    key = re.compile(rf'^\s*"?{name}"?\s*=|[{{,]\s*{name}\s*=')
     for i in range(start, end):
         if key.search(lines[i]):
             return i + 1
     return start + 1 if start else None
 
 
-def validation_error(path: Path, text: str, data: Any, exc: Any, *, list_key: str = "attempts",
-                     what: str = "attempt") -> SaveError:
+def validation_error(path: Path, text: str, data: Any, exc: Any) -> SaveError:
     """One SaveError line for a pydantic ValidationError `exc` on `data` read from `path`."""
     errors = exc.errors(include_url=False)
     first = errors[0]
     loc = tuple(first.get("loc", ()))
     parts: list[str] = []
-    if len(loc) >= 2 and loc[0] == list_key and isinstance(loc[1], int):
+    if len(loc) >= 2 and loc[0] == LIST_KEY and isinstance(loc[1], int):
         seq = None
         try:
-            seq = data[list_key][loc[1]].get("seq")
+            seq = data[LIST_KEY][loc[1]].get("seq")
         except (AttributeError, IndexError, KeyError, TypeError):
             pass
         label = seq if isinstance(seq, int) and not isinstance(seq, bool) else f"#{loc[1] + 1}"
-        parts.append(f"{what} {label}")
+        parts.append(f"attempt {label}")
         field = ".".join(str(p) for p in loc[2:])
     else:
         field = ".".join(str(p) for p in loc)
@@ -121,7 +118,7 @@ def validation_error(path: Path, text: str, data: Any, exc: Any, *, list_key: st
         parts.append(f"{field}: {msg}")
     else:
         parts.append(msg)
-    line = _line_of(text, loc, list_key)
+    line = _line_of(text, loc)
     where = f"line {line}: " if line else ""
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
     text_line = f"{path}: {where}{', '.join(parts)}{more}".replace("\n", " ")

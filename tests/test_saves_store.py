@@ -281,3 +281,15 @@ def test_attempt_in_is_the_public_constructor():
                   locked_at=dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc))
     assert a.points == 5 - 2 * 3
     assert a.prediction.bottleneck == "" and a.key is None
+
+
+def test_a_moved_and_altered_record_reports_both():
+    records, prev = [], GENESIS
+    for seq in (1, 2, 3):
+        rec = {"seq": seq, "points": seq}
+        rec["prev_hash"], rec["hash"] = prev, chain_hash(prev, rec)
+        prev = rec["hash"]
+        records.append(rec)
+    altered = dict(records[2], points=30)
+    assert [(p.seq, p.kind) for p in verify_chain([records[0], altered])] == [
+        (3, "deleted"), (3, "edited")]
