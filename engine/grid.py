@@ -33,8 +33,9 @@ def _weights_read(base: Deployment, tokens: np.ndarray, bpw: float) -> np.ndarra
         return np.full(np.shape(tokens), m.params * bpw)
     routed = m.moe_layers * m.experts * m.expert_params
     tokens = np.asarray(tokens, dtype=float)
-    touched = np.where(tokens <= 1, np.where(tokens >= 1, m.experts_per_token, 0.0),
-                       m.experts * (1.0 - (1.0 - m.experts_per_token / m.experts) ** tokens))
+    # (1 - k/E) ** tokens, computed as one exp over the grid rather than a power per element
+    miss = np.exp(tokens * np.log1p(-m.experts_per_token / m.experts))
+    touched = np.where(tokens <= 1, np.where(tokens >= 1, m.experts_per_token, 0.0), m.experts * (1.0 - miss))
     return (m.params - routed + m.moe_layers * touched * m.expert_params) * bpw
 
 
@@ -83,7 +84,7 @@ def analyze_grid(base: Deployment, **arrays) -> dict[str, np.ndarray]:
         alpha = v["spec_alpha"]
         spec = k > 0
         expected = np.where(alpha >= 1.0, k + 1.0, (1.0 - alpha ** (k + 1)) / (1.0 - np.minimum(alpha, 0.999999999)))
-        step_w = np.where(spec, _weights_read(base, batch * (k + 1), bpw), plain_w)
+        step_w = np.where(spec, _weights_read(base, batch * (k + 1), bpw), plain_w) if spec.any() else plain_w
         step_flops = fpt * batch * np.where(spec, k + 1, 1)
         mem_t = (step_w + kv_read) / (gpus * bw)
         comp_t = step_flops / (gpus * peak * v["mfu"])
