@@ -1,0 +1,111 @@
+"""`ridge answer ID ...`: grade one locked-in answer headlessly, print the outcome and why, and
+record the attempt in the player's save (unless --no-record).
+
+    ridge answer kv-cache-03 --bottleneck kv-capacity --lever quantization --gain 2-4x \
+        --reason kv-cap --estimate max_concurrency=125 --certainty medium
+
+Exit 0 whatever the outcome; 2 (one line) for input the puzzle does not offer.
+"""
+from __future__ import annotations
+
+import json
+import math
+import sys
+
+from engine.errors import RidgeError
+
+
+def build(parser) -> None:
+    parser.add_argument("id", help="a puzzle id (built-in or generated)")
+    parser.add_argument("--bottleneck", required=True)
+    parser.add_argument("--lever", required=True)
+    parser.add_argument("--gain", required=True, metavar="BAND", help="under-1.25x, 1.25-2x, 2-4x or over-4x")
+    parser.add_argument("--reason", required=True)
+    parser.add_argument("--estimate", action="append", default=[], metavar="NAME=VALUE",
+                        help="a numeric estimate the puzzle asks for (repeatable)")
+    parser.add_argument("--certainty", required=True, help="low, medium or high")
+    parser.add_argument("--hints", type=int, default=0, metavar="N", help="hints taken before locking in")
+    parser.add_argument("--profile", default="player")
+    parser.add_argument("--save-dir", default=None)
+    parser.add_argument("--no-record", action="store_true", help="grade only; do not write the save")
+    parser.add_argument("--json", action="store_true")
+
+
+def parse_estimates(items: list[str]) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for item in items:
+        name, sep, text = item.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise RidgeError(f"--estimate wants NAME=VALUE, got {item!r}")
+        try:
+            value = float(text.replace(",", "").replace("_", ""))
+        except ValueError:
+            raise RidgeError(f"--estimate {name}: {text!r} is not a number") from None
+        if not math.isfinite(value):
+            raise RidgeError(f"--estimate {name}: must be a finite number")
+        if name in out:
+            raise RidgeError(f"--estimate {name} given twice")
+        out[name] = value
+    return out
+
+
+def run(args) -> int:
+    from puzzles import bank
+    from puzzles.grading import Prediction, grade
+
+    puzzle = bank.get(args.id)
+    estimates = parse_estimates(args.estimate)
+    missing = [name for name in puzzle.estimates if name not in estimates]
+    if missing:
+        raise RidgeError(f"this puzzle asks for {', '.join(missing)}: add --estimate {missing[0]}=VALUE")
+    if args.hints < 0 or args.hints > len(puzzle.hints):
+        raise RidgeError(f"--hints must be between 0 and {len(puzzle.hints)} for this puzzle, got {args.hints}")
+    prediction = Prediction(bottleneck=args.bottleneck, lever=args.lever, gain_band=args.gain,
+                            reason=args.reason, certainty=args.certainty, estimates=estimates)
+    result = grade(puzzle, bank.key(puzzle), prediction, hints_used=args.hints)
+    recorded = None if args.no_record else _record(args, puzzle, prediction, result)
+    if args.json:
+        out = result.to_json()
+        out.update(id=puzzle.id, module=puzzle.module, prediction=prediction.to_json(), hints_used=args.hints,
+                   recorded=recorded)
+        sys.stdout.write(json.dumps(out, indent=2) + "\n")
+        return 0
+    lines = [f"{puzzle.id}: {result.outcome.upper()}  ({result.points:+d} points at {args.certainty} certainty"
+             + (f", {args.hints} hint{'s' if args.hints != 1 else ''}" if args.hints else "") + ")"]
+    lines += [f"  {line}" for line in result.feedback]
+    for m in result.misconceptions:
+        lines.append(f"  Watch out: {m.text}")
+    if recorded:
+        lines.append(f"Recorded as attempt {recorded['seq']} in profile '{recorded['profile']}'.")
+    sys.stdout.write("\n".join(lines) + "\n")
+    return 0
+
+
+def _record(args, puzzle, prediction, result) -> dict | None:
+    """Append the attempt to the save; RidgeError (one line) when the save refuses it."""
+    import datetime as dt
+
+    try:
+        from saves.locations import data_dir
+        from saves.model import AttemptIn
+        from saves.store import SaveStore
+    except ImportError:  # pragma: no cover - a build without the saves package
+        return None
+    extra = {}
+    if puzzle.generated:
+        from puzzles.generator import parse_id
+
+        seed, difficulty, index = parse_id(puzzle.id)
+        extra["generator"] = {"seed": seed, "difficulty": difficulty, "index": index}
+    key = result.key
+    attempt = AttemptIn.model_validate({
+        "puzzle_id": puzzle.id, "module": puzzle.module, "mode": "cli",
+        "prediction": prediction.to_json(), "outcome": result.outcome, "hints_used": args.hints,
+        "locked_at": dt.datetime.now(dt.timezone.utc), "seconds_taken": None,
+        "key": {"bottleneck": key.bottleneck, "best_lever": key.best_lever, "gain_band": key.gain_band,
+                "reason": key.reason},
+        **extra,
+    })
+    saved = SaveStore(data_dir(args.save_dir)).record_attempt(args.profile, attempt)
+    return {"profile": args.profile, "seq": saved.seq}

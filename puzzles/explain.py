@@ -1,0 +1,183 @@
+"""Why each option is right or wrong for THIS deployment, with its numbers.
+
+The reveal and the grade's feedback both come from here: a fact per verdict rule (does it hold,
+with the numbers that decide it), a story per lever (what it changes, by how much, and why), and
+a fact per reason (see `puzzles.reasons.reason_fact`). Nothing here is general advice.
+"""
+from __future__ import annotations
+
+from engine.analysis import VERDICTS
+from engine.levers import DEFAULT_SPEC_K, gain_band
+
+from puzzles import fmt
+from puzzles.keys import Key
+from puzzles.puzzle import OBJECTIVE_TEXT, Puzzle
+from puzzles.reasons import REASONS, reason_fact
+
+_OBJ_SHORT = {"cost": "cost per million output tokens", "tpot": "TPOT", "ttft": "TTFT"}
+
+
+def objective_value_text(objective: str, value: float | None) -> str:
+    if value is None:
+        return "n/a"
+    return fmt.dollars(value) if objective == "cost" else fmt.secs(value)
+
+
+def rule_holds(verdict: str, r) -> bool:
+    """Whether a verdict's own rule is true for this report (ignoring the rules before it)."""
+    dep = r.deployment
+    if verdict == "does-not-fit":
+        return not r.fits
+    if not r.fits:
+        return False
+    if verdict == "kv-capacity":
+        return dep.concurrency > r.max_concurrency and dep.scheduler != "none"
+    if verdict == "prefill-compute":
+        return r.prefill_share > 0.5
+    if verdict == "decode-compute":
+        return r.decode_compute_seconds > r.decode_memory_seconds
+    if verdict == "decode-kv":
+        return r.decode_kv_bytes_per_step > r.decode_weight_bytes_per_step
+    return r.decode_kv_bytes_per_step <= r.decode_weight_bytes_per_step
+
+
+def verdict_fact(verdict: str, r) -> str:
+    """The numbers behind one verdict's rule, for this deployment."""
+    dep = r.deployment
+    if verdict == "does-not-fit":
+        if not r.fits:
+            return r.fit_problem
+        return (f"weights {fmt.gib(r.weight_bytes)} plus reserve {fmt.gib(r.reserve_bytes)} fit in "
+                f"{fmt.gib(r.memory_bytes)}, leaving {fmt.gib(r.usable_kv_bytes)} for the KV cache")
+    if not r.fits:
+        return "nothing runs until the deployment fits"
+    if verdict == "kv-capacity":
+        text = (f"the cache holds {fmt.num(r.max_concurrency)} sequences of {fmt.num(r.seq_len_avg)} tokens "
+                f"and the traffic wants {fmt.num(dep.concurrency)}")
+        if dep.scheduler == "none":
+            text += ", but with no batching only one runs at a time, so the cap never binds"
+        return text
+    if verdict == "prefill-compute":
+        return (f"prefill takes {fmt.pct(r.prefill_share)} of the GPU time "
+                f"({fmt.secs(r.prefill_seconds)} per request, {fmt.num(dep.output)} output tokens at {fmt.secs(r.tpot_seconds)})")
+    if verdict == "decode-compute":
+        return (f"a step's arithmetic takes {fmt.secs(r.decode_compute_seconds)} against "
+                f"{fmt.secs(r.decode_memory_seconds)} of memory traffic "
+                f"(intensity {fmt.num(r.intensity)} against a ridge of {fmt.num(r.ridge)})")
+    return (f"a step reads {fmt.gb(r.decode_kv_bytes_per_step)} of KV cache and "
+            f"{fmt.gb(r.decode_weight_bytes_per_step)} of weights")
+
+
+def why_not_verdict(guess: str, key: Key) -> str:
+    """One line: why `guess` is not this deployment's verdict."""
+    r = key.solution.report
+    truth = key.bottleneck
+    if guess == truth:
+        return f"{guess}: right: {verdict_fact(guess, r)}"
+    if rule_holds(guess, r):
+        return (f"{guess}: true as far as it goes ({verdict_fact(guess, r)}), but an earlier rule decides: "
+                f"{truth}: {verdict_fact(truth, r)}")
+    if guess == "decode-weights" and truth == "decode-kv":
+        return f"{guess}: no: {verdict_fact(guess, r)}, so the cache read is the larger"
+    if guess == "decode-kv" and truth == "decode-weights":
+        return f"{guess}: no: {verdict_fact(guess, r)}, so the weight read is the larger"
+    return f"{guess}: does not hold: {verdict_fact(guess, r)}"
+
+
+def lever_story(name: str, key: Key) -> str:
+    """What lever `name` does to this deployment, in numbers, ending with its gain."""
+    lv = next((x for x in key.levers if x.name == name), None)
+    if lv is None:
+        return f"{name}: not offered in this puzzle"
+    base = key.solution.report
+    dep = base.deployment
+    objective = dep.objective
+    after = lv.report
+    if after is None and name != "routing":
+        return f"{name}: does not apply here ({lv.note})"
+    if name == "routing":
+        if lv.gain is None or lv.gain == 1.0 and "no smaller model" in lv.note:
+            return f"routing: does not apply here ({lv.note})"
+        return f"routing: {lv.note}; {_OBJ_SHORT[objective]} gains {fmt.gain(lv.gain)}"
+    if not base.fits:
+        if after is not None and after.fits:
+            return (f"{name}: {lv.note} makes it fit ({fmt.gib(after.usable_kv_bytes)} left for the cache, "
+                    f"{fmt.num(after.max_concurrency)} sequences); {_OBJ_SHORT[objective]} then "
+                    f"{objective_value_text(objective, after.objective_value())}")
+        return f"{name}: {lv.note}, and it still does not fit"
+    if after is None or not after.fits:
+        return f"{name}: {lv.note}, and then it no longer fits"
+    detail = _mechanism(name, base, after, lv.note)
+    before_v, after_v = base.objective_value(), after.objective_value()
+    return (f"{name}: {detail}; {_OBJ_SHORT[objective]} {objective_value_text(objective, before_v)} -> "
+            f"{objective_value_text(objective, after_v)} ({fmt.gain(lv.gain)})")
+
+
+def _mechanism(name: str, r, a, note: str) -> str:
+    dep = r.deployment
+    batch = "" if a.batch == r.batch else f"; batch {fmt.num(r.batch)} -> {fmt.num(a.batch)}"
+    if name == "batching":
+        return f"{note}{batch}"
+    if name == "paged-kv":
+        return (f"the cache holds {fmt.num(r.max_concurrency)} -> {fmt.num(a.max_concurrency)} sequences "
+                f"once nothing is reserved ahead of use{batch}")
+    if name == "prefix-caching":
+        return (f"prefill per request {fmt.secs(r.prefill_seconds)} -> {fmt.secs(a.prefill_seconds)}, prefill share "
+                f"{fmt.pct(r.prefill_share)} -> {fmt.pct(a.prefill_share)}; decode steps are untouched{batch}")
+    if name in ("quantization", "kv-quantization"):
+        text = (f"{note}: per step, weights {fmt.gb(r.decode_weight_bytes_per_step)} -> "
+                f"{fmt.gb(a.decode_weight_bytes_per_step)} and KV {fmt.gb(r.decode_kv_bytes_per_step)} -> "
+                f"{fmt.gb(a.decode_kv_bytes_per_step)}{batch}")
+        if a.compute_precision != r.compute_precision:
+            text += f"; arithmetic runs at {a.compute_precision} ({fmt.num(a.peak_flops / 1e12)} TFLOP/s)"
+        if r.prefill_share > 0.2 and name == "quantization":
+            text += f"; prefill {fmt.secs(r.prefill_seconds)} -> {fmt.secs(a.prefill_seconds)}"
+        return text
+    if name == "speculative-decoding":
+        k = a.deployment.spec_k or DEFAULT_SPEC_K
+        where = r.intensity / r.ridge
+        expected = a.spec_expected_tokens or 0.0
+        if a.decode_compute_seconds > a.decode_memory_seconds:
+            return (f"at batch {fmt.num(r.batch)}, verifying {k + 1} positions per sequence needs {k + 1}x the FLOPs "
+                    f"of a plain step, and the step already runs at {fmt.pct(where)} of the ridge: verification "
+                    f"takes {fmt.secs(a.decode_compute_seconds)} of arithmetic for {expected:.2f} tokens")
+        return (f"at batch {fmt.num(r.batch)} the step runs at {fmt.pct(where)} of the ridge, so the {k + 1}x "
+                f"verification FLOPs fit in idle arithmetic: {expected:.2f} tokens per verification")
+    if name == "chunked-prefill":
+        return (f"prefill is interleaved in chunks, so the worst decode stall drops {fmt.secs(r.worst_stall_seconds)} -> "
+                f"{fmt.secs(a.worst_stall_seconds)}, but no prefill and no step gets shorter; TTFT "
+                f"{fmt.secs(r.ttft_seconds)} -> {fmt.secs(a.ttft_seconds)}")
+    if name == "more-gpus":
+        return (f"{note}: each step {fmt.secs(r.step_seconds)} -> {fmt.secs(a.step_seconds)} and prefill "
+                f"{fmt.secs(r.prefill_seconds)} -> {fmt.secs(a.prefill_seconds)}, at twice the GPU-hours{batch}")
+    return note
+
+
+def reveal_lines(puzzle: Puzzle, key: Key) -> list[str]:
+    """The reveal: the key, then why every other option is wrong for this deployment."""
+    r = key.solution.report
+    lines = [
+        f"Bottleneck   {key.bottleneck}: {verdict_fact(key.bottleneck, r)}",
+        f"Best lever   {key.best_lever} ({fmt.gain(key.gain) if key.gain is not None else 'makes it fit'}, {key.gain_band})",
+        f"Reason       {key.deciding}",
+        "",
+        "Why not the other verdicts:",
+    ]
+    lines += [f"  {why_not_verdict(v, key)}" for v in VERDICTS if v != key.bottleneck]
+    lines.append(f"Levers, on {OBJECTIVE_TEXT[puzzle.objective]}, best first:")
+    lines += [f"  {lever_story(lv.name, key)}" for lv in key.levers]
+    others = [x for x in puzzle.reasons if x != key.reason]
+    if others:
+        lines.append("The other reasons on offer:")
+        lines += [f"  '{REASONS[x]}': {reason_fact(x, key.solution)}" for x in others]
+    if puzzle.estimates:
+        lines.append("Estimates:")
+        lines += [f"  {name} = {fmt.value(name, key.estimates[name])}" for name in puzzle.estimates]
+    return lines
+
+
+def band_text(band: str) -> str:
+    return {"under-1.25x": "under 1.25x", "1.25-2x": "1.25x to 2x", "2-4x": "2x to 4x", "over-4x": "over 4x"}[band]
+
+
+__all__ = ["rule_holds", "verdict_fact", "why_not_verdict", "lever_story", "reveal_lines", "band_text", "gain_band"]

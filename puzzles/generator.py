@@ -1,0 +1,914 @@
+"""A seeded generator of unlimited, unambiguous puzzles at five difficulty levels.
+
+Ids are `gen-s{seed}-d{difficulty}-{index:04d}`; each puzzle is drawn from its own
+`random.Random(f"{seed}:{difficulty}:{index}")` (string seeds hash with SHA-512, the same on every
+machine and Python 3.11+), so any id can be rebuilt alone, and no draw depends on hash() or on set
+iteration order. Catalog ids are drawn from fixed tuples here, never from dict order.
+
+How a puzzle is drawn:
+1. A target (verdict, lever) is picked round-robin by index from the targets reachable at that
+   difficulty (the list is built so that verdicts and levers come up about equally often).
+2. The target's recipe draws a deployment steered towards it (model, GPUs, lengths, traffic,
+   precisions, scheduler, allocator, prefix, routing, objective), using the memory arithmetic to
+   aim; the engine's `analyze` checks the verdict cheaply, then `solve` ranks the offered levers.
+3. A draw is kept only when it is unambiguous (`puzzles.keys.ambiguity` with the level's margins:
+   every rule's ratio at least 10% from its threshold, the best lever at least 15% ahead of the
+   runner-up, the gain at least 5% from a band edge; easier levels demand wider margins). After a
+   bounded number of tries on the target, any unambiguous draw at that level is accepted instead.
+
+Difficulty 1 is one dominant effect on common dense models and GPUs with the cost objective;
+5 adds mixture-of-experts and MLA models, large multi-GPU deployments, quantized weights,
+speculation, routing and every objective.
+"""
+from __future__ import annotations
+
+import math
+import random
+import re
+from dataclasses import dataclass
+
+from engine.analysis import analyze
+from engine.catalog import PRECISION_BYTES, builtin_catalog
+from engine.deployment import Deployment, validate
+from engine.errors import RidgeError
+from engine.levers import LEVERS
+
+from puzzles import fmt
+from puzzles.keys import Key, ambiguity, key_from_solution, solve_offered
+from puzzles.puzzle import OBJECTIVE_TEXT, Puzzle
+from puzzles.reasons import CONFUSABLE, REASONS
+
+GIB = 2**30
+ID_RE = re.compile(r"^gen-s(\d{1,18})-d([1-5])-(\d{4,9})$")
+
+
+def puzzle_id(seed: int, difficulty: int, index: int) -> str:
+    return f"gen-s{seed}-d{difficulty}-{index:04d}"
+
+
+def is_generated_id(text: str) -> bool:
+    return text.startswith("gen-")
+
+
+def parse_id(text: str) -> tuple[int, int, int]:
+    match = ID_RE.match(text)
+    if not match or puzzle_id(int(match.group(1)), int(match.group(2)), int(match.group(3))) != text:
+        raise RidgeError(f"'{text}' is not a generated puzzle id (expected gen-s<seed>-d<1-5>-<index>, "
+                         f"e.g. gen-s7-d3-0001)")
+    return int(match.group(1)), int(match.group(2)), int(match.group(3))
+
+
+@dataclass(frozen=True)
+class Level:
+    models: tuple
+    big_models: tuple
+    gpus: tuple
+    objectives: tuple
+    max_gpus: int
+    verdict_margin: float
+    lever_margin: float
+    band_margin: float
+    targets: tuple
+
+
+_DENSE_1 = ("llama-3-8b", "llama-3.1-8b", "mistral-7b", "qwen2.5-7b", "llama-3-70b", "llama-3.1-70b")
+_DENSE_2 = _DENSE_1 + ("llama-2-7b", "llama-2-13b", "gemma-2-9b", "phi-3-mini", "qwen2.5-72b")
+_DENSE_3 = _DENSE_2 + ("gemma-2-27b", "mixtral-8x7b")
+_ALL_4 = _DENSE_3 + ("llama-3.1-405b", "gpt-oss-120b")
+_ALL_5 = _ALL_4 + ("deepseek-v3",)
+_GPU_1 = ("h100-sxm", "a100-80gb", "h200", "l40s")
+_GPU_2 = _GPU_1 + ("rtx-4090", "l4", "a100-40gb")
+_GPU_3 = _GPU_2 + ("h100-pcie", "mi300x", "b200")
+_GPU_4 = _GPU_3 + ("tpu-v5e",)
+SMALL_MODELS = ("llama-3-8b", "llama-3.1-8b", "qwen2.5-7b", "mistral-7b", "phi-3-mini", "gemma-2-9b")
+
+# (verdict, lever) targets by the level that first reaches them; each level also plays every
+# target of the levels below it. Targets whose gain is exactly a band edge by construction are
+# left out: halving every byte (quantization, or twice the GPUs, on a purely memory- or
+# compute-bound step) gains exactly 2x, which the band rule would reject every time.
+_T1 = (("does-not-fit", "quantization"), ("kv-capacity", "paged-kv"), ("kv-capacity", "quantization"),
+       ("prefill-compute", "prefix-caching"), ("decode-compute", "batching"), ("decode-kv", "speculative-decoding"),
+       ("decode-weights", "batching"), ("decode-weights", "speculative-decoding"))
+_T2 = (("kv-capacity", "kv-quantization"), ("decode-kv", "kv-quantization"))
+_T3 = (("does-not-fit", "more-gpus"), ("does-not-fit", "paged-kv"), ("kv-capacity", "speculative-decoding"), ("decode-weights", "prefix-caching"))
+_T4 = (("prefill-compute", "routing"), ("decode-compute", "routing"), ("decode-weights", "routing"),
+       ("kv-capacity", "routing"), ("decode-weights", "more-gpus"))
+
+LEVELS = {
+    1: Level(_DENSE_1, ("llama-3-70b", "llama-3.1-70b"), _GPU_1, ("cost",), 8, 1.25, 1.40, 1.08, _T1),
+    2: Level(_DENSE_2, ("llama-3-70b", "llama-3.1-70b", "qwen2.5-72b"), _GPU_2, ("cost", "tpot"), 8, 1.18, 1.30, 1.06,
+             _T1 + _T2),
+    3: Level(_DENSE_3, ("llama-3-70b", "llama-3.1-70b", "qwen2.5-72b", "gemma-2-27b", "mixtral-8x7b"), _GPU_3,
+             ("cost", "tpot", "ttft"), 8, 1.12, 1.20, 1.05, _T1 + _T2 + _T3),
+    4: Level(_ALL_4, ("llama-3.1-70b", "qwen2.5-72b", "mixtral-8x7b", "llama-3.1-405b", "gpt-oss-120b"), _GPU_4,
+             ("cost", "tpot", "ttft"), 16, 1.10, 1.15, 1.05, _T1 + _T2 + _T3 + _T4),
+    5: Level(_ALL_5, ("llama-3.1-70b", "qwen2.5-72b", "mixtral-8x7b", "llama-3.1-405b", "gpt-oss-120b", "deepseek-v3"),
+             _GPU_4, ("cost", "tpot", "ttft"), 32, 1.10, 1.15, 1.05, _T1 + _T2 + _T3 + _T4),
+}
+
+VERDICT_ORDER = ("does-not-fit", "kv-capacity", "prefill-compute", "decode-compute", "decode-kv", "decode-weights")
+
+
+def _schedule(targets: tuple) -> tuple:
+    """The target for each index: verdicts strictly round-robin (each gets a sixth of the
+    draws), and within a verdict its levers in turn. Returned as one cycle of indexes."""
+    by_verdict = {v: [t for t in targets if t[0] == v] for v in VERDICT_ORDER}
+    verdicts = [v for v in VERDICT_ORDER if by_verdict[v]]
+    cycle_len = len(verdicts) * math.lcm(*(len(by_verdict[v]) for v in verdicts))
+    out = []
+    for i in range(cycle_len):
+        v = verdicts[i % len(verdicts)]
+        levers = by_verdict[v]
+        out.append(levers[(i // len(verdicts)) % len(levers)])
+    return tuple(out)
+
+
+TARGETS = {d: _schedule(level.targets) for d, level in LEVELS.items()}
+TARGET_TRIES = 24       # recipe draws per puzzle (each one an `analyze`)
+SOLVE_TRIES = 6         # full solves per puzzle before falling back
+FALLBACK_TRIES = 400
+
+
+# --- memory arithmetic used to aim the recipes ------------------------------------------------
+
+def _weight_bytes(model, weights: str) -> float:
+    return model.params * PRECISION_BYTES[weights]
+
+
+def _stored_per_token(model, kv: str, gpus: int) -> float:
+    rep = float(gpus) if model.is_mla else max(1.0, gpus / model.kv_heads)
+    return model.kv_values_per_token * PRECISION_BYTES[kv] * rep
+
+
+def _usable(model, gpu, gpus: int, weights: str, reserve: float = 8.0) -> float:
+    return gpus * gpu.memory_gib * GIB - _weight_bytes(model, weights) - gpus * reserve * GIB
+
+
+def _fit_gpus(rng: random.Random, model, gpu, weights: str, level: Level, room: float = 0.25) -> int | None:
+    """A power-of-two GPU count leaving at least `room` of memory for the cache (sometimes one
+    doubling more), or None when even the level's largest count will not do."""
+    gpus = 1
+    while gpus <= level.max_gpus:
+        if _usable(model, gpu, gpus, weights) >= room * gpus * gpu.memory_gib * GIB:
+            if gpus * 2 <= level.max_gpus and rng.random() < 0.25:
+                gpus *= 2
+            return gpus
+        gpus *= 2
+    return None
+
+
+def _capacity(model, gpu, gpus: int, weights: str, kv: str, seq: float) -> float:
+    return _usable(model, gpu, gpus, weights) / (_stored_per_token(model, kv, gpus) * seq)
+
+
+def _eight(gpu) -> str:
+    return "fp8" if gpu.native("fp8") else "int8"
+
+
+def _lengths(rng: random.Random, model, prompt: tuple, output: tuple) -> tuple[int, int]:
+    """A prompt and an output length drawn log-uniformly and rounded, within the context."""
+    p = _round(math.exp(rng.uniform(math.log(prompt[0]), math.log(prompt[1]))))
+    o = _round(math.exp(rng.uniform(math.log(output[0]), math.log(output[1]))))
+    limit = model.context
+    if p + o > limit:
+        p = max(16, min(p, limit // 2))
+        o = max(16, min(o, limit - p))
+    return p, o
+
+
+def _round(x: float) -> int:
+    """Two significant figures (exact below 100): the numbers a person would quote."""
+    if x < 100:
+        return max(1, int(round(x)))
+    step = 10 ** (int(math.log10(x)) - 1)
+    return int(round(x / step) * step)
+
+
+def _round_count(x: float) -> int:
+    return max(1, _round(x))
+
+
+class _Shape:
+    """Closed-form estimates of the engine's figures for one model, GPU set and lengths, so a
+    recipe can pick a concurrency that lands where it aims before building anything. They are
+    the engine's own formulas without the corner cases; the engine still has the last word."""
+
+    def __init__(self, model, gpu, gpus: int, weights: str, kv: str, prompt: int, output: int) -> None:
+        self.model, self.gpus, self.output = model, gpus, output
+        compute = weights if weights != "int4" and gpu.native(weights) else "bf16"
+        self.peak = gpus * gpu.peak_flops(compute)
+        self.bandwidth = gpus * gpu.bandwidth_tbps * 1e12
+        self.ridge = gpu.peak_flops(compute) / (gpu.bandwidth_tbps * 1e12)
+        self.bpw = PRECISION_BYTES[weights]
+        self.seq = prompt + output / 2
+        self.kv_seq = _stored_per_token(model, kv, gpus) * self.seq
+        self.capacity = _usable(model, gpu, gpus, weights) / self.kv_seq
+        flops = 2.0 * model.active_params
+        attention = model.layers * model.heads * model.prefill_attention_dim * prompt ** 2
+        self.prefill = (flops * prompt + attention) / self.peak
+        self.flops_per_seq = flops
+        self.dense_weights = 0.0 if model.experts else model.params * self.bpw
+
+    def weights_read(self, batch: float) -> float:
+        m = self.model
+        if not m.experts:
+            return m.params * self.bpw
+        routed = m.moe_layers * m.experts * m.expert_params
+        touched = m.experts * (1.0 - (1.0 - m.experts_per_token / m.experts) ** batch) if batch > 1 else m.experts_per_token
+        return (m.params - routed + m.moe_layers * touched * m.expert_params) * self.bpw
+
+    def figures(self, batch: float) -> dict:
+        w = self.dense_weights if self.dense_weights else self.weights_read(batch)
+        k = batch * self.kv_seq
+        mem = (w + k) / self.bandwidth
+        comp = self.flops_per_seq * batch / self.peak
+        step = max(mem, comp)
+        share = batch * self.prefill / (batch * self.prefill + self.output * step)
+        return {"kv_over_weights": k / w, "compute_over_memory": comp / mem, "share": share,
+                "fill": batch / self.capacity if self.capacity > 0 else math.inf}
+
+
+def _choose_batch(rng, shape: _Shape, low: float, high: float, **bounds) -> int:
+    """A concurrency in [low, high] (log-uniform, a dozen tries) whose estimated figures fall
+    inside every `name=(min, max)` bound; _Skip when none does."""
+    high = min(high, shape.capacity * bounds.pop("max_fill", 0.8))
+    if high < low:
+        raise _Skip
+    log_low, log_high = math.log(low), math.log(high)
+    for _ in range(10):
+        batch = _round_count(math.exp(rng.uniform(log_low, log_high)))
+        figures = shape.figures(batch)
+        if all(lo <= figures[name] <= hi for name, (lo, hi) in bounds.items()):
+            return batch
+    raise _Skip
+
+
+# --- recipes: one per target, each returns the fields of a deployment -------------------------
+
+class _Skip(Exception):
+    """This draw cannot satisfy its recipe; draw again."""
+
+
+def _pick(rng, seq):
+    return seq[rng.randrange(len(seq))]
+
+
+def _base(rng, level: Level, models=None, gpus=None, weights="bf16", kv="bf16", room=0.25):
+    cat = builtin_catalog()
+    model = cat.model(_pick(rng, models or level.models))
+    gpu = cat.gpu(_pick(rng, gpus or level.gpus))
+    n = _fit_gpus(rng, model, gpu, weights, level, room)
+    if n is None:
+        raise _Skip
+    return model, gpu, n
+
+
+def _objective(rng, level: Level, allowed=("cost", "tpot", "ttft")) -> str:
+    choices = [o for o in level.objectives if o in allowed]
+    if not choices:
+        raise _Skip
+    return _pick(rng, choices)
+
+
+def _fast_gpus(level: Level) -> tuple:
+    """Accelerators with native 8-bit arithmetic (all of ours have FP8 or INT8)."""
+    return level.gpus
+
+
+_COMBOS: dict = {}
+
+
+def _combos(level: Level, kind: str) -> list:
+    """(model id, gpu id, gpu count, kv precision) for the does-not-fit recipes, worked out once
+    per level from the fixed tuples (so the order, and every draw, is the same on any machine)."""
+    cache_key = (id(level), kind)
+    if cache_key in _COMBOS:
+        return _COMBOS[cache_key]
+    cat = builtin_catalog()
+    out = []
+    for model_id in dict.fromkeys(level.big_models + level.models):
+        model = cat.model(model_id)
+        for gpu_id in level.gpus:
+            gpu = cat.gpu(gpu_id)
+            n = 1
+            while n <= level.max_gpus:
+                mem = n * gpu.memory_gib * GIB
+                if kind == "quantization":
+                    if (_weight_bytes(model, "bf16") + n * 8 * GIB > 1.15 * mem
+                            and _usable(model, gpu, n, _eight(gpu)) > 0.06 * mem):
+                        out.append((model_id, gpu_id, n, "bf16"))
+                elif kind in ("more-gpus-int4", "more-gpus-fp8"):
+                    w = kind.rsplit("-", 1)[1]
+                    if (2 * n <= level.max_gpus and _weight_bytes(model, w) + n * 8 * GIB > 1.15 * mem
+                            and _usable(model, gpu, 2 * n, w) > 0.1 * 2 * mem and (w == "int4" or gpu.native("fp8"))):
+                        out.append((model_id, gpu_id, n, _eight(gpu)))
+                else:  # paged-kv: int4 weights fit, leaving cache for 3,000 tokens up to two thirds of the context
+                    for kv in (_eight(gpu), "bf16"):
+                        tokens = _usable(model, gpu, n, "int4") / _stored_per_token(model, kv, n)
+                        if model.context >= 16384 and 3000 <= tokens <= model.context / 1.5:
+                            out.append((model_id, gpu_id, n, kv))
+                n *= 2
+    _COMBOS[cache_key] = out
+    return out
+
+
+def _combo(rng, level: Level, kind: str):
+    options = _combos(level, kind)
+    if not options:
+        raise _Skip
+    model_id, gpu_id, n, kv = _pick(rng, options)
+    cat = builtin_catalog()
+    return cat.model(model_id), cat.gpu(gpu_id), n, kv
+
+
+_NO_GPUS = {"_exclude": ("more-gpus",), "_note": "There is no budget for more GPUs."}
+
+
+def r_dnf_quant(rng, level):
+    model, gpu, n, _ = _combo(rng, level, "quantization")
+    p, o = _lengths(rng, model, (200, 3000), (100, 1500))
+    return dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, concurrency=_round_count(rng.uniform(4, 64)),
+                objective="cost")
+
+
+def r_dnf_more(rng, level):
+    """Already 4-bit and still too big, or 8-bit and judged on TTFT (4-bit weights compute at
+    BF16, so only more GPUs make prefill fast and the model fit)."""
+    kinds = ["more-gpus-int4"] + (["more-gpus-fp8"] if "ttft" in level.objectives else [])
+    kind = _pick(rng, kinds)
+    model, gpu, n, kv = _combo(rng, level, kind)
+    weights = kind.rsplit("-", 1)[1]
+    p, o = _lengths(rng, model, (200, 4000), (100, 1500))
+    objective = "ttft" if weights == "fp8" else _objective(rng, level)
+    return dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, concurrency=_round_count(rng.uniform(4, 64)),
+                weights=weights, kv=kv, objective=objective)
+
+
+def r_dnf_paged(rng, level):
+    model, gpu, n, kv = _combo(rng, level, "paged-kv")
+    weights = "int4"
+    tokens = _usable(model, gpu, n, weights) / _stored_per_token(model, kv, n)  # cache tokens that fit
+    seq = tokens / rng.uniform(6, 16)          # paged: six to sixteen sequences fit
+    reserve = tokens * rng.uniform(1.2, 1.8)   # contiguous: not even one
+    if reserve > model.context:
+        raise _Skip
+    prompt = _round(seq * rng.uniform(0.1, 0.3))
+    output = _round(2 * (seq - prompt))
+    max_output = _round(reserve - prompt)
+    if prompt < 16 or output < 16 or prompt + output > model.context or max_output <= output:
+        raise _Skip
+    paged = tokens / (prompt + output / 2)
+    return dict(model=model, gpu=gpu, gpus=n, prompt=prompt, output=output, max_output=max_output,
+                concurrency=_round_count(paged * rng.uniform(1.3, 2.5)), weights=weights, kv=kv,
+                allocator="contiguous", spec_alpha=0.3, objective="cost", **_NO_GPUS)
+
+
+def r_kv_paged(rng, level):
+    """Contiguous regions sized for the longest answer cap the batch; the weights are already
+    4-bit and the KV cache 8-bit, and there is no budget for more GPUs."""
+    model, gpu, n = _base(rng, level, models=level.big_models + level.models, weights="int4", room=0.1)
+    kv = _eight(gpu)
+    p, o = _lengths(rng, model, (50, 400), (800, 4000))
+    shape = _Shape(model, gpu, n, "int4", kv, p, o)
+    reserve_len = p + min(4 * o, model.context - p)
+    contig = shape.capacity * shape.seq / reserve_len
+    if contig < 1:
+        raise _Skip
+    c = _choose_batch(rng, shape, 3 * contig, shape.capacity, max_fill=0.9, compute_over_memory=(0, 0.6))
+    return dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, weights="int4", kv=kv,
+                concurrency=c, allocator="contiguous", spec_alpha=0.3, objective="cost", **_NO_GPUS)
+
+def r_kv_kvquant(rng, level):
+    """Weights already 8-bit, the cache caps the batch, and prefill has enough weight that 4-bit
+    weights (computed at BF16) would lose in prefill what they win in memory."""
+    weights = _pick(rng, ("fp8", "int8"))
+    model, gpu, n = _base(rng, level, weights=weights, room=0.5)
+    if not gpu.native(weights):
+        raise _Skip
+    p, o = _lengths(rng, model, (2000, 16000), (100, 1000))
+    shape = _Shape(model, gpu, n, weights, "bf16", p, o)
+    if shape.capacity < 2:
+        raise _Skip
+    figures = shape.figures(math.floor(shape.capacity))
+    if not (0.25 <= figures["share"] <= 0.45 and figures["kv_over_weights"] >= 1.5):
+        raise _Skip
+    return dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o,
+                concurrency=_round_count(shape.capacity * rng.uniform(2.5, 5)),
+                weights=weights, kv="bf16", spec_alpha=0.2, objective="cost")
+
+
+def r_kv_quant(rng, level):
+    model, gpu, n = _base(rng, level, room=0.3)
+    p, o = _lengths(rng, model, (1000, 16000), (200, 3000))
+    cap = _capacity(model, gpu, n, "bf16", "bf16", p + o / 2)
+    if cap < 2:
+        raise _Skip
+    return dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, concurrency=_round_count(cap * rng.uniform(1.5, 4)),
+                spec_alpha=_pick(rng, (0.4, 0.5)), objective="cost")
+
+
+def r_kv_spec(rng, level):
+    model, gpu, n = _base(rng, level, weights="int4", room=0.2)
+    kv = _eight(gpu)
+    p, o = _lengths(rng, model, (1000, 16000), (300, 3000))
+    cap = _capacity(model, gpu, n, "int4", kv, p + o / 2)
+    if cap < 1.5 or cap > 64:
+        raise _Skip
+    return dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, concurrency=_round_count(cap * rng.uniform(1.5, 4)),
+                weights="int4", kv=kv, spec_alpha=_pick(rng, (0.75, 0.8, 0.85)), objective=_objective(rng, level, ("cost", "tpot")))
+
+
+def r_kv_route(rng, level):
+    model, gpu, n = _base(rng, level, models=level.big_models, weights="int4")
+    kv = _eight(gpu)
+    p, o = _lengths(rng, model, (2000, 16000), (200, 2000))
+    cap = _capacity(model, gpu, n, "int4", kv, p + o / 2)
+    if cap < 2:
+        raise _Skip
+    return dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, concurrency=_round_count(cap * rng.uniform(1.5, 3)),
+                weights="int4", kv=kv, objective="cost", spec_alpha=0.3, **_route(rng, model, p + o))
+
+
+def r_prefill_prefix(rng, level):
+    model, gpu, n = _base(rng, level)
+    p, o = _lengths(rng, model, (2000, 12000), (20, 200))
+    shared = _round(p * rng.uniform(0.8, 0.95))
+    cap = _capacity(model, gpu, n, "bf16", "bf16", p + o / 2)
+    if cap < 4:
+        raise _Skip
+    return dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, shared_prefix=shared,
+                concurrency=_round_count(cap * rng.uniform(0.2, 0.7)), objective=_objective(rng, level, ("cost", "ttft")))
+
+
+def r_prefill_route(rng, level):
+    model, gpu, n = _base(rng, level, models=level.big_models, weights="fp8")
+    if not gpu.native("fp8"):
+        raise _Skip
+    p, o = _lengths(rng, model, (2000, 12000), (20, 300))
+    cap = _capacity(model, gpu, n, "fp8", "fp8", p + o / 2)
+    if cap < 4:
+        raise _Skip
+    return dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, weights="fp8", kv="fp8", spec_alpha=0.3,
+                concurrency=_round_count(cap * rng.uniform(0.2, 0.7)), objective="cost", **_route(rng, model, p + o))
+
+
+def _compute_bound_shape(rng, model, gpu, n, weights, kv):
+    """Short sequences, outputs longer than prompts, and a batch well past the weights-only
+    ridge: a decode-compute step that prefill does not outweigh."""
+    p, o = _lengths(rng, model, (30, 150), (300, 800))
+    seq = p + o / 2
+    cap = _capacity(model, gpu, n, weights, kv, seq)
+    ridge = gpu.peak_flops(weights if weights != "int4" and gpu.native(weights) else "bf16") / (gpu.bandwidth_tbps * 1e12)
+    need = ridge * PRECISION_BYTES[weights] / 2 * rng.uniform(1.4, 2.2)
+    if model.is_moe:
+        need *= model.params / model.active_params
+    if cap < need * 1.3:
+        raise _Skip
+    return p, o, _round_count(min(cap * 0.7, need * rng.uniform(1.2, 2.0)))
+
+
+def r_compute_batching(rng, level):
+    model, gpu, n = _base(rng, level, models=level.big_models + ("qwen2.5-7b", "llama-3-8b"), room=0.4)
+    p, o = _lengths(rng, model, (20, 100), (200, 700))
+    shape = _Shape(model, gpu, n, "bf16", "bf16", p, o)
+    c = _choose_batch(rng, shape, 64, 20000, compute_over_memory=(1.3, 1.7), share=(0, 0.25), kv_over_weights=(0, 0.4))
+    return dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, concurrency=c, scheduler="static", objective="cost")
+
+
+def r_compute_route(rng, level):
+    model, gpu, n = _base(rng, level, models=level.big_models, weights="fp8", room=0.4)
+    if not gpu.native("fp8"):
+        raise _Skip
+    p, o = _lengths(rng, model, (30, 150), (300, 800))
+    shape = _Shape(model, gpu, n, "fp8", "fp8", p, o)
+    c = _choose_batch(rng, shape, 64, 20000, max_fill=0.5, compute_over_memory=(1.35, 3.0), share=(0, 0.4))
+    return dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, concurrency=c, weights="fp8", kv="fp8",
+                spec_alpha=0.3, objective="cost", **_route(rng, model, p + o))
+
+
+def _kv_heavy_shape(rng, model, gpu, n, weights, kv, batch=(8, 128), prompt=(2000, 24000), output=(300, 3000)):
+    """Long sequences and enough of them that the step reads more cache than weights."""
+    per_token = _stored_per_token(model, kv, n)
+    p, o = _lengths(rng, model, prompt, output)
+    seq = p + o / 2
+    weights_read = _weight_bytes(model, weights) if not model.is_moe else _weight_bytes(model, weights) * 0.8
+    need = weights_read / (seq * per_token) * rng.uniform(1.6, 3.0)
+    cap = _capacity(model, gpu, n, weights, kv, seq)
+    c = max(batch[0], need)
+    if c > batch[1] or c > cap * 0.75:
+        raise _Skip
+    return p, o, _round_count(c)
+
+
+def r_kvread_kvquant(rng, level):
+    """Weights already 8-bit; long prompts give prefill enough weight that 4-bit weights
+    (computed at BF16) would cost more in prefill than they save in decode."""
+    weights = _pick(rng, ("fp8", "int8"))
+    model, gpu, n = _base(rng, level, weights=weights, room=0.5)
+    if not gpu.native(weights):
+        raise _Skip
+    p, o = _lengths(rng, model, (2000, 16000), (200, 1500))
+    shape = _Shape(model, gpu, n, weights, "bf16", p, o)
+    c = _choose_batch(rng, shape, 2, 512, max_fill=0.75, kv_over_weights=(2.5, 50), share=(0.25, 0.4),
+                      compute_over_memory=(0, 0.8))
+    return dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, concurrency=c, weights=weights, kv="bf16",
+                spec_alpha=0.2, objective="cost")
+
+
+def r_kvread_spec(rng, level):
+    weights = _pick(rng, ("fp8", "int4"))
+    model, gpu, n = _base(rng, level, weights=weights, room=0.4)
+    kv = _eight(gpu)
+    p, o = _lengths(rng, model, (1000, 12000), (800, 4000))
+    shape = _Shape(model, gpu, n, weights, kv, p, o)
+    c = _choose_batch(rng, shape, 2, 64, max_fill=0.7, kv_over_weights=(1.3, 50), share=(0, 0.35),
+                      compute_over_memory=(0, 0.3))
+    return dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, concurrency=c, weights=weights, kv=kv,
+                spec_alpha=_pick(rng, (0.7, 0.8, 0.85)), objective="cost")
+
+
+def r_weights_batching(rng, level):
+    model, gpu, n = _base(rng, level)
+    p, o = _lengths(rng, model, (100, 2000), (100, 1000))
+    cap = _capacity(model, gpu, n, "bf16", "bf16", p + o / 2)
+    if cap < 8:
+        raise _Skip
+    return dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, scheduler="none",
+                concurrency=_round_count(min(cap * 0.8, rng.uniform(8, 128))), objective="cost")
+
+
+def r_weights_spec(rng, level):
+    weights = _pick(rng, ("bf16", "fp8", "int4"))
+    model, gpu, n = _base(rng, level, weights=weights)
+    kv = "bf16" if weights == "bf16" else _eight(gpu)
+    p, o = _lengths(rng, model, (100, 2000), (200, 2000))
+    return dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, weights=weights, kv=kv,
+                concurrency=_pick(rng, (1, 1, 2, 4)), spec_alpha=_pick(rng, (0.8, 0.85, 0.9)),
+                objective=_objective(rng, level, ("cost", "tpot")))
+
+
+def r_weights_prefix(rng, level):
+    model, gpu, n = _base(rng, level)
+    p, o = _lengths(rng, model, (1500, 8000), (500, 3000))
+    cap = _capacity(model, gpu, n, "bf16", "bf16", p + o / 2)
+    if cap < 4:
+        raise _Skip
+    return dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, shared_prefix=_round(p * rng.uniform(0.85, 0.97)),
+                concurrency=_round_count(min(cap * 0.6, rng.uniform(1, 24))), objective=_objective(rng, level, ("ttft",)))
+
+
+def r_weights_route(rng, level):
+    """Routing pays when both pools still batch well: plenty of short requests."""
+    model, gpu, n = _base(rng, level, models=level.big_models, weights="int4", room=0.4)
+    kv = _eight(gpu)
+    p, o = _lengths(rng, model, (50, 400), (300, 1000))
+    shape = _Shape(model, gpu, n, "int4", kv, p, o)
+    c = _choose_batch(rng, shape, 150, 4000, max_fill=0.6, kv_over_weights=(0, 0.7), share=(0, 0.4),
+                      compute_over_memory=(0, 0.8))
+    return dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, weights="int4", kv=kv,
+                concurrency=c, spec_alpha=0.3, objective="cost", **_route(rng, model, p + o, (0.8, 0.9)))
+
+
+def r_weights_more(rng, level):
+    """Twice the GPUs gains less than 2x once they outnumber the KV heads: the cache is copied."""
+    cat = builtin_catalog()
+    model = cat.model(_pick(rng, [m for m in level.models if cat.model(m).kv_heads <= 8 or cat.model(m).is_mla]))
+    gpu = cat.gpu(_pick(rng, level.gpus))
+    n = _fit_gpus(rng, model, gpu, "int4", level, 0.3)
+    if n is None:
+        raise _Skip
+    while not model.is_mla and 2 * n <= model.kv_heads and 4 * n <= level.max_gpus:
+        n *= 2
+    if 2 * n > level.max_gpus or (not model.is_mla and 2 * n <= model.kv_heads):
+        raise _Skip
+    kv = _eight(gpu)
+    p, o = _lengths(rng, model, (500, 8000), (300, 2000))
+    shape = _Shape(model, gpu, n, "int4", kv, p, o)
+    c = _choose_batch(rng, shape, 1, 256, kv_over_weights=(0.3, 0.75), share=(0, 0.4), compute_over_memory=(0, 0.5))
+    return dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, weights="int4", kv=kv,
+                concurrency=c, spec_alpha=0.3, objective="tpot")
+
+
+def _route(rng, model, length: int, fractions=(0.6, 0.7, 0.8, 0.9)) -> dict:
+    cat = builtin_catalog()
+    small = [m for m in SMALL_MODELS if cat.model(m).context >= length and m != model.id]
+    if not small:
+        raise _Skip
+    return dict(route_model=cat.model(_pick(rng, small)), route_fraction=_pick(rng, fractions))
+
+
+RECIPES = {
+    ("does-not-fit", "quantization"): r_dnf_quant,
+    ("does-not-fit", "more-gpus"): r_dnf_more,
+    ("does-not-fit", "paged-kv"): r_dnf_paged,
+    ("kv-capacity", "paged-kv"): r_kv_paged,
+    ("kv-capacity", "kv-quantization"): r_kv_kvquant,
+    ("kv-capacity", "quantization"): r_kv_quant,
+    ("kv-capacity", "speculative-decoding"): r_kv_spec,
+    ("kv-capacity", "routing"): r_kv_route,
+    ("prefill-compute", "prefix-caching"): r_prefill_prefix,
+    ("prefill-compute", "routing"): r_prefill_route,
+    ("decode-compute", "batching"): r_compute_batching,
+    ("decode-compute", "routing"): r_compute_route,
+    ("decode-kv", "kv-quantization"): r_kvread_kvquant,
+    ("decode-kv", "speculative-decoding"): r_kvread_spec,
+    ("decode-weights", "batching"): r_weights_batching,
+    ("decode-weights", "speculative-decoding"): r_weights_spec,
+    ("decode-weights", "prefix-caching"): r_weights_prefix,
+    ("decode-weights", "routing"): r_weights_route,
+    ("decode-weights", "more-gpus"): r_weights_more,
+}
+
+
+def r_any(rng, level):
+    """The fallback: anything at this level, lightly steered so that most draws fit."""
+    cat = builtin_catalog()
+    weights = _pick(rng, ("bf16", "bf16", "fp8", "int4")) if level.max_gpus > 8 else "bf16"
+    model, gpu, n = _base(rng, level, weights=weights, room=0.1)
+    kv = "bf16" if weights == "bf16" or rng.random() < 0.5 else _eight(gpu)
+    p, o = _lengths(rng, model, (50, 16000), (20, 4000))
+    fields = dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, weights=weights, kv=kv,
+                  concurrency=_round_count(math.exp(rng.uniform(0, math.log(1024)))),
+                  scheduler=_pick(rng, ("continuous", "continuous", "continuous", "static", "none")),
+                  allocator=_pick(rng, ("paged", "paged", "contiguous")), objective=_pick(rng, level.objectives),
+                  spec_alpha=_pick(rng, (0.5, 0.6, 0.7, 0.8)))
+    if rng.random() < 0.3:
+        fields["shared_prefix"] = _round(p * rng.uniform(0.5, 0.95))
+    if level is LEVELS[4] or level is LEVELS[5]:
+        if rng.random() < 0.3:
+            fields.update(_route(rng, cat.model(model.id), p + o))
+    return fields
+
+
+# --- levers and asks per level ------------------------------------------------------------------
+
+_CORE_LEVERS = ("batching", "prefix-caching", "quantization", "speculative-decoding")
+
+
+def _offered_levers(rng, difficulty: int, target_lever: str | None, fields: dict) -> tuple[str, ...]:
+    """All nine from level 3; below that the clearing test's four plus the target and one more."""
+    if difficulty >= 3:
+        return LEVERS
+    chosen = set(_CORE_LEVERS)
+    if target_lever:
+        chosen.add(target_lever)
+    chosen.add(_pick(rng, ("paged-kv", "kv-quantization", "more-gpus")))
+    return tuple(name for name in LEVERS if name in chosen)
+
+
+_ASKABLE = {
+    1: (),
+    2: ("intensity", "max_concurrency", "kv_bytes_per_token"),
+    3: ("intensity", "max_concurrency", "kv_bytes_per_token", "ridge", "weight_bytes"),
+    4: ("intensity", "max_concurrency", "kv_bytes_per_token", "ridge", "tpot_seconds", "cost_per_million_output_tokens"),
+    5: ("intensity", "max_concurrency", "kv_bytes_per_token", "ridge", "tpot_seconds", "ttft_seconds",
+        "cost_per_million_output_tokens", "spec_expected_tokens"),
+}
+_ASK_COUNT = {1: 0, 2: 1, 3: 1, 4: 2, 5: 2}
+
+
+def _asks(rng, difficulty: int, key: Key) -> tuple[str, ...]:
+    pool = [name for name in _ASKABLE[difficulty] if key.estimates.get(name) is not None]
+    count = min(_ASK_COUNT[difficulty], len(pool))
+    picked = []
+    for _ in range(count):
+        name = _pick(rng, pool)
+        pool.remove(name)
+        picked.append(name)
+    return tuple(sorted(picked, key=list(_ASKABLE[5] + ("weight_bytes",)).index))
+
+
+def _reasons(rng, key_reason: str) -> tuple[str, ...]:
+    pool = list(CONFUSABLE[key_reason])
+    picked = [key_reason]
+    for _ in range(3):
+        name = _pick(rng, pool)
+        pool.remove(name)
+        picked.append(name)
+    rng.shuffle(picked)
+    return tuple(picked)
+
+
+# --- drawing ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Generated:
+    puzzle: Puzzle
+    key: Key
+    target: tuple | None      # the (verdict, lever) aimed at; None when it fell back
+    draws: int
+
+
+def _deployment(fields: dict) -> Deployment:
+    values = dict(fields)
+    return validate(Deployment(**values))
+
+
+def _try(rng, difficulty: int, level: Level, recipe, target):
+    """One draw: (deployment, offered levers, solution) when it is unambiguous, else None.
+    `target` (verdict, lever) or None; the verdict is checked before the (dearer) solve."""
+    try:
+        fields = recipe(rng, level)
+        exclude = fields.pop("_exclude", ())
+        note = fields.pop("_note", "")
+        dep = _deployment(fields)
+    except (_Skip, RidgeError):
+        return None, False
+    report = analyze(dep)
+    if target is not None and report.bottleneck != target[0]:
+        return None, False
+    offered = tuple(x for x in _offered_levers(rng, difficulty, target[1] if target else None, fields)
+                    if x not in exclude)
+    solution = _solve(dep, report, offered, target[1] if target else None, level.lever_margin)
+    if solution is None or (target is not None and solution.best_lever != target[1]):
+        return None, True
+    problems = ambiguity(solution, level.verdict_margin, level.lever_margin, level.band_margin)
+    if problems:
+        return None, True
+    return (dep, offered, solution, note), True
+
+
+def _solve(dep: Deployment, base, offered: tuple, target_lever: str | None, margin: float):
+    """`engine.levers.solve` over the offered levers, reusing the base report already made, and
+    giving up early when the target lever cannot be a clear winner (None)."""
+    try:
+        from engine.levers import Solution, _rank_key, evaluate_lever
+    except ImportError:  # pragma: no cover - the engine changed shape; fall back to the public call
+        return solve_offered(dep, offered)
+    names = [name for name in LEVERS if name in offered]
+    results = []
+    if target_lever is not None and base.fits:
+        first = evaluate_lever(dep, base, target_lever)
+        if first.gain is None or first.gain < margin:
+            return None
+        results.append(first)
+        names.remove(target_lever)
+    results.extend(evaluate_lever(dep, base, name) for name in names)
+    results.sort(key=_rank_key)
+    return Solution(report=base, levers=tuple(results))
+
+
+def make(seed: int, difficulty: int, index: int) -> Generated:
+    """The puzzle at (seed, difficulty, index), with its key. Deterministic on every machine."""
+    if difficulty not in LEVELS:
+        raise RidgeError(f"difficulty must be 1 to 5, got {difficulty}")
+    rng = random.Random(f"{seed}:{difficulty}:{index}")
+    level = LEVELS[difficulty]
+    targets = TARGETS[difficulty]
+    target = targets[index % len(targets)]
+    recipe = RECIPES[target]
+    found = None
+    draws = solves = 0
+    while draws < TARGET_TRIES and solves < SOLVE_TRIES:
+        draws += 1
+        found, solved = _try(rng, difficulty, level, recipe, target)
+        solves += solved
+        if found:
+            break
+    hit = target if found else None
+    tries = 0
+    while not found:
+        tries += 1
+        if tries > FALLBACK_TRIES:
+            raise RidgeError(f"could not draw an unambiguous puzzle for {puzzle_id(seed, difficulty, index)}")
+        found, _ = _try(rng, difficulty, level, r_any, None)
+    draws += tries
+    dep, offered, solution, note = found
+    key = key_from_solution(solution)
+    pid = puzzle_id(seed, difficulty, index)
+    asks = _asks(rng, difficulty, key)
+    reasons = _reasons(rng, key.reason)
+    puzzle = Puzzle(
+        id=pid, module="generated", title=_title(dep), difficulty=difficulty,
+        scenario=_scenario(rng, dep, note), objective=dep.objective, deployment=dep, levers=offered,
+        estimates=asks, reasons=reasons, hints=_hints(key), expect=None, source="generator",
+    )
+    return Generated(puzzle, key, hit, draws)
+
+
+def from_id(text: str) -> Generated:
+    seed, difficulty, index = parse_id(text)
+    return make(seed, difficulty, index)
+
+
+def generate(seed: int, count: int, difficulty: int | None = None, start: int = 0) -> list[Generated]:
+    """`count` puzzles from index `start`; without a difficulty they cycle through levels 1-5."""
+    if count < 0 or count > 100_000:
+        raise RidgeError(f"count must be between 0 and 100000, got {count}")
+    if seed < 0 or seed >= 10**18:
+        raise RidgeError(f"seed must be a whole number from 0 to 10^18 - 1, got {seed}")
+    out = []
+    for i in range(start, start + count):
+        d = difficulty if difficulty is not None else 1 + i % 5
+        out.append(make(seed, d, i))
+    return out
+
+
+# --- words ----------------------------------------------------------------------------------
+
+def _title(dep: Deployment) -> str:
+    many = f"{dep.gpus} x " if dep.gpus > 1 else ""
+    return f"{dep.model.name} on {many}{dep.gpu.name}"
+
+
+def _who(rng, dep: Deployment) -> str:
+    p, o, c = dep.prompt, dep.output, dep.concurrency
+    if dep.shared_prefix and dep.shared_prefix >= 0.5 * p:
+        return _pick(rng, (
+            f"An agent framework resends the same {fmt.num(dep.shared_prefix)}-token block of tool definitions at the top of every step",
+            f"A batch classifier puts one {fmt.num(dep.shared_prefix)}-token rubric in front of each short item it grades",
+            f"A support bot opens every conversation with the same {fmt.num(dep.shared_prefix)}-token system prompt",
+        ))
+    if c <= 2:
+        return _pick(rng, ("A developer runs a private coding assistant for themselves",
+                           "One analyst uses a self-hosted model interactively",
+                           "A researcher has the model to themselves for a writing session"))
+    if p >= 4 * o and p >= 2000:
+        return _pick(rng, ("A contract-review service feeds long documents and asks for short findings",
+                           "A search product answers questions over long retrieved passages",
+                           "A summariser condenses long reports into a paragraph"))
+    if o >= 3 * p:
+        return _pick(rng, ("A story-writing app turns short prompts into long drafts",
+                           "A code generator writes whole files from a one-line request",
+                           "A report writer expands a few notes into pages"))
+    if p + o <= 700 and c >= 200:
+        return _pick(rng, ("A high-volume moderation endpoint answers in a few sentences",
+                           "An autocomplete service handles a flood of short requests",
+                           "A translation API serves many short snippets at once"))
+    return _pick(rng, ("A customer-support chatbot serves its users", "An internal question-answering tool serves staff",
+                       "A chat product serves a steady stream of users"))
+
+
+_CARE = {
+    "cost": ("Finance wants the cost per million output tokens down.",
+             "The question on the table is the bill: dollars per million output tokens.",
+             "They pay by the GPU-hour and want more tokens for it."),
+    "tpot": ("Users complain that answers stream slowly; time per output token is what matters.",
+             "The product promises fast streaming, so TPOT for one user is the number to improve."),
+    "ttft": ("Users wait too long for the first word; time to first token is what matters.",
+             "The service is judged on how soon the first token appears."),
+}
+
+
+def _scenario(rng, dep: Deployment, note: str = "") -> str:
+    who = _who(rng, dep)
+    where = f"{dep.gpus} x {dep.gpu.name}" if dep.gpus > 1 else f"one {dep.gpu.name}"
+    setup = [f"{who}, using {dep.model.name} on {where}. Prompts average {fmt.num(dep.prompt)} tokens and "
+             f"answers {fmt.num(dep.output)}; the traffic would keep {fmt.num(dep.concurrency)} "
+             f"sequence{'s' if dep.concurrency != 1 else ''} in flight."]
+    precision = f"Weights are stored in {dep.weights.upper()} and the KV cache in {dep.kv.upper()}."
+    setup.append(precision)
+    if dep.scheduler == "none":
+        setup.append("The server handles one request at a time.")
+    elif dep.scheduler == "static":
+        setup.append("The server forms fixed batches and runs each to completion before admitting more.")
+    if dep.allocator == "contiguous":
+        setup.append("Each request gets one contiguous cache region sized for the longest answer it might give"
+                     + (f" ({fmt.num(dep.max_output)} tokens)." if dep.max_output else "."))
+    if dep.shared_prefix and not (dep.shared_prefix >= 0.5 * dep.prompt):
+        setup.append(f"The first {fmt.num(dep.shared_prefix)} prompt tokens are the same for everyone.")
+    if dep.route_model is not None:
+        setup.append(f"An evaluation found that {fmt.pct(dep.route_fraction)} of requests are answered just as well "
+                     f"by {dep.route_model.name}.")
+    if dep.spec_alpha != 0.7:
+        setup.append(f"A draft model for this traffic would see about {fmt.pct(dep.spec_alpha)} of its tokens accepted.")
+    if note:
+        setup.append(note)
+    setup.append(_pick(rng, _CARE[dep.objective]))
+    return " ".join(setup)
+
+
+_FIRST_HINT = {
+    "does-not-fit": "Before anything else, add up the weights and the per-GPU reserve and compare them with the memory.",
+    "kv-capacity": "Work out how many sequences of the average length fit in the memory the weights leave.",
+    "prefill-compute": "Compare the GPU time of one request's prefill with the time of all its decode steps.",
+    "decode-compute": "Put the step's arithmetic intensity next to the ridge of this accelerator.",
+    "decode-kv": "Per decode step, compare the bytes of weights read with the bytes of KV cache read.",
+    "decode-weights": "Per decode step, compare the bytes of weights read with the bytes of KV cache read.",
+}
+_LAST_HINT = {
+    "weights-overflow": "Only a lever that shrinks the weights or adds memory can make it fit; which does it cheaply?",
+    "kv-overflow": "The weights fit; the cache for one request does not. Look at how that cache is allocated.",
+    "kv-cap": "The lever to look for lets more sequences share the cache: smaller cache entries or more room.",
+    "prefill-flops": "The lever to look for does less prefill arithmetic, or does it faster.",
+    "at-ridge": "The arithmetic units are the limit now: faster arithmetic or more of it.",
+    "kv-read": "The cache read dominates each step, so the lever must shrink that read.",
+    "weight-read": "The weight read dominates each step; the lever must shrink it or share it across more tokens.",
+    "idle-flops": "There is spare arithmetic on every step; which lever turns it into extra tokens?",
+    "serial-requests": "Each weight read serves a single sequence; what would let it serve many?",
+    "straggler-slots": "Look at what happens to a finished sequence's slot while its batch is still running.",
+    "reserved-slots": "Compare the cache each request reserves with what it actually holds.",
+    "recomputed-prefix": "Much of every prompt is identical; is that work being repeated?",
+    "easy-traffic": "Not every request needs this model.",
+}
+
+
+def _hints(key: Key) -> tuple[str, ...]:
+    from puzzles.explain import verdict_fact
+
+    r = key.solution.report
+    return (_FIRST_HINT[key.bottleneck], f"Here {verdict_fact(key.bottleneck, r)}.", _LAST_HINT[key.reason])
+
+
+__all__ = ["make", "generate", "from_id", "parse_id", "puzzle_id", "is_generated_id", "Generated", "LEVELS",
+           "TARGETS", "REASONS", "OBJECTIVE_TEXT"]

@@ -1,0 +1,73 @@
+"""The puzzle as the rest of Ridge sees it: an immutable card plus the ids every layer shares.
+
+Built-in puzzles come from TOML packs (validated by `puzzles.schema`); generated ones are made by
+`puzzles.generator`. Both end up as the same `Puzzle`, so keys, grading and the app never care
+where a puzzle came from. No pydantic here: the generator builds thousands of these a second.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from engine.deployment import Deployment, deployment_to_dict
+
+MODULES = ("two-phases", "intensity", "kv-cache", "batching", "paged-attention", "prefix-caching",
+           "speculative-decoding", "quantization", "cost-model", "clearing-test")
+
+MODULE_TITLES = {
+    "two-phases": "Two phases, opposite bottlenecks",
+    "intensity": "Arithmetic intensity is the batch size",
+    "kv-cache": "The KV cache is the constraint",
+    "batching": "Batching, the first lever",
+    "paged-attention": "PagedAttention",
+    "prefix-caching": "Prefix caching",
+    "speculative-decoding": "Speculative decoding and its limits",
+    "quantization": "What quantization buys",
+    "cost-model": "The cost model",
+    "clearing-test": "The clearing test",
+}
+
+# Numeric estimates a puzzle may ask for: each is a field of the engine's Report (see keys.py).
+ESTIMATE_NAMES = ("intensity", "ridge", "max_concurrency", "kv_bytes_per_token", "weight_bytes",
+                  "tpot_seconds", "ttft_seconds", "cost_per_million_output_tokens",
+                  "spec_expected_tokens", "throughput_tokens_per_s")
+
+ESTIMATE_UNITS = {
+    "intensity": "FLOP per byte", "ridge": "FLOP per byte", "max_concurrency": "sequences",
+    "kv_bytes_per_token": "bytes", "weight_bytes": "bytes", "tpot_seconds": "seconds",
+    "ttft_seconds": "seconds", "cost_per_million_output_tokens": "dollars",
+    "spec_expected_tokens": "tokens per verification", "throughput_tokens_per_s": "tokens per second",
+}
+
+OBJECTIVE_TEXT = {
+    "cost": "cost per million output tokens",
+    "tpot": "time per output token for one user (TPOT)",
+    "ttft": "time to first token (TTFT)",
+}
+
+
+@dataclass(frozen=True)
+class Puzzle:
+    """One puzzle card. `deployment` is the engine's validated Deployment (objective included)."""
+
+    id: str
+    module: str
+    title: str
+    difficulty: int
+    scenario: str
+    objective: str
+    deployment: Deployment
+    levers: tuple[str, ...]
+    estimates: tuple[str, ...]
+    reasons: tuple[str, ...]
+    hints: tuple[str, ...]
+    expect: dict | None = None
+    source: str = ""
+    line: int | None = None
+    extra: dict = field(default_factory=dict, compare=False)
+
+    @property
+    def generated(self) -> bool:
+        return self.id.startswith("gen-")
+
+    def deployment_dict(self) -> dict:
+        return deployment_to_dict(self.deployment)

@@ -1,0 +1,143 @@
+"""The vocabulary of reasons: the deciding quantities a player can name, and how a key picks one.
+
+A reason is the quantity that decides a puzzle, said in a few plain words. Puzzles offer three to
+five of them as candidates; the key's reason is never typed by an author. `key_reason` computes
+it from the engine's solution alone, by this rule:
+
+1. The deployment does not fit: `weights-overflow` when weights plus reserve exceed memory,
+   otherwise `kv-overflow` (not even one sequence's cache fits beside them).
+2. Otherwise, when the best lever works through one specific mechanism, that mechanism decides:
+   routing -> `easy-traffic`; prefix caching -> `recomputed-prefix`; paged KV -> `reserved-slots`;
+   batching -> `straggler-slots` (a static batch) or `serial-requests` (no batching);
+   speculative decoding -> `idle-flops`.
+3. Otherwise the verdict's quantity decides: kv-capacity -> `kv-cap`; prefill-compute ->
+   `prefill-flops`; decode-compute -> `at-ridge`; decode-kv -> `kv-read`; decode-weights ->
+   `weight-read`. (Quantization, KV quantization and more GPUs act on whatever the verdict names:
+   they shrink or spread the bytes or the FLOPs that bind.)
+
+`deciding_text` states the key's quantity with this deployment's numbers; `reason_fact` states
+any candidate's quantity for this deployment, so feedback can show why a wrong pick misleads.
+"""
+from __future__ import annotations
+
+from engine.analysis import harmonic
+from engine.levers import Solution
+
+from puzzles import fmt
+
+REASONS: dict[str, str] = {
+    "weights-overflow": "the weights and the reserve alone overflow the GPUs' memory",
+    "kv-overflow": "not even one sequence's KV cache fits beside the weights",
+    "kv-cap": "the KV cache caps the batch below the demand",
+    "prefill-flops": "prefill FLOPs dominate the request",
+    "at-ridge": "the batch already sits at the ridge, so the FLOPs have no slack",
+    "kv-read": "the KV cache read per step dominates",
+    "weight-read": "the weight read per step dominates",
+    "idle-flops": "the batch is far below the ridge, so FLOPs sit idle",
+    "serial-requests": "requests run one at a time, so each weight read yields one token",
+    "straggler-slots": "slots idle while a static batch waits for its longest member",
+    "reserved-slots": "reserved-but-unused KV slots",
+    "recomputed-prefix": "the shared prefix is recomputed for every request",
+    "easy-traffic": "an easy share of traffic could run on a far cheaper model",
+}
+
+_BY_LEVER = {"routing": "easy-traffic", "prefix-caching": "recomputed-prefix",
+             "paged-kv": "reserved-slots", "speculative-decoding": "idle-flops"}
+_BY_VERDICT = {"kv-capacity": "kv-cap", "prefill-compute": "prefill-flops", "decode-compute": "at-ridge",
+               "decode-kv": "kv-read", "decode-weights": "weight-read"}
+
+# Plausible wrong picks for each key reason: what a half-right diagnosis would reach for.
+CONFUSABLE: dict[str, tuple[str, ...]] = {
+    "weights-overflow": ("kv-overflow", "kv-cap", "weight-read", "reserved-slots"),
+    "kv-overflow": ("weights-overflow", "reserved-slots", "kv-cap", "kv-read"),
+    "kv-cap": ("kv-read", "reserved-slots", "weight-read", "idle-flops"),
+    "prefill-flops": ("recomputed-prefix", "at-ridge", "weight-read", "kv-read"),
+    "at-ridge": ("idle-flops", "weight-read", "prefill-flops", "kv-read"),
+    "kv-read": ("weight-read", "kv-cap", "idle-flops", "at-ridge"),
+    "weight-read": ("kv-read", "idle-flops", "at-ridge", "kv-cap"),
+    "idle-flops": ("weight-read", "at-ridge", "kv-read", "serial-requests"),
+    "serial-requests": ("idle-flops", "weight-read", "straggler-slots", "kv-cap"),
+    "straggler-slots": ("serial-requests", "reserved-slots", "kv-cap", "weight-read"),
+    "reserved-slots": ("kv-cap", "straggler-slots", "kv-read", "weights-overflow"),
+    "recomputed-prefix": ("prefill-flops", "kv-cap", "weight-read", "reserved-slots"),
+    "easy-traffic": ("weight-read", "at-ridge", "prefill-flops", "kv-read"),
+}
+
+
+def key_reason(solution: Solution) -> str:
+    """The deciding quantity's id for a solved deployment (rule in the module docstring)."""
+    r = solution.report
+    if not r.fits:
+        return "weights-overflow" if r.weight_bytes + r.reserve_bytes > r.memory_bytes else "kv-overflow"
+    best = solution.best_lever
+    if best == "batching":
+        return "straggler-slots" if r.deployment.scheduler == "static" else "serial-requests"
+    if best in _BY_LEVER:
+        return _BY_LEVER[best]
+    return _BY_VERDICT[r.bottleneck]
+
+
+def reason_fact(reason: str, solution: Solution) -> str:
+    """What the quantity behind `reason` is for this deployment, in numbers."""
+    r = solution.report
+    dep = r.deployment
+    if reason == "weights-overflow":
+        return (f"weights {fmt.gib(r.weight_bytes)} + reserve {fmt.gib(r.reserve_bytes)} = "
+                f"{fmt.gib(r.weight_bytes + r.reserve_bytes)} against {fmt.gib(r.memory_bytes)} of memory")
+    if reason == "kv-overflow":
+        per_seq = _per_sequence_bytes(r)
+        left = max(0.0, r.usable_kv_bytes)
+        return f"one sequence needs {fmt.gib(per_seq)} of KV cache and {fmt.gib(left)} is left for it"
+    if not r.fits:
+        return "the deployment does not fit, so there is no step to measure"
+    if reason == "kv-cap":
+        return (f"the cache holds {fmt.num(r.max_concurrency)} sequences of {fmt.num(r.seq_len_avg)} tokens "
+                f"and the traffic wants {fmt.num(dep.concurrency)}")
+    if reason == "prefill-flops":
+        return (f"prefill takes {fmt.pct(r.prefill_share)} of the GPU time "
+                f"({fmt.secs(r.prefill_seconds)} per request against {fmt.num(dep.output)} steps of {fmt.secs(r.tpot_seconds)})")
+    if reason in ("at-ridge", "idle-flops"):
+        return (f"intensity {fmt.num(r.intensity)} FLOP/B against a ridge of {fmt.num(r.ridge)}: "
+                f"the step's arithmetic takes {fmt.secs(r.decode_compute_seconds)} against "
+                f"{fmt.secs(r.decode_memory_seconds)} of memory traffic")
+    if reason in ("kv-read", "weight-read"):
+        return (f"each step reads {fmt.gb(r.decode_kv_bytes_per_step)} of KV cache and "
+                f"{fmt.gb(r.decode_weight_bytes_per_step)} of weights")
+    if reason == "serial-requests":
+        if dep.scheduler == "none":
+            return f"batch 1 while the traffic has {fmt.num(dep.concurrency)} sequences waiting"
+        return f"requests are already batched ({dep.scheduler}, batch {fmt.num(r.batch)})"
+    if reason == "straggler-slots":
+        if dep.scheduler == "static":
+            return (f"a static batch of {fmt.num(r.batch)} runs for about {harmonic(r.batch):.1f}x the average "
+                    f"output while finished slots sit empty")
+        return f"the scheduler is {dep.scheduler}, so no slot waits on a straggler"
+    if reason == "reserved-slots":
+        if dep.allocator == "contiguous":
+            used = r.seq_len_avg / dep.reserve_length
+            return (f"each request reserves {fmt.num(dep.reserve_length)} tokens of cache but holds "
+                    f"{fmt.num(r.seq_len_avg)} on average ({fmt.pct(used)} used)")
+        return "the cache is already paged, so nothing is reserved ahead of use"
+    if reason == "recomputed-prefix":
+        if dep.shared_prefix and not dep.prefix_caching:
+            return (f"{fmt.num(dep.shared_prefix)} of the {fmt.num(dep.prompt)} prompt tokens are the same on "
+                    f"every request and are prefilled every time")
+        if dep.prefix_caching:
+            return "the shared prefix is already cached"
+        return "the prompts share no prefix"
+    if reason == "easy-traffic":
+        if dep.route_model is not None and dep.route_fraction > 0:
+            return f"{fmt.pct(dep.route_fraction)} of requests could be answered by {dep.route_model.id}"
+        return "no cheaper model is on the table for this traffic"
+    return REASONS.get(reason, reason)
+
+
+def deciding_text(reason: str, solution: Solution) -> str:
+    """The key's deciding quantity, in words and this deployment's numbers."""
+    return f"{REASONS[reason]}: {reason_fact(reason, solution)}"
+
+
+def _per_sequence_bytes(r) -> float:
+    dep = r.deployment
+    length = r.seq_len_avg if dep.allocator == "paged" else dep.reserve_length
+    return r.kv_bytes_per_token * r.kv_replication * length

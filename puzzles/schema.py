@@ -1,0 +1,320 @@
+"""The pack format: strict pydantic models for `[chapter]` and `[[puzzles]]`, and the loader.
+
+A pack is one TOML file per module (`packs/<module-id>.toml`)::
+
+    [chapter]
+    id = "kv-cache"                 # a module id
+    title = "..."
+    briefing = '''a few paragraphs'''
+    expects = "one line: what the chapter expects the player to know"
+
+    [[puzzles]]
+    id = "kv-cache-01"              # stable: saves are keyed by it
+    title = "..."
+    difficulty = 2                  # 1..5
+    scenario = "who serves what, and what they care about"
+    objective = "cost"              # cost | tpot | ttft
+    levers = ["batching", ...]      # optional: the choices offered (default: all nine)
+    reasons = ["kv-cap", ...]       # 3..5 candidate reason ids; the key's must be among them
+    hints = ["gentle", "closer", "nearly the answer"]
+    ask = { estimates = ["max_concurrency"] }   # optional
+    deployment = { model = "llama-3-70b", gpu = "h100-sxm", gpus = 4, prompt = 3072, ... }
+    expect = { bottleneck = "kv-capacity", best_lever = "quantization", gain_band = "2-4x", reason = "kv-cap" }
+
+Unknown keys and wrong types are errors; every error is one `PackError` line naming the file, the
+line (found in the file's text), the puzzle id and the field. `expect` is the author's intended
+answer: `puzzles.check` compares it with the engine's key, which alone decides the grade.
+"""
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from engine.analysis import VERDICTS
+from engine.catalog import Catalog, builtin_catalog
+from engine.deployment import FIELD_NAMES, Deployment, build_deployment
+from engine.errors import RidgeError
+from engine.levers import GAIN_BANDS, LEVERS
+
+from puzzles.errors import PackError
+from puzzles.puzzle import ESTIMATE_NAMES, MODULES, Puzzle
+from puzzles.reasons import REASONS
+
+Module = Literal[MODULES]
+Verdict = Literal[VERDICTS]
+Lever = Literal[LEVERS]
+Band = Literal[GAIN_BANDS]
+Reason = Literal[tuple(REASONS)]
+Estimate = Literal[ESTIMATE_NAMES]
+Objective = Literal["cost", "tpot", "ttft"]
+
+_STRICT = ConfigDict(extra="forbid", strict=True)
+ID_PATTERN = r"^[a-z0-9][a-z0-9.-]*$"
+
+
+class ChapterSpec(BaseModel):
+    model_config = _STRICT
+    id: Module
+    title: str = Field(min_length=1)
+    briefing: str = Field(min_length=1)
+    expects: str = Field(min_length=1)
+
+
+class AskSpec(BaseModel):
+    model_config = _STRICT
+    estimates: list[Estimate] = Field(default_factory=list)
+
+    @field_validator("estimates")
+    @classmethod
+    def _unique(cls, value: list[str]) -> list[str]:
+        if len(set(value)) != len(value):
+            raise ValueError("estimates are listed twice")
+        return value
+
+
+class ExpectSpec(BaseModel):
+    model_config = _STRICT
+    bottleneck: Verdict | None = None
+    best_lever: Lever | None = None
+    gain_band: Band | None = None
+    reason: Reason | None = None
+
+
+class PuzzleSpec(BaseModel):
+    model_config = _STRICT
+    id: str = Field(pattern=ID_PATTERN, max_length=64)
+    title: str = Field(min_length=1)
+    difficulty: int = Field(ge=1, le=5)
+    scenario: str = Field(min_length=1)
+    objective: Objective
+    deployment: dict[str, Any]
+    levers: list[Lever] = Field(default_factory=lambda: list(LEVERS), min_length=2)
+    ask: AskSpec = Field(default_factory=AskSpec)
+    reasons: list[Reason] = Field(min_length=3, max_length=5)
+    hints: list[str] = Field(min_length=2, max_length=3)
+    expect: ExpectSpec | None = None
+
+    @field_validator("levers", "reasons")
+    @classmethod
+    def _no_repeats(cls, value: list[str]) -> list[str]:
+        if len(set(value)) != len(value):
+            raise ValueError("an entry is listed twice")
+        return value
+
+    @field_validator("id")
+    @classmethod
+    def _not_generated(cls, value: str) -> str:
+        if value.startswith("gen-"):
+            raise ValueError("ids starting with 'gen-' are reserved for generated puzzles")
+        return value
+
+
+class LoadedPack:
+    """A validated pack: its chapter, its puzzles (in file order) and where it came from."""
+
+    def __init__(self, path: str, chapter: ChapterSpec, puzzles: list[Puzzle]) -> None:
+        self.path, self.chapter, self.puzzles = path, chapter, puzzles
+
+
+# --- locating lines in the file's text -------------------------------------------------------
+
+class _Lines:
+    """Finds the line of a puzzle's block, or of a field inside it, in a pack's text."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = text.splitlines()
+        self.headers = [i for i, line in enumerate(self.lines) if re.match(r"^\s*\[\[\s*puzzles\s*\]\]", line)]
+        self.chapter = next((i for i, line in enumerate(self.lines) if re.match(r"^\s*\[\s*chapter\s*\]", line)), None)
+
+    def block(self, index: int) -> tuple[int, int]:
+        if index >= len(self.headers):
+            return (0, len(self.lines))
+        start = self.headers[index]
+        end = self.headers[index + 1] if index + 1 < len(self.headers) else len(self.lines)
+        return start, end
+
+    def find(self, index: int | None, field: str | None) -> int | None:
+        """1-based line of `field` (a dotted path) in puzzle `index`'s block; the block's header
+        when the field is not written there; the [chapter] header for index None."""
+        if index is None:
+            start, end = (self.chapter or 0), len(self.lines)
+            if self.headers and self.chapter is not None and self.chapter < self.headers[0]:
+                end = self.headers[0]
+            fallback = (self.chapter + 1) if self.chapter is not None else None
+        else:
+            start, end = self.block(index)
+            fallback = start + 1 if index < len(self.headers) else None
+        if not field:
+            return fallback
+        parts = [p for p in field.split(".") if not p.isdigit()]
+        for name in reversed(parts):
+            pattern = re.compile(rf"^\s*(\[\s*puzzles\.)?{re.escape(name)}\s*(=|\])|[{{,]\s*{re.escape(name)}\s*=")
+            for i in range(start, end):
+                if pattern.search(self.lines[i]):
+                    return i + 1
+        return fallback
+
+
+# --- loading ---------------------------------------------------------------------------------
+
+_BOOL_FIELDS = {name for name, default in Deployment.FIELDS.items() if isinstance(default, bool)}
+_TABLE_KEYS = {"model", "gpu", "route_model"} | (set(FIELD_NAMES) - {"model", "gpu", "route_model", "objective"})
+
+
+def read_pack_text(path: str | Path) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise PackError("no such file", path=str(path)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PackError(f"cannot read: {exc}", path=str(path)) from None
+
+
+def parse_toml(path: str, text: str) -> dict:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        message = str(exc)
+        match = re.search(r"at line (\d+)", message)
+        line = int(match.group(1)) if match else None
+        raise PackError(f"not valid TOML: {message}", path=path, line=line) from None
+
+
+def _pydantic_problem(exc: ValidationError) -> tuple[str, str]:
+    """(dotted field, message) for the first error pydantic reports."""
+    err = exc.errors()[0]
+    loc = ".".join(str(p) for p in err["loc"])
+    if err["type"] == "extra_forbidden":
+        return loc, f"unknown key '{err['loc'][-1]}'"
+    if err["type"] == "missing":
+        return loc, "missing"
+    value = err.get("input")
+    shown = repr(value) if not isinstance(value, (dict, list)) or len(repr(value)) < 60 else type(value).__name__
+    message = err["msg"]
+    if err["type"] == "literal_error":
+        message = "must be " + message.removeprefix("Input should be ")
+    return loc, f"{message}, got {shown}"
+
+
+def build_puzzle_deployment(table: dict, objective: str, catalog: Catalog) -> Deployment:
+    """The engine Deployment for a pack's `deployment` table; RidgeError names the field."""
+    for key in table:
+        if key == "objective":
+            raise _FieldError("deployment.objective", "set the objective at the puzzle level, not in the deployment")
+        if key not in _TABLE_KEYS:
+            raise _FieldError(f"deployment.{key}", f"unknown deployment field '{key}'")
+    for key in ("model", "gpu"):
+        if key not in table:
+            raise _FieldError(f"deployment.{key}", "missing")
+    for key in ("model", "gpu", "route_model"):
+        if key in table and not isinstance(table[key], str):
+            raise _FieldError(f"deployment.{key}", f"must be a catalog id (a string), got {table[key]!r}")
+    for key in _BOOL_FIELDS & set(table):
+        if not isinstance(table[key], bool):
+            raise _FieldError(f"deployment.{key}", f"must be true or false, got {table[key]!r}")
+    try:
+        model = catalog.model(table["model"])
+    except RidgeError as exc:
+        raise _FieldError("deployment.model", str(exc)) from None
+    try:
+        gpu = catalog.gpu(table["gpu"])
+    except RidgeError as exc:
+        raise _FieldError("deployment.gpu", str(exc)) from None
+    route = None
+    if "route_model" in table:
+        try:
+            route = catalog.model(table["route_model"])
+        except RidgeError as exc:
+            raise _FieldError("deployment.route_model", str(exc)) from None
+    values = {k: v for k, v in table.items() if k not in ("model", "gpu", "route_model")}
+    try:
+        return build_deployment(catalog, model, gpu, route_model=route, objective=objective, **values)
+    except RidgeError as exc:
+        message = str(exc)
+        first = message.split(" ", 1)[0]
+        field = f"deployment.{first}" if first in FIELD_NAMES else "deployment"
+        raise _FieldError(field, message) from None
+
+
+class _FieldError(Exception):
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field, self.message = field, message
+
+
+def puzzle_from_spec(spec: PuzzleSpec, module: str, catalog: Catalog, path: str = "", line: int | None = None) -> Puzzle:
+    """A Puzzle from a validated spec (raises _FieldError for a bad deployment)."""
+    dep = build_puzzle_deployment(spec.deployment, spec.objective, catalog)
+    return Puzzle(
+        id=spec.id, module=module, title=spec.title, difficulty=spec.difficulty, scenario=spec.scenario.strip(),
+        objective=spec.objective, deployment=dep, levers=tuple(spec.levers),
+        estimates=tuple(spec.ask.estimates), reasons=tuple(spec.reasons), hints=tuple(h.strip() for h in spec.hints),
+        expect=spec.expect.model_dump(exclude_none=True) if spec.expect else None, source=path, line=line,
+    )
+
+
+def load_pack(path: str | Path, catalog: Catalog | None = None, problems: list[PackError] | None = None) -> LoadedPack | None:
+    """Load and validate one pack file.
+
+    Without `problems`, the first problem raises PackError. With a list, every problem found is
+    appended to it (one per puzzle at most) and the valid puzzles are still returned, so `check`
+    can report them all; the return is None when the file itself is unusable."""
+    catalog = catalog or builtin_catalog()
+    path = str(path)
+
+    def fail(error: PackError) -> None:
+        if problems is None:
+            raise error
+        problems.append(error)
+
+    try:
+        text = read_pack_text(path)
+        data = parse_toml(path, text)
+    except PackError as exc:
+        fail(exc)
+        return None
+    lines = _Lines(text)
+    for key in data:
+        if key not in ("chapter", "puzzles"):
+            fail(PackError(f"unknown top-level key '{key}' (a pack holds [chapter] and [[puzzles]])",
+                           path=path, line=_top_line(lines, key)))
+            return None
+    if "chapter" not in data:
+        fail(PackError("missing the [chapter] table", path=path, line=1))
+        return None
+    try:
+        chapter = ChapterSpec.model_validate(data["chapter"])
+    except ValidationError as exc:
+        field, message = _pydantic_problem(exc)
+        fail(PackError(message, path=path, line=lines.find(None, field), field=f"chapter.{field}"))
+        return None
+    raw_puzzles = data.get("puzzles", [])
+    if not isinstance(raw_puzzles, list):
+        fail(PackError("puzzles must be an array of tables ([[puzzles]])", path=path, line=_top_line(lines, "puzzles")))
+        return None
+    puzzles: list[Puzzle] = []
+    for index, raw in enumerate(raw_puzzles):
+        pid = raw.get("id") if isinstance(raw, dict) and isinstance(raw.get("id"), str) else f"#{index + 1}"
+        try:
+            spec = PuzzleSpec.model_validate(raw)
+        except ValidationError as exc:
+            field, message = _pydantic_problem(exc)
+            fail(PackError(message, path=path, line=lines.find(index, field), puzzle=pid, field=field))
+            continue
+        header = lines.find(index, None)
+        try:
+            puzzles.append(puzzle_from_spec(spec, chapter.id, catalog, path, header))
+        except _FieldError as exc:
+            fail(PackError(exc.message, path=path, line=lines.find(index, exc.field), puzzle=pid, field=exc.field))
+    return LoadedPack(path, chapter, puzzles)
+
+
+def _top_line(lines: _Lines, key: str) -> int | None:
+    for i, line in enumerate(lines.lines):
+        if re.match(rf"^\s*(\[+\s*)?{re.escape(key)}\b", line):
+            return i + 1
+    return None
