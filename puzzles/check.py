@@ -24,7 +24,12 @@ def puzzle_problems(puzzle: Puzzle, key: Key | None = None) -> list[PackError]:
     key = key or compute_key(puzzle)
 
     def err(field: str, message: str) -> PackError:
-        return PackError(message, path=puzzle.source or None, line=puzzle.line, puzzle=puzzle.id, field=field)
+        line = puzzle.line
+        if field not in ("deployment", "id"):
+            from puzzles.schema import field_line
+
+            line = field_line(puzzle, field)
+        return PackError(message, path=puzzle.source or None, line=line, puzzle=puzzle.id, field=field)
 
     problems = []
     for field, message in ambiguity(key.solution, band_margin=None):

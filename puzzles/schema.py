@@ -305,12 +305,26 @@ def load_pack(path: str | Path, catalog: Catalog | None = None, problems: list[P
             field, message = _pydantic_problem(exc)
             fail(PackError(message, path=path, line=lines.find(index, field), puzzle=pid, field=field))
             continue
-        header = lines.find(index, None)
+        id_line = lines.find(index, "id")
         try:
-            puzzles.append(puzzle_from_spec(spec, chapter.id, catalog, path, header))
+            puzzle = puzzle_from_spec(spec, chapter.id, catalog, path, id_line)
+            puzzle.extra["index"] = index
+            puzzles.append(puzzle)
         except _FieldError as exc:
             fail(PackError(exc.message, path=path, line=lines.find(index, exc.field), puzzle=pid, field=exc.field))
     return LoadedPack(path, chapter, puzzles)
+
+
+def field_line(puzzle: Puzzle, field: str) -> int | None:
+    """The line of `field` (dotted) inside a loaded puzzle's block in its pack, else its id line."""
+    index = puzzle.extra.get("index")
+    if not puzzle.source or index is None:
+        return puzzle.line
+    try:
+        text = Path(puzzle.source).read_text(encoding="utf-8")
+    except OSError:
+        return puzzle.line
+    return _Lines(text).find(index, field) or puzzle.line
 
 
 def _top_line(lines: _Lines, key: str) -> int | None:

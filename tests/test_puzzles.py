@@ -1,0 +1,287 @@
+"""The puzzle bank: built-in packs hold up against the engine, malformed packs fail clearly, the
+command line's JSON contract, and the puzzle layer never loads Textual."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine.catalog import builtin_catalog
+from engine.errors import RidgeError
+from puzzles import bank
+from puzzles.check import check_paths
+from puzzles.errors import PackError
+from puzzles.puzzle import MODULES
+from puzzles.schema import load_pack
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "app", *args], cwd=ROOT, capture_output=True, text=True, timeout=60)
+
+
+def cli(capsys, *args: str) -> tuple[int, str, str]:
+    from app.cli import main
+
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# --- the built-in curriculum -------------------------------------------------------------------
+
+def test_builtin_packs_pass_check_through_the_command_line():
+    result = run_cli("puzzles", "check")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip().startswith("ok:")
+    assert "Traceback" not in result.stderr
+
+
+def test_every_module_has_a_chapter_briefing_and_enough_puzzles():
+    chapters = {c.id: c for c in bank.chapters()}
+    assert set(chapters) == set(MODULES)
+    for module in MODULES:
+        chapter = chapters[module]
+        assert chapter.briefing.count("\n\n") >= 1, f"{module}: the briefing should be a few paragraphs"
+        assert chapter.expects.strip()
+        count = len(bank.in_module(module))
+        assert count >= (12 if module == "clearing-test" else 6), (module, count)
+
+
+def test_the_packs_use_the_whole_catalog():
+    cat = builtin_catalog()
+    puzzles = bank.builtin().values()
+    assert {p.deployment.model.id for p in puzzles} >= set(cat.models)
+    assert {p.deployment.gpu.id for p in puzzles} >= set(cat.gpus)
+    kv_and_cost = [p for p in puzzles if p.module in ("kv-cache", "cost-model")]
+    assert any(p.deployment.model.is_moe and not p.deployment.model.is_mla for p in kv_and_cost)
+    assert any(p.deployment.model.is_mla for p in kv_and_cost)
+
+
+def test_corrected_claims_each_have_two_puzzles_where_the_popular_belief_fails():
+    """'FP8 doubles throughput': quantization is offered, gains well under 2x, and the belief's
+    answer (quantization, 2-4x) is graded wrong. 'Speculation is a general speedup': it is offered
+    and loses (gain below 1)."""
+    from puzzles.grading import Prediction, band_right
+
+    fp8, spec = [], []
+    for p in bank.builtin().values():
+        key = bank.key(p)
+        if "quantization" in p.levers:
+            g = key.lever_gain("quantization")
+            belief_right = key.best_lever == "quantization" and band_right("2-4x", key)
+            if g is not None and g < 1.6 and not belief_right:
+                fp8.append(p.id)
+        if "speculative-decoding" in p.levers:
+            g = key.lever_gain("speculative-decoding")
+            if g is not None and g < 1.0 and key.best_lever != "speculative-decoding":
+                spec.append(p.id)
+    assert len(fp8) >= 2, fp8
+    assert len(spec) >= 2, spec
+    assert Prediction  # the belief is graded through the same band rule the game uses
+
+
+def test_keys_are_cached_and_hold_every_offered_lever():
+    p = bank.get("kv-cache-01")
+    key = bank.key(p)
+    assert key is bank.key(p)
+    assert [lv.name for lv in key.levers] != [] and {lv.name for lv in key.levers} == set(p.levers)
+    gains = [lv.gain for lv in key.levers if lv.gain is not None]
+    assert gains == sorted(gains, reverse=True)
+    assert key.derivation and any("KV/token" in line or "KV" in line for line in key.derivation)
+    assert key.estimates["kv_bytes_per_token"] == 327_680
+    assert key.estimates["max_concurrency"] == 125
+
+
+def test_unknown_puzzle_id_is_one_clear_error():
+    with pytest.raises(RidgeError, match="unknown puzzle"):
+        bank.get("no-such-puzzle")
+    with pytest.raises(RidgeError, match="generated puzzle id"):
+        bank.get("gen-s1-d9-0001")
+
+
+# --- malformed packs -------------------------------------------------------------------------
+
+GOOD_PUZZLE = '''
+[[puzzles]]
+id = "{pid}"
+title = "A test"
+difficulty = 2
+scenario = "Someone serves a model."
+objective = "cost"
+reasons = ["kv-cap", "kv-read", "weight-read"]
+hints = ["one", "two"]
+deployment = {{ model = "{model}", gpu = "h100-sxm", gpus = 4, prompt = 3072, output = 2048, concurrency = 200 }}
+'''
+
+CHAPTER = '''[chapter]
+id = "kv-cache"
+title = "T"
+briefing = "B"
+expects = "E"
+'''
+
+
+def write(tmp_path, name, text) -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def test_a_minimal_pack_loads(tmp_path):
+    path = write(tmp_path, "ok.toml", CHAPTER + GOOD_PUZZLE.format(pid="t-01", model="llama-3-70b"))
+    pack = load_pack(path)
+    assert [p.id for p in pack.puzzles] == ["t-01"]
+    problems, count, packs = check_paths([path])
+    assert (problems, count, packs) == ([], 1, 1)
+
+
+@pytest.mark.parametrize("case, text, where", [
+    ("bad-toml", CHAPTER + "[[puzzles]]\nid = \"x\nbroken", ":7: not valid TOML"),
+    ("unknown-key", CHAPTER + GOOD_PUZZLE.format(pid="t-01", model="llama-3-70b").replace(
+        'objective = "cost"', 'objective = "cost"\ncolour = "red"'), ":13: puzzle t-01: colour: unknown key 'colour'"),
+    ("wrong-type", CHAPTER + GOOD_PUZZLE.format(pid="t-01", model="llama-3-70b").replace(
+        "difficulty = 2", 'difficulty = "hard"'), ":10: puzzle t-01: difficulty: Input should be a valid integer"),
+    ("unknown-model", CHAPTER + GOOD_PUZZLE.format(pid="t-01", model="llama-9"),
+     ":15: puzzle t-01: deployment.model: unknown model 'llama-9'"),
+    ("duplicate-id", CHAPTER + GOOD_PUZZLE.format(pid="t-01", model="llama-3-70b")
+     + GOOD_PUZZLE.format(pid="t-01", model="llama-3-70b"), ":18: puzzle t-01: id: duplicate id: already used at"),
+    ("bad-deployment-field", CHAPTER + GOOD_PUZZLE.format(pid="t-01", model="llama-3-70b").replace(
+        "concurrency = 200", "concurency = 200"), ":15: puzzle t-01: deployment.concurency: unknown deployment field"),
+    ("bad-reason", CHAPTER + GOOD_PUZZLE.format(pid="t-01", model="llama-3-70b").replace(
+        '"kv-cap", "kv-read"', '"kv-cap", "vibes"'), ":13: puzzle t-01: reasons.1: must be"),
+])
+def test_malformed_packs_give_one_line_naming_file_line_id_and_field(tmp_path, capsys, case, text, where):
+    path = write(tmp_path, f"{case}.toml", text)
+    problems, _, _ = check_paths([path])
+    assert problems, case
+    line = str(problems[0])
+    assert line.startswith(path) and where in line, line
+    assert "\n" not in line
+    code, out, err = cli(capsys, "puzzles", "check", path)
+    assert code == 1 and where in out and "Traceback" not in out + err
+
+
+def test_an_expect_that_disagrees_with_the_engine_fails_check(tmp_path, capsys):
+    text = CHAPTER + GOOD_PUZZLE.format(pid="t-01", model="llama-3-70b") + \
+        'expect = { best_lever = "paged-kv", reason = "kv-cap" }\n'
+    path = write(tmp_path, "expect.toml", text)
+    problems, _, _ = check_paths([path])
+    assert [p.field for p in problems] == ["expect.best_lever"] and problems[0].line == 16
+    assert "the engine says 'quantization'" in str(problems[0])
+    code, out, _ = cli(capsys, "puzzles", "check", path, "--json")
+    assert code == 1 and json.loads(out)["problems"][0]["field"] == "expect.best_lever"
+
+
+def test_a_key_reason_missing_from_the_candidates_and_an_ambiguous_deployment_fail_check(tmp_path):
+    missing = GOOD_PUZZLE.format(pid="t-01", model="llama-3-70b").replace('"kv-cap", ', '"idle-flops", ')
+    # 125 sequences fit; 130 wanted is within 10% of the capacity threshold.
+    ambiguous = GOOD_PUZZLE.format(pid="t-02", model="llama-3-70b").replace("concurrency = 200", "concurrency = 130")
+    problems, _, _ = check_paths([write(tmp_path, "p.toml", CHAPTER + missing + ambiguous)])
+    first = [p for p in problems if p.puzzle == "t-01"]
+    assert [p.field for p in first] == ["reasons"] and "kv-cap" in str(first[0]) and first[0].line == 13
+    second = " | ".join(str(p) for p in problems if p.puzzle == "t-02")
+    assert "ambiguous: rule kv-capacity is borderline" in second
+
+
+def test_missing_pack_file_is_an_error_not_a_traceback(capsys):
+    code, out, err = cli(capsys, "puzzles", "check", "/nonexistent/pack.toml")
+    assert code == 1 and "no such file" in out
+
+
+def test_load_pack_raises_pack_error_without_a_problem_list(tmp_path):
+    path = write(tmp_path, "bad.toml", CHAPTER + GOOD_PUZZLE.format(pid="t-01", model="nope"))
+    with pytest.raises(PackError) as info:
+        load_pack(path)
+    assert info.value.puzzle == "t-01" and info.value.field == "deployment.model" and info.value.line == 15
+
+
+# --- the command line ------------------------------------------------------------------------
+
+def test_list_json(capsys):
+    code, out, _ = cli(capsys, "puzzles", "list", "--json")
+    rows = json.loads(out)
+    assert code == 0 and len(rows) == len(bank.builtin())
+    assert set(rows[0]) == {"id", "module", "title", "difficulty"}
+
+
+def test_show_hides_the_key_unless_asked(capsys):
+    code, out, _ = cli(capsys, "puzzles", "show", "kv-cache-01", "--json")
+    card = json.loads(out)
+    assert code == 0 and "answer" not in card
+    for field in ("id", "module", "title", "difficulty", "scenario", "deployment", "objective", "levers",
+                  "reasons", "reason_texts", "ask", "hints"):
+        assert field in card
+    assert card["deployment"]["model"] == "llama-3-70b" and card["ask"]["estimates"] == ["kv_bytes_per_token", "max_concurrency"]
+    code, out, _ = cli(capsys, "puzzles", "show", "kv-cache-01", "--json", "--answer")
+    answer = json.loads(out)["answer"]
+    assert answer["bottleneck"] == "kv-capacity" and answer["best_lever"] == "quantization"
+    assert answer["gain_band"] == "2-4x" and answer["reason"] == "kv-cap"
+    assert answer["levers"][0]["name"] == "quantization" and answer["estimates"]["max_concurrency"] == 125
+    code, out, _ = cli(capsys, "puzzles", "show", "kv-cache-01", "--answer")
+    assert "Why not the other verdicts" in out and "Derivation" in out
+
+
+def test_generate_and_show_a_generated_id(capsys):
+    code, out, _ = cli(capsys, "puzzles", "generate", "--seed", "5", "--count", "3", "--json", "--answer")
+    made = json.loads(out)
+    assert code == 0 and [p["id"] for p in made] == ["gen-s5-d1-0000", "gen-s5-d2-0001", "gen-s5-d3-0002"]
+    code, out, _ = cli(capsys, "puzzles", "show", made[2]["id"], "--json", "--answer")
+    assert json.loads(out) == made[2]
+
+
+def test_answer_grades_headlessly(capsys):
+    code, out, _ = cli(capsys, "answer", "kv-cache-01", "--bottleneck", "kv-capacity", "--lever", "quantization",
+                       "--gain", "2-4x", "--reason", "kv-cap", "--estimate", "kv_bytes_per_token=327680",
+                       "--estimate", "max_concurrency=120", "--certainty", "high", "--no-record", "--json")
+    result = json.loads(out)
+    assert code == 0 and result["outcome"] == "cleared" and result["points"] == 30
+    for field in ("answer_right", "reason_right", "key", "feedback", "misconceptions"):
+        assert field in result
+    assert result["recorded"] is None
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--lever", "routing"], "lever must be one of this puzzle's"),
+    (["--reason", "vibes"], "reason must be one of"),
+    (["--gain", "huge"], "gain band must be one of"),
+    (["--estimate", "max_concurrency=lots"], "is not a number"),
+])
+def test_answer_rejects_bad_input_with_one_line(capsys, args, message):
+    base = {"--bottleneck": "kv-capacity", "--lever": "quantization", "--gain": "2-4x", "--reason": "kv-cap",
+            "--certainty": "low"}
+    argv = ["answer", "kv-cache-01", "--estimate", "kv_bytes_per_token=1"]
+    overrides = dict(zip(args[::2], args[1::2]))
+    for flag, value in {**base, **overrides}.items():
+        if flag != "--estimate":
+            argv += [flag, value]
+    argv += ["--estimate", overrides.get("--estimate", "max_concurrency=100"), "--no-record"]
+    code, out, err = cli(capsys, *argv)
+    assert code == 2 and message in err and err.count("\n") == 1
+
+
+def test_answer_records_the_attempt(capsys, tmp_path):
+    pytest.importorskip("saves.store")
+    code, out, _ = cli(capsys, "answer", "gen-s3-d1-0000", "--bottleneck", "does-not-fit", "--lever", "batching",
+                       "--gain", "over-4x", "--reason", "weights-overflow", "--certainty", "low",
+                       "--save-dir", str(tmp_path), "--profile", "tester", "--json")
+    result = json.loads(out)
+    assert code == 0 and result["recorded"] == {"profile": "tester", "seq": 1}
+    from saves.store import SaveStore
+
+    attempt = SaveStore(tmp_path).load("tester").attempts[-1]
+    assert (attempt.puzzle_id, attempt.mode, attempt.outcome) == ("gen-s3-d1-0000", "cli", result["outcome"])
+    assert attempt.key.best_lever == result["key"]["best_lever"]
+    assert (attempt.generator.seed, attempt.generator.difficulty, attempt.generator.index) == (3, 1, 0)
+
+
+def test_the_puzzle_layer_imports_no_textual_or_numpy():
+    code = ("import puzzles.bank, puzzles.generator, puzzles.grading, puzzles.check, puzzles.cards, sys; "
+            "puzzles.bank.builtin(); puzzles.generator.make(1, 5, 0); "
+            "assert 'textual' not in sys.modules, 'textual'; assert 'numpy' not in sys.modules, 'numpy'")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
