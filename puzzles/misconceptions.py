@@ -55,7 +55,7 @@ def detect(puzzle, key, prediction) -> list[Misconception]:
         if truth is None or truth <= 0 or value is None or value <= 0:
             continue
         ratio = value / truth
-        if name in ("kv_bytes_per_token", "weight_bytes", "max_concurrency"):
+        if name == "weight_bytes":
             if _near(ratio, GIB_OVER_GB) or _near(ratio, 1 / GIB_OVER_GB):
                 found.setdefault("gb-vs-gib", f"{name}: {fmt.num(value)} is off by the GB/GiB factor 1.074 "
                                               f"from {fmt.num(truth)}")
