@@ -36,8 +36,8 @@ from engine.levers import LEVERS
 
 from puzzles import fmt
 from puzzles.keys import Key, ambiguity, key_from_solution, solve_offered
-from puzzles.puzzle import OBJECTIVE_TEXT, Puzzle
-from puzzles.reasons import CONFUSABLE, REASONS
+from puzzles.puzzle import Puzzle
+from puzzles.reasons import CONFUSABLE
 
 GIB = 2**30
 ID_RE = re.compile(r"^gen-s(\d{1,18})-d([1-5])-(\d{4,9})$")
@@ -296,11 +296,6 @@ def _objective(rng, level: Level, allowed=("cost", "tpot", "ttft")) -> str:
     return _pick(rng, choices)
 
 
-def _fast_gpus(level: Level) -> tuple:
-    """Accelerators with native 8-bit arithmetic (all of ours have FP8 or INT8)."""
-    return level.gpus
-
-
 _COMBOS: dict = {}
 
 
@@ -479,21 +474,6 @@ def r_prefill_route(rng, level):
                 concurrency=_round_count(cap * rng.uniform(0.2, 0.7)), objective="cost", **_route(rng, model, p + o))
 
 
-def _compute_bound_shape(rng, model, gpu, n, weights, kv):
-    """Short sequences, outputs longer than prompts, and a batch well past the weights-only
-    ridge: a decode-compute step that prefill does not outweigh."""
-    p, o = _lengths(rng, model, (30, 150), (300, 800))
-    seq = p + o / 2
-    cap = _capacity(model, gpu, n, weights, kv, seq)
-    ridge = gpu.peak_flops(weights if weights != "int4" and gpu.native(weights) else "bf16") / (gpu.bandwidth_tbps * 1e12)
-    need = ridge * PRECISION_BYTES[weights] / 2 * rng.uniform(1.4, 2.2)
-    if model.is_moe:
-        need *= model.params / model.active_params
-    if cap < need * 1.3:
-        raise _Skip
-    return p, o, _round_count(min(cap * 0.7, need * rng.uniform(1.2, 2.0)))
-
-
 def r_compute_batching(rng, level):
     model, gpu, n = _base(rng, level, models=level.big_models + ("qwen2.5-7b", "llama-3-8b"), room=0.4)
     p, o = _lengths(rng, model, (20, 100), (200, 700))
@@ -511,20 +491,6 @@ def r_compute_route(rng, level):
     c = _choose_batch(rng, shape, 64, 20000, max_fill=0.5, compute_over_memory=(1.35, 3.0), share=(0, 0.4))
     return dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, concurrency=c, weights="fp8", kv="fp8",
                 spec_alpha=0.3, objective="cost", **_route(rng, model, p + o))
-
-
-def _kv_heavy_shape(rng, model, gpu, n, weights, kv, batch=(8, 128), prompt=(2000, 24000), output=(300, 3000)):
-    """Long sequences and enough of them that the step reads more cache than weights."""
-    per_token = _stored_per_token(model, kv, n)
-    p, o = _lengths(rng, model, prompt, output)
-    seq = p + o / 2
-    weights_read = _weight_bytes(model, weights) if not model.is_moe else _weight_bytes(model, weights) * 0.8
-    need = weights_read / (seq * per_token) * rng.uniform(1.6, 3.0)
-    cap = _capacity(model, gpu, n, weights, kv, seq)
-    c = max(batch[0], need)
-    if c > batch[1] or c > cap * 0.75:
-        raise _Skip
-    return p, o, _round_count(c)
 
 
 def r_kvread_kvquant(rng, level):
@@ -938,4 +904,4 @@ def _hints(key: Key) -> tuple[str, ...]:
 
 
 __all__ = ["make", "generate", "from_id", "parse_id", "puzzle_id", "is_generated_id", "Generated", "LEVELS",
-           "TARGETS", "REASONS", "OBJECTIVE_TEXT"]
+           "TARGETS", "RECIPES"]

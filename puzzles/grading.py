@@ -25,7 +25,7 @@ from engine.levers import GAIN_BANDS
 from puzzles import fmt
 from puzzles.explain import band_text, lever_story, why_not_verdict
 from puzzles.keys import BAND_EDGES, Key
-from puzzles.misconceptions import Misconception, detect
+from puzzles.misconceptions import detect
 from puzzles.puzzle import ESTIMATE_NAMES, Puzzle
 from puzzles.reasons import REASONS, reason_fact
 from puzzles.scoring import CERTAINTIES, points

@@ -90,10 +90,6 @@ def true_estimates(solution: Solution) -> dict[str, float | None]:
     return out
 
 
-def best_gain(solution: Solution) -> float | None:
-    return solution.best.gain if solution.report.fits else None
-
-
 def key_from_solution(solution: Solution) -> Key:
     """Build a key from an already-solved deployment (the generator solves once and reuses it)."""
     r = solution.report

@@ -186,7 +186,15 @@ def parse_toml(path: str, text: str) -> dict:
 
 def _pydantic_problem(exc: ValidationError) -> tuple[str, str]:
     """(dotted field, message) for the first error pydantic reports."""
-    err = exc.errors()[0]
+    return _pydantic_problems(exc)[0]
+
+
+def _pydantic_problems(exc: ValidationError) -> list[tuple[str, str]]:
+    """(dotted field, message) for every error pydantic reports, in its order."""
+    return [_one_problem(err) for err in exc.errors()]
+
+
+def _one_problem(err: dict) -> tuple[str, str]:
     loc = ".".join(str(p) for p in err["loc"])
     if err["type"] == "extra_forbidden":
         return loc, f"unknown key '{err['loc'][-1]}'"
@@ -302,8 +310,8 @@ def load_pack(path: str | Path, catalog: Catalog | None = None, problems: list[P
         try:
             spec = PuzzleSpec.model_validate(raw)
         except ValidationError as exc:
-            field, message = _pydantic_problem(exc)
-            fail(PackError(message, path=path, line=lines.find(index, field), puzzle=pid, field=field))
+            for field, message in _pydantic_problems(exc):
+                fail(PackError(message, path=path, line=lines.find(index, field), puzzle=pid, field=field))
             continue
         id_line = lines.find(index, "id")
         try:

@@ -15,14 +15,6 @@ import sys
 from engine.errors import RidgeError
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise RidgeError(f"expected a whole number, got {text!r}") from None
-    return value
-
-
 def build(parser) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION")
     p = sub.add_parser("list", help="the built-in puzzles")
