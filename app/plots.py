@@ -31,15 +31,17 @@ class Bar:
     note: str = ""
 
 
-def bar_chart(bars: list[Bar], width: int = 60, baseline: float = 0.0) -> list[str]:
-    """Rows of `label │bar│ shown note`, bars scaled from `baseline` to the largest value."""
+def bar_chart(bars: list[Bar], width: int = 60, baseline: float = 0.0, label_share: float = 1 / 3,
+              top: float | None = None) -> list[str]:
+    """Rows of `label bar shown note`, bars scaled from `baseline` to `top` (default: the largest
+    value); labels take at most `label_share` of the width."""
     if not bars:
         return ["(nothing to chart)"]
-    label_w = min(max(len(b.label) for b in bars), max(8, width // 3))
+    label_w = min(max(len(b.label) for b in bars), max(8, int(width * label_share)))
     shown_w = max(len(b.shown) for b in bars)
     note_w = max(len(b.note) for b in bars)
     bar_w = max(6, width - label_w - shown_w - note_w - 5)
-    top = max(b.value for b in bars)
+    top = max(b.value for b in bars) if top is None else top
     span = top - baseline if top > baseline else 1.0
     lines = []
     for b in bars:

@@ -1,0 +1,19 @@
+"""`ridge play` (and plain `ridge`): open the game."""
+from __future__ import annotations
+
+import argparse
+
+
+def build(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--save-dir", metavar="DIR", default=None,
+                        help="folder for profiles and logs (default: your data folder, or $RIDGE_SAVE_DIR)")
+    parser.add_argument("--profile", metavar="NAME", default=None,
+                        help="play as this player (created if new)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from app.game import make_app
+
+    app = make_app(save_dir=args.save_dir, profile=args.profile)
+    app.run()
+    return int(app.return_code or 0)

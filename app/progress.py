@@ -1,0 +1,235 @@
+"""A player's session: their save, the chapters and puzzles, what to play next, and recording.
+
+No Textual here: the screens ask this object questions and show the answers, and tests can ask
+the same questions directly. Puzzles and saves are imported when a session is opened, not when
+the app starts, so the home screen can draw first.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import dataclass
+from typing import Any, Callable
+
+RETRY_SETTING = "retry"
+THEME_SETTING = "theme"
+
+
+def utc_now() -> _dt.datetime:
+    return _dt.datetime.now(_dt.timezone.utc)
+
+
+@dataclass(frozen=True)
+class Chapter:
+    """One campaign chapter, as the screens show it."""
+
+    id: str
+    number: int
+    title: str
+    briefing: str
+    expects: tuple[str, ...]
+    puzzle_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ChapterProgress:
+    total: int
+    tried: int
+    cleared: int
+    mastery: float  # share of tried puzzles whose latest attempt cleared (saves.stats)
+
+    @property
+    def done(self) -> bool:
+        return self.total > 0 and self.cleared >= self.total
+
+
+def _text_list(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return tuple(line.strip().lstrip("-•*").strip() for line in value.splitlines() if line.strip())
+    return tuple(str(v) for v in value)
+
+
+def reflow(text: str) -> str:
+    """Join a TOML block's hard-wrapped lines into paragraphs (blank lines and list items stay)."""
+    paragraphs = []
+    for block in text.strip().split("\n\n"):
+        lines = [line.strip() for line in block.splitlines() if line.strip()]
+        merged: list[str] = []
+        for line in lines:
+            if merged and not line.startswith(("-", "•", "*")):
+                merged[-1] += " " + line
+            else:
+                merged.append(line)
+        paragraphs.append("\n".join(merged))
+    return "\n\n".join(paragraphs)
+
+
+class Bank:
+    """The puzzle bank as the app uses it: chapters with their puzzle ids, puzzles and keys by id.
+    Wraps `puzzles.bank` (or anything with the same functions, for tests)."""
+
+    def __init__(self, source: Any = None) -> None:
+        if source is None:
+            from puzzles import bank as source
+        self.source = source
+        self._chapters: list[Chapter] | None = None
+
+    def chapters(self) -> list[Chapter]:
+        if self._chapters is None:
+            chapters = []
+            for number, spec in enumerate(self.source.chapters(), 1):
+                ids = tuple(p.id for p in self.source.in_module(spec.id))
+                chapters.append(Chapter(id=spec.id, number=number, title=spec.title,
+                                        briefing=reflow(spec.briefing), expects=_text_list(spec.expects),
+                                        puzzle_ids=ids))
+            self._chapters = chapters
+        return self._chapters
+
+    def puzzle(self, puzzle_id: str):
+        return self.source.get(puzzle_id)
+
+    def key(self, puzzle):
+        return self.source.key(puzzle)
+
+
+class Session:
+    """One player's view of the campaign. Call `reload()` after anything is written."""
+
+    def __init__(self, store: Any, name: str, bank: Any, clock: Callable[[], _dt.datetime] = utc_now) -> None:
+        self.store = store
+        self.name = name
+        self.bank = bank
+        self.clock = clock
+        self.chapters = bank.chapters()
+        self.profile = None
+        self.stats = None
+        self.reload()
+
+    # -- the save --------------------------------------------------------------------------
+    def reload(self) -> None:
+        from saves.stats import derive
+
+        self.profile = self.store.load(self.name)
+        self.stats = derive(self.profile, now=self.clock())
+
+    @property
+    def attempts(self) -> tuple:
+        return self.profile.attempts if self.profile is not None else ()
+
+    @property
+    def settings(self) -> dict:
+        return dict(self.profile.settings) if self.profile is not None else {}
+
+    def update_settings(self, **values: Any) -> None:
+        self.store.update_settings(self.name, **values)
+        self.reload()
+
+    # -- puzzles ---------------------------------------------------------------------------
+    def puzzle(self, puzzle_id: str):
+        return self.bank.puzzle(puzzle_id)
+
+    def chapter(self, chapter_id: str) -> Chapter:
+        for ch in self.chapters:
+            if ch.id == chapter_id:
+                return ch
+        raise KeyError(chapter_id)
+
+    def chapter_of(self, puzzle_id: str) -> Chapter | None:
+        for ch in self.chapters:
+            if puzzle_id in ch.puzzle_ids:
+                return ch
+        try:
+            return self.chapter(self.puzzle(puzzle_id).module)
+        except Exception:  # noqa: BLE001 - an unknown or generated id has no chapter of its own
+            return None
+
+    def outcomes(self, puzzle_id: str) -> list[str]:
+        return [a.outcome for a in self.attempts if a.puzzle_id == puzzle_id]
+
+    def latest(self, puzzle_id: str) -> str | None:
+        found = self.outcomes(puzzle_id)
+        return found[-1] if found else None
+
+    def cleared(self, puzzle_id: str) -> bool:
+        return "cleared" in self.outcomes(puzzle_id)
+
+    def progress(self, chapter: Chapter) -> ChapterProgress:
+        ids = chapter.puzzle_ids
+        tried = sum(1 for p in ids if self.outcomes(p))
+        cleared = sum(1 for p in ids if self.cleared(p))
+        module = self.stats.by_module.get(chapter.id) if self.stats else None
+        return ChapterProgress(len(ids), tried, cleared, module.mastery if module else 0.0)
+
+    def started(self, chapter: Chapter) -> bool:
+        return any(self.outcomes(p) for p in chapter.puzzle_ids)
+
+    def earlier_unfinished(self, chapter: Chapter) -> list[Chapter]:
+        """Chapters before this one that are not yet cleared (jumping ahead is allowed)."""
+        return [ch for ch in self.chapters if ch.number < chapter.number and not self.progress(ch).done]
+
+    # -- the retry queue -------------------------------------------------------------------
+    @property
+    def retry_queue(self) -> list[str]:
+        text = self.settings.get(RETRY_SETTING, "")
+        return [p for p in str(text).split(",") if p]
+
+    def queue_retry(self, puzzle_id: str) -> None:
+        queue = [p for p in self.retry_queue if p != puzzle_id] + [puzzle_id]
+        self.update_settings(**{RETRY_SETTING: ",".join(queue)})
+
+    def _dequeue(self, puzzle_id: str) -> None:
+        if puzzle_id in self.retry_queue:
+            queue = [p for p in self.retry_queue if p != puzzle_id]
+            self.store.update_settings(self.name, **{RETRY_SETTING: ",".join(queue) or None})
+
+    # -- what next -------------------------------------------------------------------------
+    def next_puzzle(self, exclude: tuple[str, ...] = (), within: Chapter | None = None) -> str | None:
+        """The player's next puzzle: in the earliest chapter not yet cleared, a puzzle never tried,
+        else one tried but not cleared; puzzles put off with "retry later" come after every other
+        chapter; None when everything is cleared."""
+        queue = self.retry_queue
+        chapters = [within] if within is not None else self.chapters
+        for ch in chapters:
+            open_ids = [p for p in ch.puzzle_ids if not self.cleared(p) and p not in exclude and p not in queue]
+            untried = [p for p in open_ids if not self.outcomes(p)]
+            if untried:
+                return untried[0]
+            if open_ids:
+                return open_ids[0]
+        for p in queue:
+            if p not in exclude and (within is None or p in within.puzzle_ids):
+                return p
+        return None
+
+    # -- recording -------------------------------------------------------------------------
+    def record(self, puzzle, prediction: dict, outcome: str, key, hints_used: int,
+               seconds_taken: float, locked_at: _dt.datetime, mode: str = "campaign"):
+        """Append the locked-in attempt to the save; return the recorded Attempt."""
+        from saves.model import AnswerKey, AttemptIn, GeneratorRef, Prediction
+
+        generator = None
+        gen = getattr(puzzle, "extra", {}).get("generator") if isinstance(getattr(puzzle, "extra", None), dict) else None
+        if isinstance(gen, dict):
+            try:
+                generator = GeneratorRef(**gen)
+            except Exception:  # noqa: BLE001 - provenance is optional
+                generator = None
+        attempt = AttemptIn(
+            puzzle_id=puzzle.id, module=puzzle.module, mode=mode,
+            prediction=Prediction(
+                bottleneck=prediction.get("bottleneck", ""), lever=prediction.get("lever", ""),
+                gain_band=prediction.get("gain_band", ""), reason=prediction.get("reason", ""),
+                certainty=prediction["certainty"],
+                estimates={k: float(v) for k, v in (prediction.get("estimates") or {}).items()}),
+            outcome=outcome, hints_used=hints_used, locked_at=locked_at,
+            seconds_taken=round(max(0.0, seconds_taken), 3),
+            key=AnswerKey(bottleneck=key.bottleneck, best_lever=key.best_lever,
+                          gain_band=key.gain_band, reason=key.reason or ""),
+            generator=generator,
+        )
+        recorded = self.store.record_attempt(self.name, attempt)
+        if outcome == "cleared":
+            self._dequeue(puzzle.id)
+        self.reload()
+        return recorded

@@ -1,0 +1,1 @@
+"""The game's screens: home, campaign map and briefings, puzzle, reveal, stats, help, dialogs."""

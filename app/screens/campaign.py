@@ -1,0 +1,273 @@
+"""The campaign: a map of the course's chapters, and each chapter's briefing with its puzzles.
+
+Chapters guide and never lock: any chapter opens, and a chapter opened early says what it
+builds on. `open_next` is the Continue button's logic, shared with the reveal's Next.
+"""
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Label, OptionList, Static
+from textual.widgets.option_list import Option
+
+from app import labels
+from app.errors import Guarded
+
+
+def _bar(fraction: float, width: int = 10) -> str:
+    filled = round(max(0.0, min(1.0, fraction)) * width)
+    return "█" * filled + "░" * (width - filled)
+
+
+def open_puzzle(app, puzzle_id: str, replace: bool = False) -> None:
+    """Show a puzzle; `replace` swaps it for the current screen (after a reveal)."""
+    from app.screens.puzzle import PuzzleScreen
+
+    screen = PuzzleScreen(puzzle_id)
+    if replace:
+        app.switch_screen(screen)
+    else:
+        app.push_screen(screen)
+
+
+def open_next(app, after: str | None = None, replace: bool = False) -> None:
+    """Go to the player's next puzzle: within the same chapter first when coming from one, via
+    the chapter's briefing the first time a chapter is entered."""
+    session = app.session
+    exclude = (after,) if after else ()
+    pid = None
+    if after:
+        chapter = session.chapter_of(after)
+        if chapter is not None:
+            pid = session.next_puzzle(exclude=exclude, within=chapter)
+    if pid is None:
+        pid = session.next_puzzle(exclude=exclude)
+    if pid is None:
+        app.notify("Every puzzle is cleared. Replay any chapter from the map.", title="Campaign complete")
+        go_to_map(app)
+        return
+    chapter = session.chapter_of(pid)
+    if chapter is not None and not session.started(chapter):
+        screen = BriefingScreen(chapter.id, start=pid)
+        if replace:
+            app.switch_screen(screen)
+        else:
+            app.push_screen(screen)
+        return
+    open_puzzle(app, pid, replace=replace)
+
+
+def go_to_map(app) -> None:
+    """Back to the campaign map, reusing the one in the stack when there is one."""
+    from app.screens.home import HomeScreen
+
+    stack = app.screen_stack
+    for index in range(len(stack) - 1, -1, -1):
+        if isinstance(stack[index], CampaignScreen):
+            while app.screen is not stack[index]:
+                app.pop_screen()
+            stack[index].refresh_view()
+            return
+        if isinstance(stack[index], HomeScreen):
+            while app.screen is not stack[index]:
+                app.pop_screen()
+            app.push_screen(CampaignScreen())
+            return
+    app.push_screen(CampaignScreen())
+
+
+class CampaignScreen(Guarded, Screen):
+    """Every chapter with its progress and mastery; open any of them."""
+
+    HELP = """\
+## The campaign map
+
+One chapter per module of the course, in order. Each line shows how many of its puzzles you
+have cleared and your mastery (the share of tried puzzles whose latest attempt was cleared).
+Chapters never lock: open any with **Enter**. A chapter opened early says what it expects
+you to know.
+"""
+
+    BINDINGS = [
+        Binding("enter", "open", "Open chapter", id="map.open", tooltip="Open the highlighted chapter's briefing"),
+        Binding("c", "continue", "Continue", id="map.continue", tooltip="Go straight to your next puzzle"),
+        Binding("escape", "back", "Home", id="map.back", tooltip="Back to the home screen"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__(id="campaign")
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="campaign-body"):
+            yield OptionList(id="chapters")
+            with VerticalScroll(id="chapter-detail"):
+                yield Static("", id="chapter-info", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = "Campaign map"
+        self.refresh_view()
+        chapters = self.query_one("#chapters", OptionList)
+        pid = self.app.session.next_puzzle()
+        chapter = self.app.session.chapter_of(pid) if pid else None
+        if chapter is not None:
+            chapters.highlighted = chapter.number - 1
+        chapters.focus()
+
+    def on_screen_resume(self) -> None:
+        self.refresh_view()
+
+    def refresh_view(self) -> None:
+        session = self.app.session
+        chapters = self.query_one("#chapters", OptionList)
+        highlighted = chapters.highlighted
+        chapters.clear_options()
+        for ch in session.chapters:
+            prog = session.progress(ch)
+            mark = "✓" if prog.done else ("…" if prog.tried else " ")
+            chapters.add_option(Option(f"{mark} {ch.number:>2}. {ch.title}\n"
+                                       f"      {prog.cleared}/{prog.total} cleared · mastery {prog.mastery:.0%}",
+                                       id=ch.id))
+        chapters.highlighted = highlighted if highlighted is not None else 0
+        self._show(chapters.highlighted or 0)
+
+    def _show(self, index: int) -> None:
+        session = self.app.session
+        if not session.chapters:
+            return
+        ch = session.chapters[min(index, len(session.chapters) - 1)]
+        prog = session.progress(ch)
+        lines = [f"Chapter {ch.number}: {ch.title}", ""]
+        lines.append(f"Cleared  {_bar(prog.cleared / prog.total if prog.total else 0)} {prog.cleared}/{prog.total}")
+        lines.append(f"Mastery  {_bar(prog.mastery)} {prog.mastery:.0%}")
+        if ch.expects:
+            lines += ["", "What it expects of you:"] + [f"• {e}" for e in ch.expects]
+        earlier = session.earlier_unfinished(ch)
+        if earlier:
+            names = ", ".join(str(e.number) for e in earlier)
+            lines += ["", f"Builds on chapter{'s' if len(earlier) > 1 else ''} {names}, not yet cleared. "
+                          "You may still open it."]
+        lines += ["", "Puzzles:"]
+        for pid in ch.puzzle_ids:
+            latest = session.latest(pid)
+            try:
+                title = session.puzzle(pid).title
+            except Exception:  # noqa: BLE001 - show the id of a puzzle that will not load
+                title = pid
+            status = "✓" if session.cleared(pid) else labels.outcome_symbol(latest)
+            lines.append(f" {status} {title}")
+        lines += ["", "Enter opens the briefing."]
+        self.query_one("#chapter-info", Static).update("\n".join(lines))
+
+    @on(OptionList.OptionHighlighted, "#chapters")
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        self._show(event.option_index)
+
+    @on(OptionList.OptionSelected, "#chapters")
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        self.app.push_screen(BriefingScreen(event.option.id or ""))
+
+    def action_open(self) -> None:
+        chapters = self.query_one("#chapters", OptionList)
+        if chapters.highlighted is None:
+            return
+        option = chapters.get_option_at_index(chapters.highlighted)
+        self.app.push_screen(BriefingScreen(option.id or ""))
+
+    def action_continue(self) -> None:
+        open_next(self.app)
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+
+class BriefingScreen(Guarded, Screen):
+    """A chapter's briefing, what it expects, and its puzzles with the player's marks."""
+
+    HELP = """\
+## The briefing
+
+What this chapter is about and what it expects you to be able to do, then its puzzles.
+**Enter** on a puzzle opens it; **s** starts the next one you have not cleared.
+Marks: ✓ cleared, ~ lucky, ≈ close, ✗ missed, · not tried.
+"""
+
+    BINDINGS = [
+        Binding("s", "start", "Start", id="briefing.start", tooltip="Start this chapter's next puzzle"),
+        Binding("escape", "back", "Back", id="briefing.back", tooltip="Back"),
+    ]
+
+    def __init__(self, chapter_id: str, start: str | None = None) -> None:
+        super().__init__(id="briefing")
+        self.chapter_id = chapter_id
+        self.start_id = start
+
+    def compose(self) -> ComposeResult:
+        session = self.app.session
+        ch = session.chapter(self.chapter_id)
+        yield Header()
+        with VerticalScroll(id="briefing-body"):
+            yield Label(f"Chapter {ch.number}: {ch.title}", classes="screen-title", markup=False)
+            earlier = session.earlier_unfinished(ch)
+            if earlier:
+                names = "; ".join(f"{e.number}. {e.title}" for e in earlier)
+                yield Static(f"Jumping ahead? This chapter builds on: {names}. Nothing is locked — "
+                             "the expectations below say what it assumes.", classes="note", markup=False)
+            yield Static(ch.briefing or "", id="briefing-text", markup=False)
+            if ch.expects:
+                yield Label("What it expects of you", classes="section-title")
+                yield Static("\n".join(f"• {e}" for e in ch.expects), id="expects", markup=False)
+            yield Label("Puzzles", classes="section-title")
+            yield OptionList(id="puzzles")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = "Briefing"
+        self.refresh_view()
+        puzzles = self.query_one("#puzzles", OptionList)
+        target = self.start_id or self.app.session.next_puzzle(within=self.app.session.chapter(self.chapter_id))
+        ids = list(self.app.session.chapter(self.chapter_id).puzzle_ids)
+        if target in ids:
+            puzzles.highlighted = ids.index(target)
+        puzzles.focus()
+
+    def on_screen_resume(self) -> None:
+        self.refresh_view()
+
+    def refresh_view(self) -> None:
+        session = self.app.session
+        ch = session.chapter(self.chapter_id)
+        puzzles = self.query_one("#puzzles", OptionList)
+        highlighted = puzzles.highlighted
+        puzzles.clear_options()
+        for pid in ch.puzzle_ids:
+            try:
+                puzzle = session.puzzle(pid)
+                title, level = puzzle.title, getattr(puzzle, "difficulty", "")
+            except Exception:  # noqa: BLE001
+                title, level = pid, ""
+            status = "✓" if session.cleared(pid) else labels.outcome_symbol(session.latest(pid))
+            queued = "  (retry later)" if pid in session.retry_queue else ""
+            difficulty = f"  difficulty {level}" if level != "" else ""
+            puzzles.add_option(Option(f"{status} {title}{difficulty}{queued}", id=pid))
+        puzzles.highlighted = highlighted if highlighted is not None else 0
+
+    @on(OptionList.OptionSelected, "#puzzles")
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        open_puzzle(self.app, event.option.id or "")
+
+    def action_start(self) -> None:
+        session = self.app.session
+        ch = session.chapter(self.chapter_id)
+        pid = session.next_puzzle(within=ch) or (ch.puzzle_ids[0] if ch.puzzle_ids else None)
+        if pid is None:
+            self.notify("This chapter has no puzzles yet.", severity="warning")
+            return
+        open_puzzle(self.app, pid)
+
+    def action_back(self) -> None:
+        self.app.pop_screen()

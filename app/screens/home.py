@@ -1,0 +1,298 @@
+"""The home screen: who is playing, their progress at a glance, and the ways to play.
+
+It draws first and asks questions after: once mounted it works out the player (first run, the
+only or last player, or a picker), opens their save, and fills itself in. A save that cannot be
+read is named in one line, and set aside only if the player agrees.
+"""
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Label, OptionList, Static
+from textual.widgets.option_list import Option
+
+from app import labels
+from app.errors import Guarded
+
+
+def lab_available() -> bool:
+    """True when the lab screen is part of this build (it is optional for the home screen)."""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec("app.screens.lab") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+class HomeScreen(Guarded, Screen):
+    """Who is playing, how it is going, and where to go next."""
+
+    HELP = """\
+## Home
+
+**Continue** (c) takes you straight to your next puzzle: the first one not yet cleared in the
+earliest chapter you have not finished. **Campaign map** (m) shows every chapter; you may open
+any of them. **Stats** (s) shows mastery, outcomes over time and how well your certainty
+matches your results. **Switch player** (p) changes whose progress is saved.
+"""
+
+    BINDINGS = [
+        Binding("c", "continue", "Continue", id="home.continue", tooltip="Go straight to your next puzzle"),
+        Binding("m", "map", "Map", id="home.map", tooltip="The campaign map: every chapter"),
+        Binding("s", "stats", "Stats", id="home.stats", tooltip="Mastery, outcomes and calibration"),
+        Binding("l", "lab", "Lab", id="home.lab", tooltip="The serving lab"),
+        Binding("p", "switch_player", "Player", id="home.player", tooltip="Switch to another player"),
+        Binding("q", "quit", "Quit", id="home.quit", tooltip="Leave Ridge"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__(id="home")
+        self.has_lab = lab_available()
+        self._started = False
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with VerticalScroll(id="home-body"):
+            yield Static("Opening your save…", id="player", markup=False)
+            yield Static("", id="glance", markup=False)
+            yield Label("Ways to play", classes="section-title")
+            yield OptionList(id="ways")
+            yield Label("Chapters", classes="section-title")
+            yield Static("", id="chapter-strip", markup=False)
+        yield Footer()
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if action == "lab":
+            return self.has_lab
+        if action in ("continue", "map", "stats") and self.app.session is None:
+            return None
+        return True
+
+    def on_mount(self) -> None:
+        self._fill_ways()
+        self.call_after_refresh(self.start)
+
+    def on_screen_resume(self) -> None:
+        if self._started and self.app.session is not None:
+            try:
+                self.app.session.reload()
+            except Exception as error:  # noqa: BLE001 - shown through the damaged-save flow
+                self._save_problem(self.app.session.name, error)
+                return
+            self.refresh_view()
+
+    # -- who is playing --------------------------------------------------------------------
+    def start(self) -> None:
+        """Decide who is playing: the named player, the only or last one, a picker, or a first run."""
+        from saves.errors import SaveError
+
+        self._started = True
+        app = self.app
+        store = app.store
+        requested = app.requested_profile
+        try:
+            if requested and requested.casefold() not in {n.casefold() for n in store.profiles()}:
+                store.create_profile(requested)
+            name = store.choose_profile(requested)
+        except SaveError as error:
+            names = self._profiles_or_none()
+            if names:
+                self.pick_player(can_cancel=False)
+            else:
+                self.notify(str(error), severity="error", timeout=10)
+                self.first_run()
+            return
+        if name is None:
+            self.first_run()
+        else:
+            self.open_player(name)
+
+    def _profiles_or_none(self) -> list[str]:
+        try:
+            return self.app.store.profiles()
+        except Exception:  # noqa: BLE001 - an unreadable folder shows as no players
+            return []
+
+    def _create_profile(self, name: str) -> str | None:
+        from saves.errors import SaveError
+
+        try:
+            self.app.store.create_profile(name)
+        except SaveError as error:
+            return str(error)
+        return None
+
+    def first_run(self, first: bool = True) -> None:
+        from app.screens.dialogs import NameDialog
+
+        def created(name: str | None) -> None:
+            if name:
+                self.open_player(name)
+
+        self.app.push_screen(NameDialog(self._create_profile, first_run=first, cursor_blink=self.app.blink), created)
+
+    def pick_player(self, can_cancel: bool = True) -> None:
+        from app.screens.dialogs import NEW_PLAYER, ProfilePicker
+
+        current = self.app.session.name if self.app.session else None
+
+        def chosen(name: str | None) -> None:
+            if name == NEW_PLAYER:
+                self.first_run(first=False)
+            elif name:
+                self.open_player(name)
+
+        self.app.push_screen(ProfilePicker(self._profiles_or_none(), current, can_cancel=can_cancel), chosen)
+
+    def open_player(self, name: str) -> None:
+        try:
+            self.app.open_session(name)
+        except Exception as error:  # noqa: BLE001 - SaveError and any damage below it
+            self._save_problem(name, error)
+            return
+        self.refresh_view()
+        if self.app.ready_exit:
+            self.call_after_refresh(self.app.exit)
+
+    def _save_problem(self, name: str, error: Exception) -> None:
+        from saves.errors import SaveError
+
+        from app.screens.dialogs import ConfirmDialog
+
+        if not isinstance(error, SaveError):
+            raise error
+        line = str(error).splitlines()[0] if str(error) else type(error).__name__
+        body = (f"{name}'s save cannot be read: {line}\n\nSet the damaged files aside (they are kept, "
+                f"renamed, in the same folder) and start {name} afresh?")
+
+        def answered(agree: bool | None) -> None:
+            if agree:
+                try:
+                    moved = self.app.store.quarantine(name)
+                    self.app.store.create_profile(name)
+                except SaveError as problem:
+                    self.notify(str(problem), severity="error", timeout=10)
+                    return
+                self.notify(f"Set aside {len(moved)} file(s); {name} starts afresh.")
+                self.open_player(name)
+            else:
+                self.app.session = None
+                self.query_one("#player", Static).update(
+                    f"{name}'s save was left as it is. Choose another player with p, or quit with q.")
+                self.refresh_bindings()
+
+        self.app.push_screen(ConfirmDialog("A damaged save", body, yes="Set aside, start afresh",
+                                           no="Leave it", yes_variant="warning", dialog_id="damaged-save"),
+                             answered)
+
+    # -- drawing ---------------------------------------------------------------------------
+    def _fill_ways(self) -> None:
+        ways = self.query_one("#ways", OptionList)
+        ways.clear_options()
+        session = self.app.session
+        nxt = ""
+        if session is not None:
+            pid = session.next_puzzle()
+            if pid is None:
+                nxt = "every chapter cleared: replay any from the map"
+            else:
+                ch = session.chapter_of(pid)
+                try:
+                    title = session.puzzle(pid).title
+                except Exception:  # noqa: BLE001 - a missing puzzle still lets the player go on
+                    title = pid
+                nxt = f"{ch.title}: {title}" if ch else title
+        options = [
+            Option(f"Continue (c)   ▶ {nxt}" if nxt else "Continue (c)", id="continue"),
+            Option("Map (m)        every chapter, in any order", id="map"),
+            Option("Stats (s)      mastery, outcomes, calibration", id="stats"),
+        ]
+        if self.has_lab:
+            options.append(Option("Lab (l)        a toy serving loop to experiment with", id="lab"))
+        options.append(Option("Player (p)     switch to another player, or add one", id="switch_player"))
+        options.append(Option("Quit (q)", id="quit"))
+        ways.add_options(options)
+        ways.highlighted = 0
+
+    def refresh_view(self) -> None:
+        session = self.app.session
+        if session is None:
+            return
+        stats = session.stats
+        self.query_one("#player", Static).update(
+            f"Playing as {session.name} · {stats.score} points · {stats.attempts} attempts · "
+            f"streak {stats.streak_days} day{'s' if stats.streak_days != 1 else ''}")
+        counts = "   ".join(f"{labels.outcome(o)} {n}" for o, n in stats.by_outcome.items())
+        queue = len(session.retry_queue)
+        extra = f"   · {queue} to retry later" if queue else ""
+        self.query_one("#glance", Static).update(counts + extra)
+        self._fill_ways()
+        self.query_one("#chapter-strip", Static).update("\n".join(self.chapter_lines(session)))
+        self.refresh_bindings()
+        self.query_one("#ways", OptionList).focus()
+
+    @staticmethod
+    def chapter_lines(session) -> list[str]:
+        lines = []
+        width = max((len(ch.title) for ch in session.chapters), default=10)
+        width = min(width, 36)
+        most = max((len(ch.puzzle_ids) for ch in session.chapters), default=0)
+        for ch in session.chapters:
+            prog = session.progress(ch)
+            boxes = "".join("■" if session.cleared(p) else ("□" if session.outcomes(p) else "·")
+                            for p in ch.puzzle_ids).ljust(most)
+            mark = "✓" if prog.done else "·"
+            title = ch.title if len(ch.title) <= width else ch.title[: width - 1] + "…"
+            lines.append(f"{mark} {ch.number:>2}. {title.ljust(width)} {boxes}  {prog.cleared}/{prog.total}")
+        lines.append("■ cleared  □ tried  · not yet")
+        return lines
+
+    # -- the ways to play ------------------------------------------------------------------
+    @on(OptionList.OptionSelected, "#ways")
+    async def _way_chosen(self, event: OptionList.OptionSelected) -> None:
+        await self.run_action(event.option.id or "")
+
+    def _need_player(self) -> bool:
+        if self.app.session is None:
+            self.notify("Choose a player first (p).", severity="warning")
+            return False
+        return True
+
+    def action_continue(self) -> None:
+        if not self._need_player():
+            return
+        from app.screens.campaign import open_next
+
+        open_next(self.app)
+
+    def action_map(self) -> None:
+        if not self._need_player():
+            return
+        from app.screens.campaign import CampaignScreen
+
+        self.app.push_screen(CampaignScreen())
+
+    def action_stats(self) -> None:
+        if not self._need_player():
+            return
+        from app.screens.stats import StatsScreen
+
+        self.app.push_screen(StatsScreen())
+
+    def action_lab(self) -> None:
+        if not self.has_lab:
+            self.notify("The lab is not part of this build yet.", severity="warning")
+            return
+        from app.screens.lab import LabScreen  # type: ignore[import-not-found]
+
+        self.app.push_screen(LabScreen())
+
+    def action_switch_player(self) -> None:
+        self.pick_player()
+
+    async def action_quit(self) -> None:
+        self.app.exit()

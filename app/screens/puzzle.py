@@ -1,0 +1,276 @@
+"""The puzzle screen: the scenario and deployment card on one side, the prediction on the other,
+with hints that cost points and the napkin calculator. Lock-in asks once and is final."""
+from __future__ import annotations
+
+import time
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Header, Label, Static
+
+from app import labels
+from app.errors import Guarded
+from app.widgets.card import DeploymentCard
+from app.widgets.form import FormSpec, PredictionForm
+from app.widgets.napkin_pad import NapkinPad
+
+HINT_COST_DEFAULT = 3
+
+
+def hint_cost() -> int:
+    try:
+        from puzzles.scoring import HINT_COST
+    except ImportError:  # pragma: no cover
+        return HINT_COST_DEFAULT
+    return HINT_COST
+
+
+def form_spec(puzzle) -> FormSpec:
+    """What the form offers for this puzzle, as ids."""
+    from engine.analysis import VERDICTS
+    from engine.levers import GAIN_BANDS
+
+    try:
+        from puzzles.reasons import REASONS
+    except ImportError:  # pragma: no cover
+        REASONS = {}
+    try:
+        from puzzles.puzzle import ESTIMATE_UNITS
+    except ImportError:  # pragma: no cover
+        ESTIMATE_UNITS = {}
+    reasons = tuple((rid, REASONS.get(rid, labels.tidy(rid))) for rid in getattr(puzzle, "reasons", ()) or ())
+    estimates = tuple(getattr(puzzle, "estimates", ()) or ())
+    estimate_labels = {}
+    for est in estimates:
+        unit = ESTIMATE_UNITS.get(est)
+        base = labels.estimate(est)
+        estimate_labels[est] = base if not unit or "(" in base else f"{base}, in {unit}"
+    return FormSpec(bottlenecks=tuple(VERDICTS), levers=tuple(puzzle.levers), bands=tuple(GAIN_BANDS),
+                    reasons=reasons, estimates=estimates, estimate_labels=estimate_labels)
+
+
+class HintBox(Vertical):
+    """The hints taken so far, and the button for the next one."""
+
+    HELP = """\
+## Hints
+
+Each hint points you a little further along and costs points when the answer is graded,
+whatever the outcome. Take them one at a time with **h** or the button.
+"""
+
+    DEFAULT_CSS = """
+    HintBox { height: auto; padding: 0 1; }
+    HintBox > #hints-taken { height: auto; }
+    """
+
+    def __init__(self, hints: tuple[str, ...], cost: int, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.hints = tuple(hints)
+        self.cost = cost
+        self.taken = 0
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="hints-taken", markup=False)
+        yield Button(self._button_text(), id="hint", compact=True)
+
+    def _button_text(self) -> str:
+        left = len(self.hints) - self.taken
+        if left <= 0:
+            return "No hints left"
+        return f"Take a hint (−{self.cost} points, {left} left)"
+
+    def take(self) -> bool:
+        if self.taken >= len(self.hints):
+            return False
+        self.taken += 1
+        self.query_one("#hints-taken", Static).update(
+            "\n".join(f"{i}. {text}" for i, text in enumerate(self.hints[: self.taken], 1)))
+        button = self.query_one("#hint", Button)
+        button.label = self._button_text()
+        button.disabled = self.taken >= len(self.hints)
+        return True
+
+
+class PuzzleScreen(Guarded, Screen):
+    """One puzzle, from first look to lock-in."""
+
+    HELP = """\
+## A puzzle
+
+Read the scenario and the deployment card, then fill in your prediction: what limits the
+deployment, which lever helps most, by roughly how much, and why. Work numbers out on the
+napkin (**n**). Hints (**h**) cost points. When you are ready, lock in (**l**): you are asked
+once, and then the answer is final and the engine shows its working.
+"""
+
+    BINDINGS = [
+        Binding("l", "lock_in", "Lock in", id="puzzle.lock", tooltip="Lock in your prediction (asked once, then final)"),
+        Binding("h", "hint", "Hint", id="puzzle.hint", tooltip="Take the next hint (costs points)"),
+        Binding("n", "napkin", "Napkin", id="puzzle.napkin", tooltip="Jump to the napkin calculator"),
+        Binding("a", "answer", "Answer", id="puzzle.answer", show=False, tooltip="Jump to the prediction form"),
+        Binding("escape", "back", "Back", id="puzzle.back", tooltip="Leave this puzzle without answering"),
+    ]
+
+    def __init__(self, puzzle_id: str) -> None:
+        super().__init__(id="puzzle")
+        self.puzzle_id = puzzle_id
+        self.puzzle = None
+        self.locked = False
+        self._shown_at = time.monotonic()
+        self.lock_started: float | None = None
+
+    def compose(self) -> ComposeResult:
+        app = self.app
+        session = app.session
+        self.puzzle = puzzle = session.puzzle(self.puzzle_id)
+        chapter = session.chapter_of(puzzle.id)
+        yield Header()
+        with Horizontal(id="puzzle-body"):
+            with VerticalScroll(id="brief"):
+                where = f"Chapter {chapter.number}: {chapter.title}" if chapter else "Generated puzzle"
+                yield Label(puzzle.title, classes="screen-title", markup=False)
+                yield Label(f"{where} · difficulty {getattr(puzzle, 'difficulty', '?')}/5", classes="subtle",
+                            markup=False)
+                from app.progress import reflow
+
+                yield Static(reflow(puzzle.scenario), id="scenario", markup=False)
+                yield Label("The deployment", classes="section-title")
+                yield DeploymentCard(puzzle.deployment, id="card")
+                yield Label("Hints", classes="section-title")
+                yield HintBox(tuple(getattr(puzzle, "hints", ()) or ()), hint_cost(), id="hintbox")
+                yield Label("Napkin", classes="section-title")
+                yield NapkinPad(cursor_blink=app.blink, id="napkin")
+            with VerticalScroll(id="answer"):
+                yield Label("Your prediction", classes="section-title")
+                yield PredictionForm(form_spec(puzzle), cursor_blink=app.blink, id="form")
+                yield Button("Lock in", variant="primary", id="lock-in")
+                yield Label("Asked once, then final.", classes="subtle", id="lock-note")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = self.puzzle.title if self.puzzle else ""
+        self._shown_at = time.monotonic()
+        self.query_one("#bottleneck").focus()
+        self.run_worker(self._warm_up, thread=True, group="warm-up", exit_on_error=False)
+
+    def _warm_up(self) -> None:
+        """Load what the reveal needs while the player thinks, so lock-in shows it at once.
+        Nothing computed here is shown before lock-in."""
+        import app.screens.reveal  # noqa: F401
+        import puzzles.explain  # noqa: F401
+        import puzzles.grading  # noqa: F401
+
+        key = self.app.bank.key(self.puzzle)
+        key.derivation  # noqa: B018 - computed once and cached on the key
+
+    # -- hints and the napkin --------------------------------------------------------------
+    @on(Button.Pressed, "#hint")
+    def action_hint(self) -> None:
+        if self.locked:
+            return
+        box = self.query_one("#hintbox", HintBox)
+        if not box.take():
+            self.notify("No hints left for this puzzle.", severity="warning")
+            return
+        self.query_one("#hints-taken").scroll_visible()
+
+    @property
+    def hints_used(self) -> int:
+        return self.query_one("#hintbox", HintBox).taken
+
+    def action_napkin(self) -> None:
+        pad = self.query_one("#napkin", NapkinPad)
+        pad.input.focus()
+        pad.scroll_visible()
+
+    def action_answer(self) -> None:
+        self.query_one("#bottleneck").focus()
+
+    # -- lock-in ---------------------------------------------------------------------------
+    @on(Button.Pressed, "#lock-in")
+    def action_lock_in(self) -> None:
+        if self.locked:
+            self.notify("Already locked in.")
+            return
+        form = self.query_one("#form", PredictionForm)
+        gaps = form.missing()
+        if gaps:
+            names = ", ".join(what for what, _ in gaps)
+            self.notify(f"Still to answer: {names}.", title="Not yet", severity="warning")
+            widget = self.query_one(f"#{gaps[0][1]}")
+            widget.focus()
+            widget.scroll_visible()
+            return
+        from app.screens.dialogs import ConfirmDialog
+
+        p = form.prediction()
+        summary = [
+            f"Bottleneck   {labels.bottleneck(p['bottleneck'])}",
+            f"Best lever   {labels.lever(p['lever'])}",
+            f"Its gain     {labels.band(p['gain_band'])}",
+        ]
+        if p["reason"]:
+            summary.append(f"Because      {dict(form.spec.reasons).get(p['reason'], p['reason'])}")
+        for est, value in p["estimates"].items():
+            summary.append(f"Estimate     {labels.estimate(est)} ≈ {value:,.4g}")
+        summary.append(f"Certainty    {p['certainty']}")
+        if self.hints_used:
+            summary.append(f"Hints taken  {self.hints_used} (−{self.hints_used * hint_cost()} points)")
+        body = "\n".join(summary) + "\n\nOnce locked in, this answer cannot change."
+        self.app.push_screen(ConfirmDialog("Lock in this prediction?", body, yes="Lock in", no="Keep thinking",
+                                           dialog_id="lock-confirm"), self._confirmed)
+
+    def _confirmed(self, yes: bool | None) -> None:
+        if yes:
+            self.lock_in()
+
+    def lock_in(self) -> None:
+        """Final: freeze the form, grade, record, and show the reveal in this screen's place."""
+        if self.locked:
+            return
+        self.lock_started = time.perf_counter()
+        self.locked = True
+        form = self.query_one("#form", PredictionForm)
+        form.freeze()
+        self.query_one("#lock-in", Button).disabled = True
+        self.query_one("#hint", Button).disabled = True
+        prediction = form.prediction()
+        seconds = time.monotonic() - self._shown_at
+        app = self.app
+        from app.grading import grade_prediction
+
+        key, grade = grade_prediction(app.bank, self.puzzle, prediction, self.hints_used)
+        attempt = None
+        try:
+            attempt = app.session.record(self.puzzle, prediction, grade.outcome, key, self.hints_used,
+                                         seconds, app.now())
+        except Exception as error:  # noqa: BLE001 - the reveal still teaches; say it was not saved
+            from app.errors import log_exception
+
+            path = log_exception(error, app.log_file, "recording an attempt")
+            app.notify(f"This attempt could not be saved: {str(error).splitlines()[0] if str(error) else error!r}. "
+                       f"Details in {path}", severity="error", timeout=10)
+        from app.screens.reveal import RevealScreen
+
+        app.switch_screen(RevealScreen(self.puzzle, prediction, key, grade, self.hints_used, attempt,
+                                       started=self.lock_started))
+
+    # -- leaving ---------------------------------------------------------------------------
+    def action_back(self) -> None:
+        form = self.query_one("#form", PredictionForm)
+        if self.locked or not (form.is_dirty() or self.hints_used):
+            self.app.pop_screen()
+            return
+        from app.screens.dialogs import ConfirmDialog
+
+        def answered(leave: bool | None) -> None:
+            if leave:
+                self.app.pop_screen()
+
+        self.app.push_screen(ConfirmDialog("Leave this puzzle?", "Your answer is not locked in, so nothing is "
+                                           "recorded. You can come back to it later.", yes="Leave",
+                                           no="Stay", dialog_id="leave-confirm"), answered)

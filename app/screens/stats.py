@@ -1,0 +1,105 @@
+"""Stats: mastery per chapter, outcomes over time, and calibration — how often the player is
+right at each certainty level, against the rate at which that level starts to pay."""
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Label, Static
+
+from app import labels, plots
+from app.errors import Guarded
+
+# The share of right answers above which each certainty level earns more than the one below it
+# (from the marking table in puzzles.scoring: medium beats low above 2/3, high beats medium above 4/5).
+PAYS_ABOVE = {"low": 0.0, "medium": 2 / 3, "high": 4 / 5}
+FEW = 5
+
+
+def calibration_lines(calibration: dict) -> list[str]:
+    """One row per certainty level: answers, cleared share, where it pays, and a verdict."""
+    rows = [f"{'certainty':<10} {'answers':>7} {'cleared':>8}  {'pays above':>10}  verdict"]
+    for level in ("low", "medium", "high"):
+        cal = calibration.get(level)
+        count = getattr(cal, "count", 0)
+        share = getattr(cal, "share_cleared", None)
+        shown = "—" if share is None else f"{share:.0%}"
+        pays = "always" if level == "low" else f"{PAYS_ABOVE[level]:.0%}"
+        if count < FEW:
+            verdict = f"too few to say ({count} of {FEW})"
+        elif level == "high" and share < PAYS_ABOVE["high"]:
+            verdict = "over-confident: say medium more often"
+        elif level == "medium" and share < PAYS_ABOVE["medium"]:
+            verdict = "over-confident: say low more often"
+        elif level == "medium" and share > PAYS_ABOVE["high"]:
+            verdict = "under-confident: high would pay"
+        elif level == "low" and share > PAYS_ABOVE["medium"]:
+            verdict = "under-confident: medium would pay"
+        else:
+            verdict = "well judged"
+        rows.append(f"{level:<10} {count:>7} {shown:>8}  {pays:>10}  {verdict}")
+    return rows
+
+
+def outcome_lines(over_time: dict, days: int = 14) -> list[str]:
+    """The last `days` active days, each with its outcomes as symbols and counts."""
+    lines = []
+    for day, counts in list(over_time.items())[-days:]:
+        marks = "".join(labels.outcome_symbol(o) * n for o, n in counts.items())
+        summary = ", ".join(f"{n} {o}" for o, n in counts.items() if n)
+        lines.append(f"{day}  {marks[:30]:<30}  {summary}")
+    return lines or ["No attempts yet: your results will build up here, day by day."]
+
+
+class StatsScreen(Guarded, Screen):
+    """The player's derived figures; nothing here is stored, all recomputed from attempts."""
+
+    HELP = """\
+## Stats
+
+**Mastery** per chapter is the share of the puzzles you have tried whose latest attempt was
+cleared. **Outcomes over time** lists your active days: ✓ cleared, ~ lucky, ≈ close, ✗ missed.
+**Calibration** compares how often you clear a puzzle at each certainty level with the rate at
+which that level starts to pay: saying *high* pays only above four right in five.
+"""
+
+    BINDINGS = [Binding("escape", "back", "Back", id="stats.back", tooltip="Back")]
+
+    def __init__(self) -> None:
+        super().__init__(id="stats")
+
+    def compose(self) -> ComposeResult:
+        session = self.app.session
+        stats = session.stats
+        yield Header()
+        with VerticalScroll(id="stats-body"):
+            yield Static(
+                f"{session.name}: {stats.score} points from {stats.attempts} attempts, "
+                f"{stats.hints_used} hints taken; streak {stats.streak_days} day(s), "
+                f"longest {stats.longest_streak_days}", id="stats-summary", markup=False)
+            yield Label("Mastery by chapter", classes="section-title")
+            bars = []
+            for ch in session.chapters:
+                prog = session.progress(ch)
+                shown = f"{prog.mastery:.0%}" if prog.tried else "not tried"
+                bars.append(plots.Bar(f"{ch.number}. {ch.title}", prog.mastery, shown,
+                                      f"{prog.cleared}/{prog.total} cleared"))
+            width = max(60, min(110, self.app.size.width - 6))
+            yield Static("\n".join(plots.bar_chart(bars, width=width, label_share=0.5, top=1.0)),
+                         id="mastery", markup=False)
+            yield Label("Outcomes over time", classes="section-title")
+            recent = [a.outcome for a in session.attempts]
+            strip = plots.outcome_strip(recent, 60)
+            yield Static((f"Last {len(strip)}: {strip}\n\n" if strip else "")
+                         + "\n".join(outcome_lines(stats.outcomes_over_time)), id="outcomes", markup=False)
+            yield Label("Calibration: are you as sure as you should be?", classes="section-title")
+            yield Static("\n".join(calibration_lines(stats.calibration)), id="calibration", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = "Stats"
+        self.query_one("#stats-body").focus()
+
+    def action_back(self) -> None:
+        self.app.pop_screen()

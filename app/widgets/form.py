@@ -1,0 +1,263 @@
+"""The prediction form: bottleneck, best lever, size of its gain, the reason, numeric estimates
+where the puzzle asks for them, and how sure the player is. Locking it makes every part read-only.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import Input, Label, RadioButton, RadioSet, Select
+
+from app import labels
+from app.napkin import NapkinError, evaluate, format_number
+
+CERTAINTY_STAKES = {"low": "+10 right, 0 wrong", "medium": "+20 right, −20 wrong",
+                    "high": "+30 right, −60 wrong"}
+
+
+@dataclass(frozen=True)
+class FormSpec:
+    """What the form offers, all as ids; the form shows their labels."""
+
+    bottlenecks: tuple[str, ...]
+    levers: tuple[str, ...]
+    bands: tuple[str, ...]
+    reasons: tuple[tuple[str, str], ...] = ()  # (id, text)
+    estimates: tuple[str, ...] = ()
+    certainties: tuple[str, ...] = ("low", "medium", "high")
+    estimate_labels: dict[str, str] = field(default_factory=dict)
+
+
+FIELD_HELP = {
+    "bottleneck": """\
+## Bottleneck
+
+What limits this deployment, judged in order: does it fit at all; does the KV cache cap the
+batch below what the traffic wants; does prompt processing (prefill) take most of the GPU
+time; and during decode, is a step limited by its arithmetic, by reading the KV cache, or by
+reading the weights?""",
+    "lever": """\
+## Best lever
+
+The one change that most improves the puzzle's objective here. Every lever is tried by the
+engine after you lock in, and you will see all of them ranked.""",
+    "band": """\
+## Size of the gain
+
+How much the best lever improves the objective: the value before divided by the value after.
+Pick the band you expect.""",
+    "reason": """\
+## Reason
+
+The quantity that decides the answer. The right answer with the wrong reason grades as
+*lucky*; the right reason with a wrong answer grades as *close*.""",
+    "estimates": """\
+## Estimates
+
+Numbers the puzzle asks you to work out, judged on a log scale, so being within a modest
+factor counts. You may type arithmetic here, just as on the napkin: `2 * 8 * 128 * 80 * 2`.""",
+    "certainty": """\
+## Certainty
+
+How sure you are. High certainty pays most when you are right and costs most when you are
+wrong, so it only pays to say *high* when you are right more than four times in five, and
+*medium* when you are right more than two times in three.""",
+}
+
+
+class FormField(Vertical):
+    """A label above one control, carrying the help text F1 shows for it."""
+
+    DEFAULT_CSS = """
+    FormField {
+        height: auto;
+        padding: 0 1;
+        & > .field-label { color: $text-muted; width: 1fr; margin-top: 1; }
+        & > .field-note { color: $text-muted; padding-left: 2; }
+        & > .field-note.-error { color: $text-error; }
+    }
+    """
+
+    def __init__(self, title: str, *children, help_text: str = "", **kwargs) -> None:
+        super().__init__(Label(title, classes="field-label", markup=False), *children, **kwargs)
+        self.ridge_help = help_text
+
+
+class PredictionForm(Vertical):
+    """The whole prediction. `prediction()` returns ids; `missing()` names what is unanswered."""
+
+    HELP = FIELD_HELP["bottleneck"]
+
+    DEFAULT_CSS = """
+    PredictionForm {
+        height: auto;
+        & Select { width: 1fr; border-left: blank; }
+        & Select:focus-within { border-left: thick $accent; }
+        & Input { border-left: blank; }
+        & Input:focus { border-left: thick $accent; }
+        & RadioSet:focus, & RadioSet:focus-within { border: none; border-left: thick $accent; }
+        & RadioSet { border: none; border-left: blank; padding: 0; width: 1fr; background: transparent; }
+        & Input { width: 1fr; }
+        &.-locked { opacity: 85%; }
+    }
+    """
+
+    class Changed(Message):
+        """Some part of the prediction changed."""
+
+        def __init__(self, form: "PredictionForm") -> None:
+            super().__init__()
+            self.form = form
+
+        @property
+        def control(self) -> "PredictionForm":
+            return self.form
+
+    def __init__(self, spec: FormSpec, cursor_blink: bool = True, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.spec = spec
+        self._cursor_blink = cursor_blink
+        self.frozen = False
+
+    def compose(self) -> ComposeResult:
+        spec = self.spec
+        yield FormField(
+            "Bottleneck",
+            Select([(labels.bottleneck(b), b) for b in spec.bottlenecks], prompt="choose the bottleneck",
+                   compact=True, id="bottleneck"),
+            help_text=FIELD_HELP["bottleneck"], id="field-bottleneck")
+        yield FormField(
+            "Best lever",
+            Select([(labels.lever(lv), lv) for lv in spec.levers], prompt="choose a lever",
+                   compact=True, id="lever"),
+            help_text=FIELD_HELP["lever"], id="field-lever")
+        yield FormField(
+            "Its gain",
+            Select([(labels.band(b), b) for b in spec.bands], prompt="choose a size",
+                   compact=True, id="band"),
+            help_text=FIELD_HELP["band"], id="field-band")
+        if spec.reasons:
+            yield FormField(
+                "Because",
+                Select([(text, rid) for rid, text in spec.reasons], prompt="choose the deciding quantity",
+                       compact=True, id="reason"),
+                Label("", id="reason-text", classes="field-note", markup=False),
+                help_text=FIELD_HELP["reason"], id="field-reason")
+        for est in spec.estimates:
+            title = spec.estimate_labels.get(est) or labels.estimate(est)
+            yield FormField(
+                f"Estimate: {title}",
+                Input(placeholder="a number or a sum", compact=True, id=f"est-{est}"),
+                Label("", id=f"est-{est}-note", classes="field-note", markup=False),
+                help_text=FIELD_HELP["estimates"], classes="estimate")
+        yield FormField(
+            "How sure are you?",
+            RadioSet(*[RadioButton(f"{c}: {CERTAINTY_STAKES.get(c, '')}", name=c, id=f"certainty-{c}")
+                       for c in spec.certainties], id="certainty"),
+            help_text=FIELD_HELP["certainty"], id="field-certainty")
+
+    def on_mount(self) -> None:
+        for field_input in self.query(Input):
+            field_input.cursor_blink = self._cursor_blink
+
+    # -- reading the form ----------------------------------------------------------------
+    def _select_value(self, widget_id: str) -> str:
+        if not self.query(f"#{widget_id}"):
+            return ""
+        value = self.query_one(f"#{widget_id}", Select).value
+        return "" if value is Select.NULL or value is None else str(value)
+
+    def certainty(self) -> str:
+        pressed = self.query_one("#certainty", RadioSet).pressed_button
+        return pressed.name if pressed is not None and pressed.name else ""
+
+    def estimates(self) -> dict[str, float]:
+        out = {}
+        for est in self.spec.estimates:
+            text = self.query_one(f"#est-{est}", Input).value
+            if text.strip():
+                try:
+                    out[est] = evaluate(text)
+                except NapkinError:
+                    pass
+        return out
+
+    def prediction(self) -> dict:
+        """The prediction as ids: bottleneck, lever, gain_band, reason, certainty, estimates."""
+        if self.frozen:
+            return dict(self._snapshot)
+        return {
+            "bottleneck": self._select_value("bottleneck"),
+            "lever": self._select_value("lever"),
+            "gain_band": self._select_value("band"),
+            "reason": self._select_value("reason"),
+            "certainty": self.certainty(),
+            "estimates": self.estimates(),
+        }
+
+    def missing(self) -> list[tuple[str, str]]:
+        """(what, widget id) for every part still unanswered, in form order."""
+        p = self.prediction()
+        gaps = []
+        for key, wid, what in (("bottleneck", "bottleneck", "the bottleneck"), ("lever", "lever", "the best lever"),
+                               ("gain_band", "band", "the size of its gain")):
+            if not p[key]:
+                gaps.append((what, wid))
+        if self.spec.reasons and not p["reason"]:
+            gaps.append(("the reason", "reason"))
+        for est in self.spec.estimates:
+            text = self.query_one(f"#est-{est}", Input).value
+            if not text.strip() or est not in p["estimates"]:
+                gaps.append((f"the estimate of {labels.estimate(est)}", f"est-{est}"))
+        if not p["certainty"]:
+            gaps.append(("how sure you are", "certainty"))
+        return gaps
+
+    def is_dirty(self) -> bool:
+        p = self.prediction()
+        return any(p[k] for k in ("bottleneck", "lever", "gain_band", "reason", "certainty")) or bool(p["estimates"])
+
+    # -- changes -------------------------------------------------------------------------
+    @on(Select.Changed)
+    def _select_changed(self, event: Select.Changed) -> None:
+        if event.select.id == "reason":
+            text = dict(self.spec.reasons).get(str(event.value), "") if event.value is not Select.NULL else ""
+            room = max(10, event.select.size.width - 4)
+            # the full text under the choice, only when the choice itself is cut short
+            self.query_one("#reason-text", Label).update(text if len(text) > room else "")
+        self.post_message(self.Changed(self))
+
+    @on(RadioSet.Changed)
+    def _certainty_changed(self) -> None:
+        self.post_message(self.Changed(self))
+
+    @on(Input.Changed)
+    def _estimate_changed(self, event: Input.Changed) -> None:
+        if not (event.input.id or "").startswith("est-"):
+            return
+        note = self.query_one(f"#{event.input.id}-note", Label)
+        text = event.value.strip()
+        if not text:
+            note.update("")
+            note.remove_class("-error")
+        else:
+            try:
+                note.update(f"= {format_number(evaluate(text))}")
+                note.remove_class("-error")
+            except NapkinError as error:
+                note.update(f"✗ {error}")
+                note.add_class("-error")
+        self.post_message(self.Changed(self))
+
+    def freeze(self) -> None:
+        """Lock-in: from now on `prediction()` returns this snapshot, whatever the controls say,
+        and the controls stop taking input. (Disabling each control would restyle the whole
+        form; the puzzle screen is replaced by the reveal at once, so blocking input is enough.)"""
+        self._snapshot = self.prediction()
+        self.frozen = True
+        self.add_class("-locked")
+        for control in self.query("Select, Input, RadioSet"):
+            control.can_focus = False
