@@ -1,0 +1,577 @@
+"""The serving simulator: every input of a deployment on the left, its results and plots on the
+right, recomputed on every keystroke. With predict-first on, the results stay hidden behind a
+prediction (bottleneck, best lever, size of its gain) until the player locks it in.
+
+The state and the plots' data live in `app.sim_model` and the text in `app.sim_plots`, both free
+of Textual; this screen only wires widgets to them. Plots are drawn for the visible tab only and
+redrawn for the others when they are shown.
+"""
+from __future__ import annotations
+
+import textwrap
+import time
+from pathlib import Path
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.events import Key, Resize
+from textual.geometry import Size
+from textual.reactive import Reactive
+from textual.screen import Screen
+from textual.widgets import (Button, Footer, Header, Input, Label, Select, Static, Switch, TabbedContent,
+                             TabPane)
+
+from app import labels
+from app import sim_model as sm
+from app import sim_plots as sp
+from app.errors import Guarded, log_exception
+from engine.errors import RidgeError
+
+TABS = (("tab-results", "Results"), ("tab-roofline", "Roofline"), ("tab-spec", "Spec"),
+        ("tab-kv", "KV"), ("tab-cost", "Cost"), ("tab-compare", "A/B"))
+
+TAB_HELP = {
+    "tab-results": "The headline figures of the deployment, every lever ranked on the objective, and the "
+                   "engine's worked derivation.",
+    "tab-roofline": "The roofline: FLOP/s the GPUs can reach at each arithmetic intensity, the ridge, and "
+                    "where this deployment's decode step sits as its batch changes.",
+    "tab-spec": "Speculative decoding's speedup against batch size: above 1× it helps, below 1× it hurts.",
+    "tab-kv": "How many sequences the KV cache holds against the average sequence length.",
+    "tab-cost": "Cost per million output tokens and TPOT against batch size, with a TPOT budget you set.",
+    "tab-compare": "The pinned deployment A beside the current one B, quantity by quantity, with B/A.",
+}
+
+PREDICT_HELP = """\
+## Predict first
+
+Before the numbers show, say what limits this deployment, which single lever would help its
+objective most, and by roughly how much. Lock in with **l** or the button; the engine then grades
+you the way puzzles are graded (the gain band may be the neighbouring one when the true gain sits
+within 10% of the edge). Changing any input asks again. Press **f** to switch predicting off.
+"""
+
+
+class NumberInput(Input):
+    """A one-line Input for a number. Letters other than `e` are not numbers, so they pass through
+    to the screen's key bindings instead of being swallowed. Its width is fixed by the stylesheet,
+    so a keystroke repaints the field without laying out the whole screen again."""
+
+    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)
+
+    @staticmethod
+    def _not_numeric(char: str | None) -> bool:
+        return bool(char) and char.isalpha() and char not in "eE"
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        return super().check_consume_key(key, character) and not self._not_numeric(character)
+
+    async def _on_key(self, event: Key) -> None:
+        if event.is_printable and self._not_numeric(event.character):
+            event.prevent_default()  # skip Input's own handler; the key bubbles on to the bindings
+
+
+def wrap_lines(lines: list[str], width: int) -> list[str]:
+    """Lines folded to `width` at spaces, continuation lines indented by two, so the widget never
+    wraps by itself and its height is simply the number of lines."""
+    out: list[str] = []
+    for line in lines:
+        if len(line) <= width:
+            out.append(line)
+            continue
+        indent = len(line) - len(line.lstrip(" "))
+        out += textwrap.wrap(line, width=width, subsequent_indent=" " * (indent + 2), break_long_words=True,
+                             break_on_hyphens=False, drop_whitespace=True) or [""]
+    return out
+
+
+def set_text(widget: Static, text: str) -> bool:
+    """Show `text` in `widget`; a full layout only when its number of lines changes. False when the
+    text was already showing."""
+    if getattr(widget, "_sim_text", None) == text:
+        return False
+    old = getattr(widget, "_sim_text", None)
+    same_height = old is not None and old.count("\n") == text.count("\n")
+    widget._sim_text = text
+    widget.update(text, layout=not same_height)
+    return True
+
+
+class SimulatorScreen(Guarded, Screen):
+    """Edit a deployment and watch every figure and plot follow; optionally predict first."""
+
+    CSS_PATH = str(Path(__file__).resolve().parent.parent / "simulator.tcss")
+
+    HELP = """\
+## The serving simulator
+
+Every input of a deployment is on the left; every result and plot on the right follows as you
+type. A value that makes no sense, or a deployment that does not fit, gets a message beside its
+field, and the last good results stay on show until it is fixed.
+
+Tabs: **Results** (figures and ranked levers), **Roofline**, **Spec** (speculative decoding
+against batch), **KV** (concurrency against sequence length), **Cost** (cost and TPOT against
+batch, with your TPOT budget) and **A/B** (compare with a pinned deployment).
+
+Keys: **l** lock in a prediction, **f** predict first on or off, **p** pin as A, **s** save as a
+puzzle in your own pack, **Escape** back. Letter keys work while a number field has focus.
+"""
+
+    BINDINGS = [
+        Binding("l", "lock_in", "Lock in", id="sim.lock_in", tooltip="Lock in your prediction and see the results"),
+        Binding("f", "toggle_predict", "Predict first", id="sim.predict_first",
+                tooltip="Switch predict-first on or off"),
+        Binding("p", "pin", "Pin A", id="sim.pin", tooltip="Pin the current deployment as A, to compare against"),
+        Binding("s", "save_puzzle", "Save puzzle", id="sim.save",
+                tooltip="Save the current deployment as a puzzle in your own pack"),
+        Binding("escape", "back", "Back", id="sim.back", tooltip="Leave the simulator"),
+        Binding("f1", "help", "Help", id="sim.help", show=False, tooltip="Help for the part that has focus"),
+    ]
+
+    def __init__(self, simulator: sm.Simulator | None = None, pack_path: str | Path | None = None,
+                 predict_first: bool = True, initial_tab: str | None = None, name: str | None = None,
+                 id: str | None = "simulator") -> None:
+        super().__init__(name=name, id=id)
+        self.initial_tab = initial_tab
+        self.sim = simulator
+        self.pack_path = Path(pack_path) if pack_path is not None else None
+        self.predict_first = predict_first
+        self.locked_version: int | None = None
+        self.last_grade: sm.SimGrade | None = None
+        self._dirty: set[str] = {tab for tab, _ in TABS}
+        self._drawn_size: tuple[int, int] = (0, 0)
+        self.last_redraw_seconds = 0.0
+        self.last_edit_finished = 0.0
+        self.notice = ""
+        self._bindings_armed: bool | None = None
+
+    # -- building --------------------------------------------------------------------------
+    def _simulator(self) -> sm.Simulator:
+        if self.sim is None:
+            user_catalog = None
+            try:
+                from saves.locations import user_catalog_path
+
+                user_catalog = user_catalog_path(getattr(self.app, "save_dir", None))
+            except Exception:  # noqa: BLE001 - the built-in catalog is enough to start
+                user_catalog = None
+            self.sim = sm.Simulator(user_catalog=user_catalog)
+        return self.sim
+
+    def _field_widget(self, f: sm.Field, blink: bool):
+        sim = self.sim
+        wid = f"in-{f.name}"
+        if f.kind == "choice":
+            options = [(self._choice_label(f.name, c), c) for c in sim.choices(f.name)]
+            widget = Select(options, value=sim.raw[f.name], allow_blank=False, id=wid, compact=True,
+                            tooltip=f.help)
+        elif f.kind == "bool":
+            widget = Switch(value=bool(sim.raw[f.name]), animate=False, id=wid, tooltip=f.help)
+        elif f.kind == "path":
+            widget = Input(str(sim.raw[f.name]), placeholder="config.json or .toml", id=wid, compact=True,
+                           tooltip=f.help)
+            widget.cursor_blink = blink
+        else:
+            widget = NumberInput(str(sim.raw[f.name]), id=wid, compact=True, tooltip=f.help,
+                                 type="integer" if f.kind == "int" else "number", select_on_focus=False)
+            widget.cursor_blink = blink
+        widget.ridge_help = f"## {f.label}\n\n{f.help}" + (f"\n\nUnit: {f.unit}." if f.unit else "")
+        return widget
+
+    def _choice_label(self, name: str, choice: str) -> str:
+        if name == "objective":
+            return {"cost": "cost", "tpot": "TPOT", "ttft": "TTFT"}.get(choice, choice)
+        if name == "model" and choice in self.sim.file_models:
+            return f"{choice} (file)"
+        return choice
+
+    def compose(self) -> ComposeResult:
+        sim = self._simulator()
+        blink = getattr(self.app, "blink", True)
+        yield Header()
+        with Horizontal(id="sim-body"):
+            with VerticalScroll(id="sim-inputs"):
+                with Horizontal(classes="sim-row"):
+                    yield Label("Predict 1st", classes="sim-label")
+                    switch = Switch(value=self.predict_first, animate=False, id="sim-predict-first",
+                                    tooltip="Predict before the results show")
+                    switch.ridge_help = PREDICT_HELP
+                    yield switch
+                    yield Label("on" if self.predict_first else "off", id="sim-predict-state", classes="sim-unit")
+                section = None
+                for f in sm.FIELDS:
+                    if f.section != section:
+                        section = f.section
+                        yield Label(section, classes="sim-section")
+                    with Horizontal(classes="sim-row", id=f"row-{f.name}"):
+                        yield Label(f.label, classes="sim-label")
+                        yield self._field_widget(f, blink)
+                        if f.kind == "bool":
+                            yield Label("on" if sim.raw[f.name] else "off", id=f"state-{f.name}", classes="sim-unit")
+                        elif f.unit:
+                            yield Label(f.unit, classes="sim-unit")
+                    yield Static("", id=f"err-{f.name}", classes="sim-error", markup=False)
+            with Vertical(id="sim-main"):
+                yield Static("", id="sim-status", markup=False)
+                with VerticalScroll(id="sim-predict"):
+                    yield Label("Your prediction, before the numbers", classes="sim-section")
+                    yield from self._prediction_rows(sim)
+                    yield Static("", id="sim-predict-error", classes="sim-error", markup=False)
+                    yield Button("Lock in (l)", id="sim-lock", variant="primary", compact=True)
+                    yield Static("Changing any input asks again. f switches predicting off.",
+                                 classes="sim-note", markup=False)
+                tabs = TabbedContent(id="sim-tabs")
+                tabs.ridge_help = "## The results\n\n" + "\n\n".join(
+                    f"**{title}**: {TAB_HELP[tab_id]}" for tab_id, title in TABS)
+                with tabs:
+                    for tab_id, title in TABS:
+                        with TabPane(title, id=tab_id):
+                            scroll = VerticalScroll(classes="sim-out-scroll")
+                            scroll.ridge_help = f"## {title}\n\n{TAB_HELP[tab_id]}"
+                            with scroll:
+                                if tab_id == "tab-results":
+                                    yield Static("", id="sim-grade", markup=False)
+                                if tab_id == "tab-cost":
+                                    with Horizontal(classes="sim-row", id="row-budget"):
+                                        yield Label("TPOT budget", classes="sim-label")
+                                        budget = NumberInput(f"{sim.tpot_budget_ms:g}", id="in-budget", compact=True,
+                                                             type="number", select_on_focus=False,
+                                                             tooltip="The TPOT budget line, in milliseconds")
+                                        budget.cursor_blink = blink
+                                        budget.ridge_help = ("## TPOT budget\n\nThe most time per output token "
+                                                             "a user should wait, in milliseconds. The chart "
+                                                             "marks the cheapest batch that stays within it.")
+                                        yield budget
+                                        yield Label("ms", classes="sim-unit")
+                                    yield Static("", id="err-budget", classes="sim-error", markup=False)
+                                yield Static("", id=f"out-{tab_id[4:]}", classes="sim-out", markup=False)
+        yield Footer()
+
+    def _prediction_rows(self, sim: sm.Simulator) -> ComposeResult:
+        from engine.analysis import VERDICTS
+        from engine.levers import GAIN_BANDS, LEVERS
+
+        rows = (
+            ("Bottleneck", "sim-guess-bottleneck", [(labels.bottleneck(v), v) for v in VERDICTS],
+             "What limits this deployment, judged in order: fit, KV capacity, prefill, then the decode step."),
+            ("Best lever", "sim-guess-lever", [(labels.lever(v), v) for v in LEVERS],
+             "The one change that most improves the objective chosen on the left."),
+            ("Its gain", "sim-guess-band", [(labels.band(v), v) for v in GAIN_BANDS],
+             "The objective before the lever divided by the objective after it."),
+        )
+        for label, wid, options, help_text in rows:
+            with Horizontal(classes="sim-row"):
+                yield Label(label, classes="sim-label")
+                select = Select(options, prompt="choose", id=wid, compact=True, tooltip=help_text)
+                select.ridge_help = f"## {label}\n\n{help_text}"
+                yield select
+
+    def on_mount(self) -> None:
+        self.sub_title = "Serving simulator"
+        if self.initial_tab:
+            self.query_one("#sim-tabs", TabbedContent).active = self.initial_tab
+        self._refresh(changed=True)
+        try:
+            first = self.query_one("#sim-guess-bottleneck") if self._armed() else self.query_one("#in-model")
+            first.focus()
+        except Exception:  # noqa: BLE001 - focus is a nicety
+            pass
+
+    # -- state -----------------------------------------------------------------------------
+    def _armed(self) -> bool:
+        """True while the results wait for a prediction on the current deployment."""
+        sim = self.sim
+        return (self.predict_first and sim is not None and sim.result is not None
+                and self.locked_version != sim.version)
+
+    @property
+    def results_visible(self) -> bool:
+        return self.sim is not None and self.sim.result is not None and not self._armed()
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if action == "lock_in":
+            return self._armed()
+        return True
+
+    # -- editing ---------------------------------------------------------------------------
+    @on(Input.Changed)
+    def _input_changed(self, event: Input.Changed) -> None:
+        wid = event.input.id or ""
+        if wid == "in-budget":
+            self._set_budget(event.value)
+        elif wid.startswith("in-") and wid != "in-config":
+            self.edit(wid[3:], event.value)
+
+    @on(Input.Submitted, "#in-config")
+    def _config_submitted(self, event: Input.Submitted) -> None:
+        self.edit("config", event.value, force=True)
+
+    @on(Select.Changed)
+    def _select_changed(self, event: Select.Changed) -> None:
+        wid = event.select.id or ""
+        if not wid.startswith("in-") or event.value is Select.NULL:
+            if wid.startswith("sim-guess"):
+                self.query_one("#sim-predict-error", Static).update("")
+            return
+        self.edit(wid[3:], event.value)
+
+    @on(Switch.Changed)
+    def _switch_changed(self, event: Switch.Changed) -> None:
+        wid = event.switch.id or ""
+        if wid == "sim-predict-first":
+            self._set_predict_first(event.value)
+        elif wid.startswith("in-"):
+            name = wid[3:]
+            self.query_one(f"#state-{name}", Label).update("on" if event.value else "off")
+            self.edit(name, event.value)
+
+    def edit(self, name: str, value, force: bool = False) -> bool:
+        """Apply one input to the simulator and refresh what it changed; True if the result changed."""
+        sim = self.sim
+        if not force and sim.raw.get(name) == value:
+            return False
+        started = time.perf_counter()
+        try:
+            changed = sim.edit(name, value)
+        except Exception as error:  # noqa: BLE001 - never a traceback: log it and say so inline
+            path = log_exception(error, getattr(self.app, "log_file", None), f"simulator editing {name}")
+            sim.errors[name] = f"unexpected error ({type(error).__name__}); details in {path}"
+            changed = False
+        if name == "config":
+            self._sync_choices()
+        self._refresh(changed)
+        self.last_edit_finished = time.perf_counter()
+        self.last_redraw_seconds = self.last_edit_finished - started
+        return changed
+
+    def _sync_choices(self) -> None:
+        """After a file loads, offer its models and GPUs and show the model it selected."""
+        sim = self.sim
+        for name in ("model", "gpu"):
+            select = self.query_one(f"#in-{name}", Select)
+            options = [(self._choice_label(name, c), c) for c in sim.choices(name)]
+            select.set_options(options)
+            if sim.raw[name] in sim.choices(name):
+                select.value = sim.raw[name]
+
+    def _set_budget(self, text: str) -> None:
+        problem = self.sim.set_budget(text)
+        err = self.query_one("#err-budget", Static)
+        err.update(f"✗ {problem}" if problem else "")
+        err.set_class(bool(problem), "-shown")
+        if not problem:
+            self._dirty.add("tab-cost")
+            self._draw_visible()
+
+    def _set_predict_first(self, on_: bool) -> None:
+        self.predict_first = on_
+        self.query_one("#sim-predict-state", Label).update("on" if on_ else "off")
+        if on_:
+            self.locked_version = None
+            self.last_grade = None
+        self._refresh(changed=False)
+        if on_:
+            self.query_one("#sim-guess-bottleneck").focus()
+
+    # -- drawing ---------------------------------------------------------------------------
+    def _refresh(self, changed: bool) -> None:
+        sim = self.sim
+        for f in sm.FIELDS:
+            message = sim.errors.get(f.name, "")
+            err = self.query_one(f"#err-{f.name}", Static)
+            if set_text(err, f"✗ {message}" if message else ""):
+                err.set_class(bool(message), "-shown")
+        if changed:
+            self._dirty = {tab for tab, _ in TABS}
+            if self.predict_first:
+                self.last_grade = None
+        self._show_status()
+        self._show_panels()
+        self._draw_visible()
+        armed = self._armed()
+        if armed != self._bindings_armed:
+            self._bindings_armed = armed
+            self.refresh_bindings()
+
+    def _show_status(self) -> None:
+        sim = self.sim
+        status = self.query_one("#sim-status", Static)
+        lines = []
+        r = sim.result
+        if r is None:
+            lines.append("No deployment yet: fix the inputs marked ✗.")
+        elif self._armed():
+            lines.append("Predict first: what limits this deployment, which lever helps most, and by how much?")
+        else:
+            rep = r.report
+            best = r.solution.best
+            gain = f" {best.gain:.2f}×" if best.gain is not None else ""
+            lines.append(f"→ {labels.bottleneck(rep.bottleneck)} · {sp.SHORT_LEVERS.get(best.name, best.name)}{gain}"
+                         f" · {sp.dollars(rep.cost_per_million_output_tokens)}/M · "
+                         f"{sp.u.seconds(rep.tpot_seconds)}/token")
+        if sim.errors:
+            name, message = next(iter(sim.errors.items()))
+            label = sm.FIELD_BY_NAME[name].label if name in sm.FIELD_BY_NAME else name
+            lines.append(f"⚠ Showing the last good result. {label}: {message}")
+        if sim.catalog_note:
+            lines.append(f"⚠ {sim.catalog_note}")
+        if self.notice:
+            lines.append(self.notice)
+        width = max(20, status.content_size.width or self.size.width - 40)
+        set_text(status, "\n".join(wrap_lines(lines, width)))
+        if status.has_class("-stale") != bool(sim.errors):
+            status.set_class(bool(sim.errors), "-stale")
+
+    def _show_panels(self) -> None:
+        armed = self._armed()
+        predict, tabs = self.query_one("#sim-predict"), self.query_one("#sim-tabs")
+        if predict.display != armed:
+            predict.display = armed
+        if tabs.display != self.results_visible:
+            tabs.display = self.results_visible
+        grade = self.query_one("#sim-grade", Static)
+        show_grade = self.predict_first and self.last_grade is not None and not armed
+        if grade.display != show_grade:
+            grade.display = show_grade
+        if show_grade:
+            set_text(grade, "\n".join(self._grade_lines(self.last_grade)))
+            grade.set_class(self.last_grade.right, "-right")
+            grade.set_class(not self.last_grade.right, "-wrong")
+
+    def _grade_lines(self, g: sm.SimGrade) -> list[str]:
+        mark = {True: "✓", False: "✗"}
+        p = g.prediction
+        head = "✓ Cleared" if g.right else "✗ Missed"
+        gain = f"{g.gain:.2f}×" if g.gain is not None else "n/a"
+        return [
+            f"{head}: {mark[g.parts['bottleneck']]} bottleneck  {mark[g.parts['lever']]} lever  "
+            f"{mark[g.parts['gain_band']]} gain",
+            f"engine: {labels.bottleneck(g.bottleneck)} · {labels.lever(g.best_lever)} · {gain} "
+            f"({labels.band(g.gain_band)})",
+            f"you:    {labels.bottleneck(p['bottleneck'])} · {labels.lever(p['lever'])} · "
+            f"{labels.band(p['gain_band'])}",
+        ]
+
+    def _plot_size(self) -> tuple[int, int]:
+        tabs = self.query_one("#sim-tabs")
+        # The tab's text: the tabs' width less the scrollbar (1) and the padding (2).
+        width = tabs.content_size.width - 3 if tabs.content_size.width else self.size.width - 40
+        height = max(6, min(16, self.size.height - 14))
+        return max(30, width), height
+
+    def _draw_visible(self) -> None:
+        if not self.results_visible:
+            return
+        active = self.query_one("#sim-tabs", TabbedContent).active or TABS[0][0]
+        self._draw(active)
+
+    def _draw(self, tab_id: str) -> None:
+        if tab_id not in self._dirty:
+            return
+        width, height = self._plot_size()
+        self._drawn_size = (width, height)
+        lines = wrap_lines(self.tab_lines(tab_id, width, height), width)
+        set_text(self.query_one(f"#out-{tab_id[4:]}", Static), "\n".join(lines))
+        self._dirty.discard(tab_id)
+
+    def tab_lines(self, tab_id: str, width: int, height: int) -> list[str]:
+        """The text of one tab for the current result (also used by the benchmark)."""
+        sim = self.sim
+        if sim.result is None:
+            return ["No result yet."]
+        if tab_id == "tab-results":
+            return sp.results_lines(sim.result, width)
+        if tab_id == "tab-roofline":
+            return sp.roofline_lines(sim.roofline(), width, height)
+        if tab_id == "tab-spec":
+            return sp.spec_lines(sim.spec(), width, height)
+        if tab_id == "tab-kv":
+            return sp.concurrency_lines(sim.concurrency_curve(), width, height)
+        if tab_id == "tab-cost":
+            return sp.cost_tpot_lines(sim.cost_tpot(), width, height)
+        changes = sm.changed_inputs(sim.pinned, sim.result) if sim.pinned else []
+        return sp.compare_lines(sim.pinned, sim.result, sim.comparison(), changes, width)
+
+    @on(TabbedContent.TabActivated)
+    def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        if event.pane is not None and event.pane.id:
+            self._draw(event.pane.id)
+
+    def on_resize(self, event: Resize) -> None:
+        self.call_after_refresh(self._resized)
+
+    def _resized(self) -> None:
+        if self._plot_size() != self._drawn_size:
+            self._dirty = {tab for tab, _ in TABS}
+            self._draw_visible()
+
+    # -- actions ---------------------------------------------------------------------------
+    @on(Button.Pressed, "#sim-lock")
+    def action_lock_in(self) -> None:
+        if not self._armed():
+            return
+        choices = {}
+        missing = []
+        for part, wid in (("bottleneck", "sim-guess-bottleneck"), ("lever", "sim-guess-lever"),
+                          ("band", "sim-guess-band")):
+            value = self.query_one(f"#{wid}", Select).value
+            if value is Select.NULL:
+                missing.append(part)
+            else:
+                choices[part] = value
+        err = self.query_one("#sim-predict-error", Static)
+        if missing:
+            err.update(f"✗ Still to choose: {', '.join(missing)}.")
+            err.set_class(True, "-shown")
+            self.query_one(f"#sim-guess-{missing[0]}").focus()
+            return
+        err.update("")
+        err.set_class(False, "-shown")
+        self.last_grade = self.sim.grade(choices["bottleneck"], choices["lever"], choices["band"])
+        self.locked_version = self.sim.version
+        self._refresh(changed=False)
+
+    def action_toggle_predict(self) -> None:
+        switch = self.query_one("#sim-predict-first", Switch)
+        switch.value = not switch.value
+
+    def action_pin(self) -> None:
+        if self.sim.pin() is None:
+            self.notify("Nothing to pin yet.", severity="warning")
+            return
+        self._dirty.add("tab-compare")
+        self._draw_visible()
+        self.notify("Pinned as A. Change any input and open the A/B tab.", title="Compare")
+
+    def action_save_puzzle(self) -> None:
+        sim = self.sim
+        if sim.result is None or sim.errors:
+            self.notify("Fix the inputs marked ✗ first: the puzzle is saved from what you see.",
+                        severity="warning")
+            return
+        path = self.pack_path or sm.pack_path(getattr(self.app, "save_dir", None))
+        try:
+            puzzle_id, written = sm.save_puzzle(sim.result, path)
+        except RidgeError as exc:
+            self.notice = f"✗ {exc}"
+            self._show_status()
+            self.notify(str(exc), title="Not saved", severity="warning", timeout=8)
+            return
+        self.notice = f"✓ Saved as puzzle {puzzle_id} in {written}"
+        self._show_status()
+        self.notify(f"Saved as {puzzle_id} in {written}", title="Saved")
+
+    def action_back(self) -> None:
+        if len(self.app.screen_stack) > 1:
+            self.app.pop_screen()
+        else:
+            self.app.exit()
+
+    def action_help(self) -> None:
+        if hasattr(self.app, "action_help"):
+            self.app.action_help()
+            return
+        from app.screens.help import HelpScreen
+
+        self.app.push_screen(HelpScreen(self, self.focused))

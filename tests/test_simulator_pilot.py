@@ -1,0 +1,230 @@
+"""The simulator screen driven by Pilot: edits flow into results and plots, bad input is shown
+inline without losing the last good result, and predict-first hides the results until lock-in."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from textual.app import App
+from textual.widgets import Input, Select, Static, Switch
+
+from app.screens.simulator import SimulatorScreen
+
+
+class SimApp(App[None]):
+    """The smallest app that shows the simulator: no blinking cursor, errors fail the test."""
+
+    strict = True
+    blink = False
+
+    def __init__(self, pack_path=None, predict_first: bool = True, tab: str | None = None) -> None:
+        super().__init__()
+        self.unexpected_errors: list = []
+        self._screen_args = dict(pack_path=pack_path, predict_first=predict_first, initial_tab=tab)
+
+    def on_mount(self) -> None:
+        self.push_screen(SimulatorScreen(**self._screen_args))
+
+
+def text_of(screen, selector: str) -> str:
+    return str(screen.query_one(selector, Static).content)
+
+
+async def type_into(pilot, selector: str, text: str) -> None:
+    widget = pilot.app.screen.query_one(selector, Input)
+    widget.focus()
+    widget.value = ""
+    await pilot.press(*text)
+    await pilot.pause()
+
+
+async def test_editing_an_input_changes_results_and_plot_data():
+    app = SimApp(predict_first=False)
+    async with app.run_test(size=(100, 32)) as pilot:
+        screen = app.screen
+        assert screen.results_visible
+        sim = screen.sim
+        results_before = text_of(screen, "#out-results")
+        spec_before = sim.spec().speedup.copy()
+        cost_before = sim.cost_tpot().cost.copy()
+        await type_into(pilot, "#in-gpus", "8")
+        assert sim.result.deployment.gpus == 8
+        assert text_of(screen, "#out-results") != results_before
+        assert not np.allclose(sim.spec().speedup, spec_before, equal_nan=True)
+        assert not np.allclose(sim.cost_tpot().cost, cost_before, equal_nan=True)
+        # The other tabs are drawn when shown, from the new data.
+        screen.query_one("#sim-tabs").active = "tab-kv"
+        await pilot.pause()
+        assert "444.6 GiB left for the cache" in text_of(screen, "#out-kv")
+
+
+async def test_a_select_edit_updates_the_result():
+    app = SimApp(predict_first=False)
+    async with app.run_test(size=(100, 32)) as pilot:
+        screen = app.screen
+        screen.query_one("#in-weights", Select).value = "fp8"
+        await pilot.pause()
+        assert screen.sim.result.deployment.weights == "fp8"
+        assert "70.55B params x 1 B" in text_of(screen, "#out-results")
+
+
+async def test_invalid_input_shows_inline_and_keeps_the_last_good_result():
+    app = SimApp(predict_first=False)
+    async with app.run_test(size=(100, 32)) as pilot:
+        screen = app.screen
+        good = text_of(screen, "#out-results")
+        await type_into(pilot, "#in-prompt", "-5")
+        err = screen.query_one("#err-prompt", Static)
+        assert err.display and "prompt must be at least 1, got -5" in str(err.content)
+        assert screen.sim.result.deployment.prompt == 1536
+        assert text_of(screen, "#out-results") == good
+        assert "Showing the last good result" in text_of(screen, "#sim-status")
+        assert screen.query_one("#sim-status").has_class("-stale")
+        await type_into(pilot, "#in-prompt", "2048")
+        assert not err.display and screen.sim.result.deployment.prompt == 2048
+
+
+async def test_a_model_that_does_not_fit_shows_inline():
+    app = SimApp(predict_first=False)
+    async with app.run_test(size=(100, 32)) as pilot:
+        screen = app.screen
+        screen.query_one("#in-model", Select).value = "llama-3.1-405b"
+        await pilot.pause()
+        err = screen.query_one("#err-model", Static)
+        assert err.display and "does not fit" in str(err.content)
+        assert screen.sim.result.deployment.model.id == "llama-3.1-70b"
+        await type_into(pilot, "#in-gpus", "16")
+        assert not err.display and screen.sim.result.deployment.model.id == "llama-3.1-405b"
+
+
+async def test_predict_first_hides_the_results_until_lock_in():
+    app = SimApp()
+    async with app.run_test(size=(100, 32)) as pilot:
+        screen = app.screen
+        tabs, form = screen.query_one("#sim-tabs"), screen.query_one("#sim-predict")
+        assert form.display and not tabs.display and not screen.results_visible
+        await pilot.press("l")  # nothing chosen yet: asks for the missing parts
+        assert "Still to choose: bottleneck, lever, band" in text_of(screen, "#sim-predict-error")
+        assert not tabs.display
+        key = screen.sim.result.key
+        screen.query_one("#sim-guess-bottleneck", Select).value = key.bottleneck
+        screen.query_one("#sim-guess-lever", Select).value = key.best_lever
+        screen.query_one("#sim-guess-band", Select).value = "under-1.25x"
+        await pilot.pause()
+        await pilot.press("l")
+        await pilot.pause()
+        assert tabs.display and not form.display
+        grade = text_of(screen, "#sim-grade")
+        assert grade.startswith("✗ Missed: ✓ bottleneck  ✓ lever  ✗ gain")
+        # Any edit asks again.
+        await type_into(pilot, "#in-concurrency", "64")
+        assert form.display and not tabs.display
+
+
+async def test_switching_predict_first_off_shows_everything():
+    app = SimApp()
+    async with app.run_test(size=(100, 32)) as pilot:
+        screen = app.screen
+        screen.query_one("#in-gpus").focus()
+        await pilot.press("f")  # a letter in a number field reaches the screen's binding
+        await pilot.pause()
+        assert not screen.query_one("#sim-predict-first", Switch).value
+        assert screen.results_visible and screen.query_one("#sim-tabs").display
+        assert screen.query_one("#in-gpus", Input).value == "4"
+
+
+async def test_pin_and_compare():
+    app = SimApp(predict_first=False)
+    async with app.run_test(size=(100, 32)) as pilot:
+        screen = app.screen
+        await pilot.press("p")
+        await type_into(pilot, "#in-gpus", "8")
+        screen.query_one("#sim-tabs").active = "tab-compare"
+        await pilot.pause()
+        text = text_of(screen, "#out-compare")
+        assert "Changed: gpus 4 → 8" in text and "B/A" in text and "2.84×" in text
+
+
+async def test_budget_moves_the_budget_line():
+    app = SimApp(predict_first=False, tab="tab-cost")
+    async with app.run_test(size=(100, 32)) as pilot:
+        screen = app.screen
+        await type_into(pilot, "#in-budget", "30")
+        assert screen.sim.cost_tpot().budget_seconds == pytest.approx(0.030)
+        assert "TPOT budget 30.0 ms" in text_of(screen, "#out-cost")
+        await type_into(pilot, "#in-budget", "0")
+        assert "positive" in text_of(screen, "#err-budget")
+
+
+async def test_save_as_puzzle_writes_a_pack_that_passes_the_check(tmp_path):
+    pack = tmp_path / "packs" / "my-puzzles.toml"
+    app = SimApp(pack_path=pack, predict_first=False)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await pilot.press("s")
+        await pilot.pause()
+        assert "✓ Saved as puzzle my-" in text_of(app.screen, "#sim-status")
+    assert pack.exists()
+    from puzzles.check import check_paths
+
+    assert check_paths([pack])[0] == []
+    pytest.importorskip("app.commands.puzzles", reason="`ridge puzzles` has not landed in this build")
+    out = subprocess.run([sys.executable, "-m", "app", "puzzles", "check", str(pack)],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+async def test_escape_leaves_the_simulator():
+    app = SimApp()
+    async with app.run_test(size=(100, 32)) as pilot:
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, SimulatorScreen)
+
+
+async def test_a_config_file_loads_on_enter_and_joins_the_model_list(tmp_path):
+    import json
+
+    config = {"model_type": "llama", "_name_or_path": "acme/tiny-llama", "hidden_size": 2048,
+              "num_attention_heads": 16, "num_key_value_heads": 4, "num_hidden_layers": 16,
+              "intermediate_size": 5632, "vocab_size": 32000, "max_position_embeddings": 8192}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))
+    app = SimApp(predict_first=False)
+    async with app.run_test(size=(100, 32)) as pilot:
+        screen = app.screen
+        field = screen.query_one("#in-config", Input)
+        field.focus()
+        field.value = str(path)
+        await pilot.pause()
+        assert screen.sim.result.deployment.model.id == "llama-3.1-70b"  # not until Enter
+        await pilot.press("enter")
+        await pilot.pause()
+        assert screen.sim.result.deployment.model.id == "tiny-llama"
+        assert screen.query_one("#in-model", Select).value == "tiny-llama"
+        field.value = str(tmp_path / "missing.json")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "no such file" in str(screen.query_one("#err-config", Static).content)
+        assert screen.sim.result.deployment.model.id == "tiny-llama"
+
+
+async def test_f1_explains_the_focused_field():
+    from app.screens.help import HelpScreen
+
+    app = SimApp(predict_first=False)
+    async with app.run_test(size=(100, 32)) as pilot:
+        app.screen.query_one("#in-prompt").focus()
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        assert "Average prompt length" in app.screen.query_one("#help-focused").source
+
+
+def test_the_simulators_model_and_plots_load_without_textual():
+    code = ("import sys, app.sim_model, app.sim_plots\n"
+            "print('textual' in sys.modules or 'rich' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"
