@@ -48,29 +48,59 @@ class Report(Record):
         return self.ttft_seconds
 
 
+_H_SMALL = [0.0]
+for _i in range(1, 64):
+    _H_SMALL.append(_H_SMALL[-1] + 1.0 / _i)
+
+
 def harmonic(n: int) -> float:
     """H_n = 1 + 1/2 + ... + 1/n: the expected longest of n exponential lengths, in means."""
     if n < 64:
-        return sum(1.0 / i for i in range(1, n + 1))
+        return _H_SMALL[n]
     return math.log(n) + 0.5772156649015329 + 1.0 / (2 * n) - 1.0 / (12 * n * n)
 
 
-def static_stretch(batch: int, fixed_seconds: float, per_sequence_seconds: float, compute_seconds: float) -> float:
-    """How much longer a static batch takes to decode than a continuously refilled one.
-
-    A static batch runs until its longest member finishes: with exponential output lengths that
-    is H(batch) mean lengths. The weights every step reads are paid on each of those steps, while
-    KV reads, routed experts and FLOPs are paid only for sequences still running, whose total is
-    the same either way."""
-    full = max(fixed_seconds + per_sequence_seconds, compute_seconds)
-    return max(harmonic(batch) * fixed_seconds + per_sequence_seconds, compute_seconds) / full
+def _ladder() -> tuple[int, ...]:
+    """Active-sequence counts at which a draining static batch is sampled: every count up to 8,
+    then steps of a half, so a batch of 10,000 needs 26 samples."""
+    rungs = list(range(1, 9))
+    while rungs[-1] < 10**9:
+        rungs.append(rungs[-1] * 3 // 2)
+    return tuple(rungs)
 
 
-def always_read_bytes(dep: Deployment, bytes_per_weight: float) -> float:
-    """Weight bytes every decode step reads whatever its batch: all of a dense model, and the
-    weights outside the routed experts of a mixture of experts."""
-    m = dep.model
-    return (m.params - m.moe_layers * m.experts * m.expert_params) * bytes_per_weight
+LADDER = _ladder()
+
+
+def static_tpot_sum(batch: int, tpot_at) -> float:
+    """Decode time of a static batch per average output length, with output lengths taken as
+    exponential: the batch runs with all `batch` sequences for 1/batch of a mean length, then
+    batch-1 for 1/(batch-1), and so on down to the last straggler, so the time is the sum over
+    j of tpot_at(j)/j. Between two rungs of LADDER the sum is taken at the counts' harmonic mean,
+    which is exact wherever the step time is linear in j."""
+    total, prev_edge, prev_h = 0.0, 0, 0.0
+    for rung in LADDER:
+        edge = rung if rung < batch else batch
+        h = harmonic(edge)
+        count = edge - prev_edge
+        mid = count / (h - prev_h)
+        total += count * tpot_at(mid) / mid
+        prev_edge, prev_h = edge, h
+        if edge == batch:
+            break
+    return total
+
+
+def static_dense_sum(batch: int, weight_s: float, kv_s: float, flop_s: float) -> float:
+    """The same sum for a dense model without speculation, exactly: with j sequences left a
+    step takes max(weight_s + j*kv_s, j*flop_s), so tpot(j)/j is memory-bound below
+    j* = weight_s / (flop_s - kv_s) and compute-bound from there on."""
+    if flop_s > kv_s:
+        crossover = weight_s / (flop_s - kv_s)
+        n_mem = min(batch, max(0, math.ceil(crossover) - 1))
+    else:
+        n_mem = batch
+    return weight_s * harmonic(n_mem) + n_mem * kv_s + (batch - n_mem) * flop_s
 
 
 def experts_touched(experts: int, per_token: int, tokens: float) -> float:
@@ -100,6 +130,31 @@ def kv_replication(dep: Deployment) -> float:
     if m.is_mla:
         return float(dep.gpus)
     return max(1.0, dep.gpus / m.kv_heads)
+
+
+def decode_step(dep: Deployment, batch: int, kv_per_sequence: float, bpw: float, peak: float, bandwidth: float):
+    """One decode step with `batch` sequences in flight (the verification pass when
+    speculating): (weight bytes, KV bytes, FLOPs, memory s, compute s, step s, TPOT s, E[tokens])."""
+    m = dep.model
+    gpus = dep.gpus
+    flops_per_token = 2.0 * m.active_params
+    kv_read = batch * kv_per_sequence
+    plain_weights = weight_bytes_read(dep, batch, bpw)
+    plain_mem = (plain_weights + kv_read) / (gpus * bandwidth)
+    plain_comp = flops_per_token * batch / (gpus * peak * dep.mfu)
+    plain_step = plain_mem if plain_mem > plain_comp else plain_comp
+    if not dep.spec_k:
+        return plain_weights, kv_read, flops_per_token * batch, plain_mem, plain_comp, plain_step, plain_step, None
+    k = dep.spec_k
+    alpha = dep.spec_alpha
+    expected = (k + 1.0) if alpha >= 1.0 else (1.0 - alpha ** (k + 1)) / (1.0 - alpha)
+    weights = weight_bytes_read(dep, batch * (k + 1), bpw)
+    flops = flops_per_token * batch * (k + 1)
+    mem_t = (weights + kv_read) / (gpus * bandwidth)
+    comp_t = flops / (gpus * peak * dep.mfu)
+    step = mem_t if mem_t > comp_t else comp_t
+    tpot = (step + k * dep.spec_draft_cost * plain_step) / expected
+    return weights, kv_read, flops, mem_t, comp_t, step, tpot, expected
 
 
 def analyze(dep: Deployment) -> Report:
@@ -150,26 +205,8 @@ def analyze(dep: Deployment) -> Report:
 
     # One decode step of the target model (the verification pass when speculating).
     flops_per_token = 2.0 * m.active_params
-    kv_read = batch * seq * stored_per_token
-    plain_weights = weight_bytes_read(dep, batch, bpw)
-    plain_mem = (plain_weights + kv_read) / (gpus * bandwidth)
-    plain_comp = flops_per_token * batch / (gpus * peak * dep.mfu)
-    plain_step = plain_mem if plain_mem > plain_comp else plain_comp
-    if dep.spec_k:
-        k = dep.spec_k
-        alpha = dep.spec_alpha
-        expected = (k + 1.0) if alpha >= 1.0 else (1.0 - alpha ** (k + 1)) / (1.0 - alpha)
-        step_weights = weight_bytes_read(dep, batch * (k + 1), bpw)
-        step_flops = flops_per_token * batch * (k + 1)
-        mem_t = (step_weights + kv_read) / (gpus * bandwidth)
-        comp_t = step_flops / (gpus * peak * dep.mfu)
-        step = mem_t if mem_t > comp_t else comp_t
-        tpot = (step + k * dep.spec_draft_cost * plain_step) / expected
-    else:
-        expected = None
-        step_weights, step_flops = plain_weights, flops_per_token * batch
-        mem_t, comp_t, step = plain_mem, plain_comp, plain_step
-        tpot = step
+    step_weights, kv_read, step_flops, mem_t, comp_t, step, tpot, expected = decode_step(
+        dep, batch, seq * stored_per_token, bpw, peak, bandwidth)
     step_bytes = step_weights + kv_read
 
     # Prefill of one request: linear FLOPs plus causal attention over the uncached tokens.
@@ -188,10 +225,16 @@ def analyze(dep: Deployment) -> Report:
         ttft = prefill
 
     # Steady state: each sequence costs one prefill and `output` decode tokens.
-    decode_time = dep.output * tpot
-    if dep.scheduler == "static":
-        fixed = always_read_bytes(dep, bpw)
-        decode_time *= static_stretch(batch, fixed / (gpus * bandwidth), (step_bytes - fixed) / (gpus * bandwidth), comp_t)
+    if dep.scheduler == "static" and not (m.experts or dep.spec_k):
+        # Dense, no speculation: the sum over the draining batch has a closed form.
+        per_seq_kv = seq * stored_per_token / (gpus * bandwidth)
+        per_seq_flops = flops_per_token / (gpus * peak * dep.mfu)
+        decode_time = dep.output * static_dense_sum(batch, weight_bytes / (gpus * bandwidth), per_seq_kv, per_seq_flops)
+    elif dep.scheduler == "static":
+        decode_time = dep.output * static_tpot_sum(
+            batch, lambda j: decode_step(dep, j, seq * stored_per_token, bpw, peak, bandwidth)[6])
+    else:
+        decode_time = dep.output * tpot
     prefill_time = batch * prefill
     throughput = batch * dep.output / (prefill_time + decode_time)
     share = prefill_time / (prefill_time + decode_time)

@@ -8,7 +8,7 @@ simplification that flatters a result is said on the line where it matters.
 from __future__ import annotations
 
 from engine import units as u
-from engine.analysis import always_read_bytes, experts_touched, harmonic, static_stretch
+from engine.analysis import experts_touched, harmonic
 from engine.catalog import PRECISION_BYTES
 from engine.levers import Solution, gain_band
 
@@ -102,15 +102,16 @@ def derivation_lines(solution: Solution) -> list[str]:
     else:
         lines.append(f"TTFT         at least {u.seconds(r.ttft_seconds)} (no queueing modelled); a prefill stalls "
                      f"the decode batch for {u.seconds(r.worst_stall_seconds)}")
-    static = ""
+    decode = f"{u.count(dep.output)} x {u.seconds(r.tpot_seconds)}"
     if dep.scheduler == "static":
-        bw = dep.gpus * g.bandwidth_tbps * 1e12
-        fixed = always_read_bytes(dep, bpw)
-        stretch = static_stretch(r.batch, fixed / bw, (r.decode_bytes_per_step - fixed) / bw, r.decode_compute_seconds)
-        static = (f" x {stretch:.2f} (a static batch runs until its longest member, H({r.batch}) = "
-                  f"{harmonic(r.batch):.2f} mean lengths with exponential outputs, re-reading the weights every step)")
+        per_output = (1.0 / r.throughput_tokens_per_s * r.batch * dep.output - r.batch * r.prefill_seconds) / dep.output
+        decode = f"{u.count(dep.output)} x {u.seconds(per_output)}"
+        lines.append(f"Static batch runs until its longest member is done: H({r.batch}) = {harmonic(r.batch):.2f} average "
+                     f"output lengths (exponential lengths), reading the weights every step while fewer and fewer "
+                     f"sequences remain, so decoding takes {decode} instead of {u.count(dep.output)} x "
+                     f"{u.seconds(r.tpot_seconds)} with continuous refill")
     lines.append(f"Throughput   {u.count(r.batch)} x {u.count(dep.output)} / ({u.count(r.batch)} x {u.seconds(r.prefill_seconds)} + "
-                 f"{u.count(dep.output)} x {u.seconds(r.tpot_seconds)}{static}) = {r.throughput_tokens_per_s:,.0f} tokens/s; "
+                 f"{decode}) = {r.throughput_tokens_per_s:,.0f} tokens/s; "
                  f"prefill share {r.prefill_share:.0%}")
     lines.append(f"Cost         ${dep.price:g}/GPU-hour x {dep.gpus} / 3600 / {r.throughput_tokens_per_s:,.0f} tokens/s x 1e6 = "
                  f"{u.dollars(r.cost_per_million_output_tokens)} per million output tokens (no idle time, no queueing)")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.analysis import GIB, VERDICTS, always_read_bytes
+from engine.analysis import GIB, LADDER, VERDICTS
 from engine.catalog import PRECISION_BYTES
 from engine.deployment import Deployment
 
@@ -25,6 +25,39 @@ def _harmonic(n: np.ndarray) -> np.ndarray:
     small = table[np.minimum(n, 63).astype(int)]
     large = np.log(n) + 0.5772156649015329 + 1.0 / (2 * n) - 1.0 / (12 * n * n)
     return np.where(n < 64, small, large)
+
+
+def _static_sum(base, batch, spec, weight_s, kv_s, flop_s, tpot_at):
+    """engine.analysis's static-batch sums over the grid: the closed form for dense models
+    without speculation, the harmonic-mean ladder elsewhere."""
+    n_mem = np.where(flop_s > kv_s,
+                     np.minimum(batch, np.maximum(0, np.ceil(weight_s / np.where(flop_s > kv_s, flop_s - kv_s, 1.0)) - 1)),
+                     batch)
+    closed = weight_s * _harmonic_or_zero(n_mem) + n_mem * kv_s + (batch - n_mem) * flop_s
+    if not base.model.experts and not spec.any():
+        return closed
+    total = np.zeros(np.shape(batch))
+    prev_edge = np.zeros(np.shape(batch))
+    prev_h = np.zeros(np.shape(batch))
+    top = np.nanmax(batch) if np.size(batch) else 0
+    for rung in LADDER:
+        edge = np.minimum(rung, batch)
+        h = _harmonic_or_zero(edge)
+        count = edge - prev_edge
+        live = count > 0
+        mid = np.where(live, count / np.where(live, h - prev_h, 1.0), 1.0)
+        total = total + np.where(live, count * tpot_at(mid) / mid, 0.0)
+        prev_edge, prev_h = edge, h
+        if rung >= top:
+            break
+    ladder = total
+    if base.model.experts:
+        return ladder
+    return np.where(spec, ladder, closed)
+
+
+def _harmonic_or_zero(n):
+    return np.where(n >= 1, _harmonic(n), 0.0)
 
 
 def _weights_read(base: Deployment, tokens: np.ndarray, bpw: float) -> np.ndarray:
@@ -75,21 +108,32 @@ def analyze_grid(base: Deployment, **arrays) -> dict[str, np.ndarray]:
         batch = np.ones(shape) if base.scheduler == "none" else np.minimum(conc, max_conc)
 
         fpt = 2.0 * m.active_params
-        kv_read = batch * seq * stored
-        plain_w = _weights_read(base, batch, bpw)
-        plain_mem = (plain_w + kv_read) / (gpus * bw)
-        plain_comp = fpt * batch / (gpus * peak * v["mfu"])
-        plain_step = np.maximum(plain_mem, plain_comp)
         k = v["spec_k"]
-        alpha = v["spec_alpha"]
         spec = k > 0
+        kv_seq = seq * stored
+
+        def decode(j):
+            """The scalar decode_step over the grid, for j sequences in flight."""
+            kv_read = j * kv_seq
+            plain_w = _weights_read(base, j, bpw)
+            plain_mem = (plain_w + kv_read) / (gpus * bw)
+            plain_comp = fpt * j / (gpus * peak * v["mfu"])
+            plain_step = np.maximum(plain_mem, plain_comp)
+            if not spec.any():
+                return plain_w, kv_read, fpt * j, plain_mem, plain_comp, plain_step, plain_step
+            alpha = v["spec_alpha"]
+            expected = np.where(alpha >= 1.0, k + 1.0, (1.0 - alpha ** (k + 1)) / (1.0 - np.minimum(alpha, 0.999999999)))
+            step_w = np.where(spec, _weights_read(base, j * (k + 1), bpw), plain_w)
+            flops = fpt * j * np.where(spec, k + 1, 1)
+            mem_t = (step_w + kv_read) / (gpus * bw)
+            comp_t = flops / (gpus * peak * v["mfu"])
+            step = np.maximum(mem_t, comp_t)
+            tpot = np.where(spec, (step + k * v["spec_draft_cost"] * plain_step) / np.where(spec, expected, 1.0), step)
+            return step_w, kv_read, flops, mem_t, comp_t, step, tpot
+
+        step_w, kv_read, step_flops, mem_t, comp_t, step, tpot = decode(batch)
+        alpha = v["spec_alpha"]
         expected = np.where(alpha >= 1.0, k + 1.0, (1.0 - alpha ** (k + 1)) / (1.0 - np.minimum(alpha, 0.999999999)))
-        step_w = np.where(spec, _weights_read(base, batch * (k + 1), bpw), plain_w) if spec.any() else plain_w
-        step_flops = fpt * batch * np.where(spec, k + 1, 1)
-        mem_t = (step_w + kv_read) / (gpus * bw)
-        comp_t = step_flops / (gpus * peak * v["mfu"])
-        step = np.maximum(mem_t, comp_t)
-        tpot = np.where(spec, (step + k * v["spec_draft_cost"] * plain_step) / np.where(spec, expected, 1.0), step)
 
         fresh = prompt - prefix
         attn = m.layers * m.heads * m.prefill_attention_dim * (prompt ** 2 - prefix ** 2)
@@ -103,9 +147,8 @@ def analyze_grid(base: Deployment, **arrays) -> dict[str, np.ndarray]:
             ttft = prefill
         decode_time = output * tpot
         if base.scheduler == "static":
-            fixed = always_read_bytes(base, bpw) / (gpus * bw)
-            rest = (step_w + kv_read) / (gpus * bw) - fixed
-            decode_time = decode_time * np.maximum(_harmonic(batch) * fixed + rest, comp_t) / np.maximum(fixed + rest, comp_t)
+            decode_time = output * _static_sum(base, batch, spec, weight_bytes / (gpus * bw), kv_seq / (gpus * bw),
+                                               fpt / (gpus * peak * v["mfu"]), lambda j: decode(j)[6])
         prefill_time = batch * prefill
         throughput = batch * output / (prefill_time + decode_time)
         share = prefill_time / (prefill_time + decode_time)

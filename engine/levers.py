@@ -108,20 +108,20 @@ def _smallest_fitting(dep: Deployment) -> Report | None:
     return None
 
 
-def routing_value(dep: Deployment) -> tuple[float | None, str]:
-    """Objective after routing: the big and small pools each serve their share of the traffic,
-    and the blend is weighted by the share of requests each one answers."""
+def routing_value(dep: Deployment, base: Report) -> tuple[float | None, str]:
+    """Objective after routing a share of requests to the smaller model. Each pool is scaled in
+    replicas to its share of the traffic and keeps this deployment's concurrency per replica, so
+    each keeps its own per-token economics; the blend is weighted by the share of requests."""
     f = dep.route_fraction
-    small_dep = dep.with_(model=dep.route_model, concurrency=max(1, round(f * dep.concurrency)),
-                          route_model=None)
+    small_dep = dep.with_(model=dep.route_model, route_model=None)
     if small_dep.prompt + small_dep.output > small_dep.model.context:
         return None, f"{dep.route_model.id}'s context is too short for these requests"
     small = _smallest_fitting(small_dep)
-    big = analyze(dep.with_(concurrency=max(1, round((1 - f) * dep.concurrency))))
-    if small is None or not big.fits:
+    if small is None:
         return None, f"{dep.route_model.id} does not fit on up to 64 x {dep.gpu.id}"
-    value = (1 - f) * big.objective_value() + f * small.objective_value()
-    note = (f"send {f:.0%} of requests to {dep.route_model.id} on {small.deployment.gpus} x {dep.gpu.id}")
+    value = (1 - f) * base.objective_value() + f * small.objective_value()
+    note = (f"send {f:.0%} of requests to {dep.route_model.id} "
+            f"(replicas of {small.deployment.gpus} x {dep.gpu.id})")
     return value, note
 
 
@@ -131,7 +131,9 @@ def evaluate_lever(dep: Deployment, base: Report, name: str) -> LeverResult:
         return LeverResult(name=name, gain=1.0 if base.fits else None, note=note)
     before = base.objective_value()
     if name == "routing":
-        after, note = routing_value(dep)
+        if not base.fits:
+            return LeverResult(name=name, gain=None, note=note + " (the large model still does not fit)")
+        after, note = routing_value(dep, base)
         if after is None:
             return LeverResult(name=name, gain=1.0 if base.fits else None, note=note)
         return LeverResult(name=name, gain=before / after if before is not None else None, note=note)
