@@ -171,9 +171,13 @@ def _rank_key(result: LeverResult) -> tuple:
     return (2, 0.0, LEVERS.index(result.name))
 
 
-def solve(dep: Deployment, levers: tuple[str, ...] = LEVERS) -> Solution:
-    """Analyse a deployment and every lever on its objective, ranked best first."""
-    base = analyze(dep)
-    results = [evaluate_lever(dep, base, name) for name in levers]
-    results.sort(key=_rank_key)
-    return Solution(report=base, levers=tuple(results))
+def rank_levers(results) -> tuple:
+    """Lever results best first: by gain, then (for an unfit base) by the objective of the
+    levers that make it fit, ties in the fixed LEVERS order."""
+    return tuple(sorted(results, key=_rank_key))
+
+
+def solve(dep: Deployment, levers: tuple[str, ...] = LEVERS, base: Report | None = None) -> Solution:
+    """Analyse a deployment (or reuse `base`, its report) and every lever, ranked best first."""
+    base = analyze(dep) if base is None else base
+    return Solution(report=base, levers=rank_levers(evaluate_lever(dep, base, name) for name in levers))

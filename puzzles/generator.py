@@ -32,10 +32,10 @@ from engine.analysis import analyze
 from engine.catalog import PRECISION_BYTES, builtin_catalog
 from engine.deployment import Deployment, validate
 from engine.errors import RidgeError
-from engine.levers import LEVERS
+from engine.levers import LEVERS, Solution, evaluate_lever, rank_levers
 
 from puzzles import fmt
-from puzzles.keys import Key, ambiguity, key_from_solution, solve_offered
+from puzzles.keys import Key, ambiguity, key_from_solution
 from puzzles.puzzle import Puzzle
 from puzzles.reasons import CONFUSABLE
 
@@ -724,10 +724,6 @@ def _try(rng, difficulty: int, level: Level, recipe, target):
 def _solve(dep: Deployment, base, offered: tuple, target_lever: str | None, margin: float):
     """`engine.levers.solve` over the offered levers, reusing the base report already made, and
     giving up early when the target lever cannot be a clear winner (None)."""
-    try:
-        from engine.levers import Solution, _rank_key, evaluate_lever
-    except ImportError:  # pragma: no cover - the engine changed shape; fall back to the public call
-        return solve_offered(dep, offered)
     names = [name for name in LEVERS if name in offered]
     results = []
     if target_lever is not None and base.fits:
@@ -737,8 +733,7 @@ def _solve(dep: Deployment, base, offered: tuple, target_lever: str | None, marg
         results.append(first)
         names.remove(target_lever)
     results.extend(evaluate_lever(dep, base, name) for name in names)
-    results.sort(key=_rank_key)
-    return Solution(report=base, levers=tuple(results))
+    return Solution(report=base, levers=rank_levers(results))
 
 
 def make(seed: int, difficulty: int, index: int) -> Generated:
