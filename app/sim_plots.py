@@ -293,7 +293,7 @@ def deployment_line(dep) -> str:
             f"{dep.scheduler} batching, {dep.allocator} KV{spec}")
 
 
-def results_lines(result, width: int = 60) -> list[str]:
+def results_lines(result, width: int = 60, with_derivation: bool = True) -> list[str]:
     """The headline figures, every lever ranked on the objective, and the engine's derivation."""
     r, dep, sol = result.report, result.deployment, result.solution
     lines = [
@@ -321,14 +321,19 @@ def results_lines(result, width: int = 60) -> list[str]:
         shown = f"{lv.gain:.2f}×" if lv.gain is not None else "n/a"
         bars.append(plots.Bar(SHORT_LEVERS.get(lv.name, lv.name), gain, shown, "★ best" if lv is sol.best else ""))
     lines += plots.bar_chart(bars, width=max(30, width), baseline=1.0)
-    lines += ["", "How the engine got there:"]
+    if with_derivation:
+        lines += ["", "How the engine got there:"] + derivation(result)
+    return lines
+
+
+def derivation(result) -> list[str]:
+    """The engine's worked derivation for this deployment, step by step with its numbers."""
     try:
         from engine.derivation import derivation_lines
 
-        lines += derivation_lines(sol)
-    except Exception:  # noqa: BLE001 - the figures above stand without the derivation
-        lines.append("(the derivation is not available)")
-    return lines
+        return list(derivation_lines(result.solution))
+    except Exception:  # noqa: BLE001 - the figures stand without the derivation
+        return ["(the derivation is not available)"]
 
 
 def roofline_lines(data, width: int, height: int) -> list[str]:

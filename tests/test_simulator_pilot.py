@@ -67,7 +67,7 @@ async def test_a_select_edit_updates_the_result():
         screen.query_one("#in-weights", Select).value = "fp8"
         await pilot.pause()
         assert screen.sim.result.deployment.weights == "fp8"
-        assert "70.55B params x 1 B" in text_of(screen, "#out-results")
+        assert "70.55B params x 1 B" in text_of(screen, "#out-derivation")
 
 
 async def test_invalid_input_shows_inline_and_keeps_the_last_good_result():

@@ -20,8 +20,8 @@ from textual.events import Key, Resize
 from textual.geometry import Size
 from textual.reactive import Reactive
 from textual.screen import Screen
-from textual.widgets import (Button, Footer, Header, Input, Label, Select, Static, Switch, TabbedContent,
-                             TabPane)
+from textual.widgets import (Button, Collapsible, Footer, Header, Input, Label, Select, Static, Switch,
+                             TabbedContent, TabPane)
 
 from app import labels
 from app import sim_model as sm
@@ -246,6 +246,10 @@ puzzle in your own pack, **Escape** back. Letter keys work while a number field 
                                         yield Label("ms", classes="sim-unit")
                                     yield Static("", id="err-budget", classes="sim-error", markup=False)
                                 yield Static("", id=f"out-{tab_id[4:]}", classes="sim-out", markup=False)
+                                if tab_id == "tab-results":
+                                    with Collapsible(title="How the engine got there", collapsed=True,
+                                                     id="sim-derivation"):
+                                        yield Static("", id="out-derivation", classes="sim-out", markup=False)
         yield Footer()
 
     def _prediction_rows(self, sim: sm.Simulator) -> ComposeResult:
@@ -473,6 +477,9 @@ puzzle in your own pack, **Escape** back. Letter keys work while a number field 
         self._drawn_size = (width, height)
         lines = wrap_lines(self.tab_lines(tab_id, width, height), width)
         set_text(self.query_one(f"#out-{tab_id[4:]}", Static), "\n".join(lines))
+        if tab_id == "tab-results" and self.sim.result is not None:
+            steps = wrap_lines(sp.derivation(self.sim.result), width - 4)
+            set_text(self.query_one("#out-derivation", Static), "\n".join(steps))
         self._dirty.discard(tab_id)
 
     def tab_lines(self, tab_id: str, width: int, height: int) -> list[str]:
@@ -481,7 +488,7 @@ puzzle in your own pack, **Escape** back. Letter keys work while a number field 
         if sim.result is None:
             return ["No result yet."]
         if tab_id == "tab-results":
-            return sp.results_lines(sim.result, width)
+            return sp.results_lines(sim.result, width, with_derivation=False)
         if tab_id == "tab-roofline":
             return sp.roofline_lines(sim.roofline(), width, height)
         if tab_id == "tab-spec":
