@@ -55,6 +55,7 @@ class ContiguousCache(_Arrays):
     """One range per request, sized to its longest possible sequence, kept until it finishes."""
 
     kind = "contiguous"
+    shares_prefixes = False
 
     def __init__(self, config: ModelConfig, slots: int) -> None:
         super().__init__(config, (slots,))
@@ -141,7 +142,7 @@ class PagedCache(_Arrays):
         self.filled = np.zeros(n_blocks, dtype=np.int64)  # slots written in each block
         self.tables: dict[int, list[int]] = {}
         self.prefixes: dict[tuple[int, ...], list[int]] = {}
-        self.share_prefixes = share_prefixes
+        self.shares_prefixes = share_prefixes
         self.watermark = watermark_blocks
         self.cow_copies = 0
         self.prefix_hits = 0
@@ -150,7 +151,7 @@ class PagedCache(_Arrays):
         return -(-tokens // self.block_size)
 
     def _prefix_key(self, request) -> tuple[int, ...] | None:
-        if not self.share_prefixes or request.prefix_len == 0:
+        if not self.shares_prefixes or request.prefix_len == 0:
             return None
         return tuple(request.prompt[:request.prefix_len])
 
@@ -222,9 +223,7 @@ class PagedCache(_Arrays):
             new, _ = self.blocks.copy_on_write(old)
             self.k[:, new] = self.k[:, old]
             self.v[:, new] = self.v[:, old]
-            self.filled[new] = self.filled[old]
-            if self.blocks.refs[old] == 0:  # cannot happen (it was shared), kept for safety
-                self.filled[old] = 0
+            self.filled[new] = seq.kv_len - at * bs  # only this sequence's own positions count
             table[at] = new
             self.cow_copies += 1
         table.extend(self.blocks.allocate() for _ in range(grow))

@@ -7,7 +7,8 @@ activations is scaled by its own largest magnitude onto the grid -127..127, weig
 -31..31, and with at most 4096 terms every partial sum stays below 2**24, where float32 is exact in
 any order. The weight read is still an ordinary float32 BLAS call, so decode stays bound by memory
 bandwidth exactly as a real model's does. Attention runs per sequence over a contiguous copy of its
-keys and values, through the same function in every server, so it rounds identically as well.
+keys and values, one position at a time through one function, so it rounds identically as well,
+whichever server ran it and whether the position was part of a prompt or a decode step.
 """
 from __future__ import annotations
 
@@ -149,25 +150,21 @@ class ToyModel:
         v = np.ascontiguousarray(qkv[:, nq + nk:]).reshape(-1, c.n_kv_heads, c.head_dim)
         return self._rotate(q, positions), self._rotate(k, positions), v
 
-    def _attend(self, q: np.ndarray, keys: np.ndarray, values: np.ndarray, start: int) -> np.ndarray:
-        """Causal grouped-query attention of n queries at positions start.. over keys 0..start+n-1.
+    def _attend(self, q: np.ndarray, keys: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """Grouped-query attention of one query (heads, head_dim) over C-ordered keys and values
+        (length, kv_heads, head_dim), which hold exactly the positions it may see.
 
-        Both servers hand in C-ordered (length, kv_heads, head_dim) arrays, so for the same sequence
-        this runs the same operations on the same shapes and rounds the same way.
+        Prefill and decode both come through here one position at a time, so a position's result
+        is the same whether it was computed in a prompt chunk, in a decode step, or in any server.
         """
         c = self.config
-        n, group = q.shape[0], c.n_heads // c.n_kv_heads
-        qg = q.reshape(n, c.n_kv_heads, group, c.head_dim).transpose(1, 2, 0, 3)
-        scores = np.matmul(qg, keys.transpose(1, 2, 0)[:, None]) * np.float32(1.0 / math.sqrt(c.head_dim))
-        if n > 1:
-            length = keys.shape[0]
-            hidden = np.arange(length)[None, :] > (start + np.arange(n))[:, None]
-            scores[..., hidden] = -np.inf
+        group = c.n_heads // c.n_kv_heads
+        qg = q.reshape(c.n_kv_heads, group, c.head_dim)
+        scores = np.matmul(qg, keys.transpose(1, 2, 0)) * np.float32(1.0 / math.sqrt(c.head_dim))
         scores -= scores.max(axis=-1, keepdims=True)
         weights = np.exp(scores)
         weights /= weights.sum(axis=-1, keepdims=True)
-        out = np.matmul(weights, values.transpose(1, 0, 2)[:, None])  # (kv_heads, group, n, head_dim)
-        return out.transpose(2, 0, 1, 3).reshape(n, c.d_model)
+        return np.matmul(weights, values.transpose(1, 0, 2)).reshape(c.d_model)
 
     def _mlp(self, h: np.ndarray, w_up: np.ndarray, w_down: np.ndarray) -> np.ndarray:
         return self._dense(np.maximum(self._dense(h, w_up), 0), w_down)
@@ -190,7 +187,10 @@ class ToyModel:
             q, k, v = self._split_qkv(h, w_qkv, positions)
             store.write(seq, layer, start, k, v)
             keys, values = store.read(seq, layer, start + n)
-            h = h + self._dense(self._attend(q, keys, values, start), w_o)
+            mixed = np.empty_like(h)
+            for i in range(n):
+                mixed[i] = self._attend(q[i], keys[:start + i + 1], values[:start + i + 1])
+            h = h + self._dense(mixed, w_o)
             h = h + self._mlp(h, w_up, w_down)
         return int(self._next_tokens(h[-1:])[0])
 
@@ -210,7 +210,7 @@ class ToyModel:
                 pos = int(positions[i])
                 store.write(seq, layer, pos, k[i:i + 1], v[i:i + 1])
                 keys, values = store.read(seq, layer, pos + 1)
-                mixed[i] = self._attend(q[i:i + 1], keys, values, pos)[0]
+                mixed[i] = self._attend(q[i], keys, values)
             h = h + self._dense(mixed, w_o)
             h = h + self._mlp(h, w_up, w_down)
         return self._next_tokens(h)

@@ -6,9 +6,8 @@ blocks: a finished sequence leaves at the end of its step and a waiting request 
 the next step; when blocks run out mid-answer, the newest sequence is swapped out of the pool and
 comes back, unchanged, once blocks free up. The other two pairings are the ablations.
 
-Every step admits what the scheduler allows, prefills each newcomer (in two chunks when it has a
-system prompt, so a shared prefix is computed by the same operations whether or not it is reused),
-then runs one batched decode step for everyone else.
+Every step admits what the scheduler allows, prefills each newcomer (skipping a system prompt
+whose blocks are already shared), then runs one batched decode step for everyone else.
 """
 from __future__ import annotations
 
@@ -112,144 +111,182 @@ class ServeResult:
         }
 
 
-def serve(model: ToyModel, requests: Sequence[Request], *, scheduler: str, allocator: str,
-          slots: int, block_size: int = 16, max_batch: int = 64, share_prefixes: bool = True,
-          batch_wait: int = 4, check: bool = False,
-          progress: Callable[[int, int], None] | None = None) -> ServeResult:
-    """Serve every request to completion and report tokens, timings and KV occupancy.
+class Server:
+    """One server over one request stream, advanced a scheduler step at a time by `step()`.
 
     `slots` is the KV budget in tokens, the same for both allocators. `batch_wait` is how many steps
     a static batcher waits for its batch to fill. `check` verifies the block bookkeeping each step.
+    Stepping lets a caller interleave several servers, so a burst of load from other programs slows
+    them all alike instead of landing on whichever happened to be running.
     """
-    if scheduler not in SCHEDULERS:
-        raise RidgeError(f"unknown scheduler {scheduler!r}; choose one of {', '.join(SCHEDULERS)}")
-    if allocator not in ALLOCATORS:
-        raise RidgeError(f"unknown allocator {allocator!r}; choose one of {', '.join(ALLOCATORS)}")
-    if max_batch < 1:
-        raise RidgeError(f"max batch must be at least 1, got {max_batch}")
-    cache = (ContiguousCache(model.config, slots) if allocator == "contiguous"
-             else PagedCache(model.config, slots, block_size, share_prefixes))
-    for r in requests:
-        if not cache.can_ever_admit(r):
-            raise RidgeError(f"request {r.id} could need more KV slots than the budget of {slots}")
-        if r.prompt_len + r.max_output > model.config.max_positions:
-            raise RidgeError(f"request {r.id} could run past the model's {model.config.max_positions} positions")
 
-    pending = sorted(requests, key=lambda r: (r.arrival_step, r.id))
-    pending.reverse()  # pop() from the end takes the earliest
-    running: list[Seq] = []
-    swapped: list[tuple[Seq, tuple]] = []
-    finished: list[Seq] = []
-    total = sum(r.output_len for r in requests)
-    produced = step = busy = 0
-    sums = [0, 0, 0, 0]
-    conc_sum = peak = preemptions = 0
-    prefill_s = decode_s = 0.0
+    def __init__(self, model: ToyModel, requests: Sequence[Request], *, scheduler: str, allocator: str,
+                 slots: int, block_size: int = 16, max_batch: int = 64, share_prefixes: bool = True,
+                 batch_wait: int = 4, check: bool = False) -> None:
+        if scheduler not in SCHEDULERS:
+            raise RidgeError(f"unknown scheduler {scheduler!r}; choose one of {', '.join(SCHEDULERS)}")
+        if allocator not in ALLOCATORS:
+            raise RidgeError(f"unknown allocator {allocator!r}; choose one of {', '.join(ALLOCATORS)}")
+        if max_batch < 1:
+            raise RidgeError(f"max batch must be at least 1, got {max_batch}")
+        self.model, self.scheduler, self.allocator = model, scheduler, allocator
+        self.max_batch, self.batch_wait, self.check = max_batch, batch_wait, check
+        self.cache = (ContiguousCache(model.config, slots) if allocator == "contiguous"
+                      else PagedCache(model.config, slots, block_size, share_prefixes))
+        for r in requests:
+            if not self.cache.can_ever_admit(r):
+                raise RidgeError(f"request {r.id} could need more KV slots than the budget of {slots}")
+            if r.prompt_len + r.max_output > model.config.max_positions:
+                raise RidgeError(f"request {r.id} could run past the model's {model.config.max_positions} positions")
+        self.pending = sorted(requests, key=lambda r: (r.arrival_step, r.id), reverse=True)  # pop() = earliest
+        self.running: list[Seq] = []
+        self.swapped: list[tuple[Seq, tuple]] = []
+        self.finished: list[Seq] = []
+        self.total_tokens = sum(r.output_len for r in requests)
+        self.produced = self.step_no = self.busy = 0
+        self.sums = [0, 0, 0, 0]  # used, reservation, internal, external
+        self.conc_sum = self.peak = self.preemptions = 0
+        self.wall = self.prefill_s = self.decode_s = 0.0
 
-    def prefill(seq: Seq) -> None:
-        r = seq.request
+    @property
+    def done(self) -> bool:
+        return not (self.pending or self.running or self.swapped)
+
+    def _head(self) -> Request | None:
+        """The earliest request that has arrived and waits for admission."""
+        return self.pending[-1] if self.pending and self.pending[-1].arrival_step <= self.step_no else None
+
+    def _room(self, seq: Seq, end: int) -> None:
+        if not self.cache.prepare(seq, end):
+            raise RidgeError("admission promised KV blocks that were not there")  # a bug, never input
+
+    def _prefill(self, seq: Seq) -> None:
+        r, cache = seq.request, self.cache
         seq.kv_len = cache.open(seq)
-        if seq.kv_len < r.prefix_len:  # compute the system prompt on its own, then offer it for sharing
-            cache.prepare(seq, r.prefix_len)
-            model.prefill(r.prompt[:r.prefix_len], 0, seq, cache)
+        if cache.shares_prefixes and seq.kv_len < r.prefix_len:  # compute the system prompt, then share it
+            self._room(seq, r.prefix_len)
+            self.model.prefill(r.prompt[:r.prefix_len], 0, seq, cache)
             seq.kv_len = r.prefix_len
             cache.publish_prefix(seq)
-        if not cache.prepare(seq, r.prompt_len):
-            raise RidgeError("admission promised blocks that were not there")  # a bug, never input
-        seq.tokens.append(model.prefill(r.prompt[seq.kv_len:], seq.kv_len, seq, cache))
+        self._room(seq, r.prompt_len)
+        seq.tokens.append(self.model.prefill(r.prompt[seq.kv_len:], seq.kv_len, seq, cache))
         seq.kv_len = r.prompt_len
 
-    def batch_ready() -> bool:
-        arrived = [r for r in reversed(pending) if r.arrival_step <= step]
+    def _batch_ready(self) -> bool:
+        """Static batching starts a batch once it is full, nothing more is coming, or it waited long enough."""
+        arrived = [r for r in reversed(self.pending) if r.arrival_step <= self.step_no]
         if not arrived:
             return False
-        if len(arrived) == len(pending) and not any(r.arrival_step > step for r in pending):
-            return True  # nothing else is coming
-        if len(arrived) >= max_batch or step - arrived[0].arrival_step >= batch_wait:
+        if len(arrived) == len(self.pending) or len(arrived) >= self.max_batch:
             return True
-        return not cache.can_admit_all(arrived)
+        return self.step_no - arrived[0].arrival_step >= self.batch_wait or not self.cache.can_admit_all(arrived)
 
-    start = time.perf_counter()
-    while pending or running or swapped:
-        if not running and not swapped and pending[-1].arrival_step > step:
-            step = pending[-1].arrival_step  # idle until the next arrival
-        fresh: set[int] = set()
-        t0 = time.perf_counter()
+    def _admit(self) -> set[int]:
+        cache, running, fresh = self.cache, self.running, set()
         # Preempted sequences return first, oldest admission first.
-        while swapped and len(running) < max_batch and cache.can_swap_in(swapped[0][0]):
-            seq, saved = swapped.pop(0)
+        if self.swapped and not running and not cache.can_swap_in(self.swapped[0][0]):
+            cache.evict_prefixes()  # an idle pool must always take a sequence back
+        while self.swapped and len(running) < self.max_batch and cache.can_swap_in(self.swapped[0][0]):
+            seq, saved = self.swapped.pop(0)
             cache.swap_in(seq, saved)
             running.append(seq)
-        if not swapped and (scheduler == "continuous" or (not running and batch_ready())):
-            while (pending and pending[-1].arrival_step <= step and len(running) < max_batch
-                   and cache.can_admit(pending[-1])):
-                seq = Seq(pending.pop(), admitted_step=step)
-                prefill(seq)
-                produced += 1
-                running.append(seq)
-                fresh.add(id(seq))
-        t1 = time.perf_counter()
-        prefill_s += t1 - t0
+        if self.swapped or not (self.scheduler == "continuous" or (not running and self._batch_ready())):
+            return fresh
+        head = self._head()
+        if not running and head is not None and not cache.can_admit(head):
+            cache.evict_prefixes()  # an idle pool must always take the next request
+        while (head := self._head()) is not None and len(running) < self.max_batch and cache.can_admit(head):
+            seq = Seq(self.pending.pop(), admitted_step=self.step_no)
+            self._prefill(seq)
+            self.produced += 1
+            running.append(seq)
+            fresh.add(id(seq))
+        if not running and self._head() is not None and (self.scheduler == "continuous" or self._batch_ready()):
+            raise RidgeError(f"request {self._head().id} can never be admitted")  # guarded in __init__
+        return fresh
 
+    def _decode(self, fresh: set[int]) -> None:
+        cache, running = self.cache, self.running
+        # Room for one more key/value each; when the pool runs dry, the newest sequence steps out.
         decoding = []
         for seq in [s for s in running if id(s) not in fresh and not s.done]:
-            if not any(s is seq for s in running):
-                continue  # preempted a moment ago to make room for an older sequence
+            if seq not in running:
+                continue  # swapped out a moment ago to make room for an older sequence
             while not cache.prepare(seq, seq.kv_len + 1):
                 if cache.evict_prefixes():
                     continue
                 victim = max(running, key=lambda s: s.admitted_step)
                 running.remove(victim)
-                swapped.append((victim, cache.swap_out(victim)))
-                swapped.sort(key=lambda item: item[0].admitted_step)
-                preemptions += 1
+                self.swapped.append((victim, cache.swap_out(victim)))
+                self.swapped.sort(key=lambda item: item[0].admitted_step)
+                self.preemptions += 1
                 if victim is seq:
                     break
             else:
                 decoding.append(seq)
-        decoding = [s for s in decoding if any(s is r for r in running)]
+        decoding = [s for s in decoding if s in running]
         if decoding:
-            nxt = model.decode([s.tokens[-1] for s in decoding], [s.kv_len for s in decoding], decoding, cache)
+            nxt = self.model.decode([s.tokens[-1] for s in decoding], [s.kv_len for s in decoding], decoding, cache)
             for seq, tok in zip(decoding, nxt.tolist()):
                 seq.tokens.append(tok)
                 seq.kv_len += 1
-            produced += len(decoding)
-        decode_s += time.perf_counter() - t1
+            self.produced += len(decoding)
 
-        if running:
-            waiting = pending[-1] if pending and pending[-1].arrival_step <= step else None
-            occ = cache.sample(running, waiting)
-            sums[0] += occ.used
-            sums[1] += occ.reservation
-            sums[2] += occ.internal
-            sums[3] += occ.external
-            busy += 1
-            conc_sum += len(running)
-            peak = max(peak, len(running))
-        elif not swapped and pending and pending[-1].arrival_step <= step and not fresh:
-            if scheduler == "continuous" or batch_ready():
-                raise RidgeError(f"request {pending[-1].id} can never be admitted")  # guarded above
-        for seq in [s for s in running if s.done]:
-            cache.release(seq)
-            seq.finished_step = step
-            finished.append(seq)
-        running = [s for s in running if not s.done]
-        if check:
-            cache.check(running)
+    def step(self) -> bool:
+        """Run one scheduler step (admit, prefill, decode, account, retire); False once all is served."""
+        if self.done:
+            return False
+        t0 = time.perf_counter()
+        if not self.running and not self.swapped and self.pending[-1].arrival_step > self.step_no:
+            self.step_no = self.pending[-1].arrival_step  # idle until the next arrival
+        fresh = self._admit()
+        t1 = time.perf_counter()
+        self._decode(fresh)
+        t2 = time.perf_counter()
+        if self.running:
+            occ = self.cache.sample(self.running, self._head())
+            for i, value in enumerate((occ.used, occ.reservation, occ.internal, occ.external)):
+                self.sums[i] += value
+            self.busy += 1
+            self.conc_sum += len(self.running)
+            self.peak = max(self.peak, len(self.running))
+        for seq in [s for s in self.running if s.done]:
+            self.cache.release(seq)
+            seq.finished_step = self.step_no
+            self.finished.append(seq)
+        self.running = [s for s in self.running if not s.done]
+        if self.check:
+            self.cache.check(self.running)
+        self.step_no += 1
+        if self.done:
+            self.cache.evict_prefixes()
+            self.cache.check([])  # every block is back in the pool
+        self.prefill_s += t1 - t0
+        self.decode_s += t2 - t1
+        self.wall += time.perf_counter() - t0
+        return True
+
+    def result(self) -> ServeResult:
+        if not self.done:
+            raise RidgeError("the server has not finished its requests yet")
+        return ServeResult(
+            scheduler=self.scheduler, allocator=self.allocator, budget_slots=self.cache.slots,
+            outputs={s.request.id: tuple(s.tokens) for s in self.finished},
+            admitted_step={s.request.id: s.admitted_step for s in self.finished},
+            finished_step={s.request.id: s.finished_step for s in self.finished},
+            wall_seconds=self.wall, prefill_seconds=self.prefill_s, decode_seconds=self.decode_s,
+            busy_steps=self.busy, used_sum=self.sums[0], reservation_sum=self.sums[1],
+            internal_sum=self.sums[2], external_sum=self.sums[3], concurrency_sum=self.conc_sum,
+            peak_concurrency=self.peak, preemptions=self.preemptions,
+            prefix_hits=self.cache.prefix_hits, cow_copies=self.cache.cow_copies,
+        )
+
+
+def serve(model: ToyModel, requests: Sequence[Request], *, progress: Callable[[int, int], None] | None = None,
+          **options) -> ServeResult:
+    """Serve every request to completion with one server (options as for `Server`)."""
+    server = Server(model, requests, **options)
+    while server.step():
         if progress is not None:
-            progress(produced, total)
-        step += 1
-
-    wall = time.perf_counter() - start
-    cache.evict_prefixes()
-    cache.check([])
-    return ServeResult(
-        scheduler=scheduler, allocator=allocator, budget_slots=cache.slots,
-        outputs={s.request.id: tuple(s.tokens) for s in finished},
-        admitted_step={s.request.id: s.admitted_step for s in finished},
-        finished_step={s.request.id: s.finished_step for s in finished},
-        wall_seconds=wall, prefill_seconds=prefill_s, decode_seconds=decode_s, busy_steps=busy,
-        used_sum=sums[0], reservation_sum=sums[1], internal_sum=sums[2], external_sum=sums[3],
-        concurrency_sum=conc_sum, peak_concurrency=peak, preemptions=preemptions,
-        prefix_hits=cache.prefix_hits, cow_copies=cache.cow_copies,
-    )
+            progress(server.produced, server.total_tokens)
+    return server.result()

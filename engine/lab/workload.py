@@ -34,14 +34,14 @@ class Request:
 class WorkloadSpec:
     """Distributions of a request stream; lengths in tokens, arrival rate in requests per step."""
 
-    n_requests: int = 96
+    n_requests: int = 112
     arrival_rate: float = 4.0
-    prompt_min: int = 8  # user part of the prompt, uniform between min and max
-    prompt_max: int = 48
-    output_mean: float = 48.0  # answer lengths are log-normal with this mean, cut at output_max
-    output_sigma: float = 0.8
+    prompt_min: int = 4  # user part of the prompt, uniform between min and max
+    prompt_max: int = 24
+    output_mean: float = 40.0  # answer lengths are log-normal with this mean, cut at output_max
+    output_sigma: float = 0.5
     output_max: int = 256
-    system_prompt_len: int = 24  # shared by every request; 0 turns it off
+    system_prompt_len: int = 20  # shared by every request; 0 turns it off
     vocab: int = 2048
     seed: int = 0
 
