@@ -1,0 +1,136 @@
+"""Drill rounds: timed, generated puzzles at one difficulty, chosen by which concept is due.
+
+Concepts are the course's module ids (without the clearing test) and the four napkin question ids
+(`puzzles.questions`). A generated puzzle exercises the concept of its verdict and the concept of
+its best lever (`concepts_of`); a napkin concept is drilled by adding its question to a puzzle
+that gives it a clear answer. A round takes the concepts in the order spaced repetition gives
+(`saves.review.due_order`: due first) and finds, for each, the next generated puzzle at the chosen
+difficulty that exercises it. Everything is deterministic from the seed. Imports no Textual.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from puzzles import generator
+from puzzles.puzzle import MODULES
+from puzzles.questions import NAPKIN_IDS, Item, make_item, suitable
+
+MODULE_CONCEPTS = tuple(m for m in MODULES if m != "clearing-test")
+CONCEPTS = MODULE_CONCEPTS + NAPKIN_IDS
+ROUND_LENGTHS = (3, 5, 10)
+DEFAULT_ROUND = 5
+SECONDS_PER_PUZZLE = 90
+SCAN_LIMIT = 240  # generated indexes tried per concept before settling for any puzzle
+
+VERDICT_CONCEPT = {
+    "does-not-fit": "kv-cache", "kv-capacity": "kv-cache", "decode-kv": "kv-cache",
+    "prefill-compute": "two-phases", "decode-compute": "intensity", "decode-weights": "intensity",
+}
+LEVER_CONCEPT = {
+    "batching": "batching", "paged-kv": "paged-attention", "prefix-caching": "prefix-caching",
+    "quantization": "quantization", "kv-quantization": "kv-cache",
+    "speculative-decoding": "speculative-decoding", "routing": "cost-model",
+    "chunked-prefill": "two-phases",
+}
+
+CONCEPT_TITLES = {
+    "two-phases": "prefill against decode", "intensity": "arithmetic intensity",
+    "kv-cache": "the KV cache budget", "batching": "batching", "paged-attention": "paged KV blocks",
+    "prefix-caching": "prefix caching", "speculative-decoding": "speculative decoding",
+    "quantization": "quantization", "cost-model": "the cost model (routing)",
+    "napkin-intensity": "napkin: intensity and the ridge", "napkin-concurrency": "napkin: max concurrency",
+    "napkin-spec": "napkin: does speculation help?", "napkin-cost": "napkin: cost per million tokens",
+}
+
+
+def concepts_of_pair(verdict: str, lever: str) -> tuple[str, ...]:
+    """The module concepts a (verdict, best lever) pair exercises."""
+    found = [VERDICT_CONCEPT.get(verdict), LEVER_CONCEPT.get(lever)]
+    return tuple(dict.fromkeys(c for c in found if c))
+
+
+def concepts_of(key) -> tuple[str, ...]:
+    """The module concepts a puzzle exercises, from its engine key."""
+    return concepts_of_pair(key.bottleneck, key.best_lever)
+
+
+def reachable(difficulty: int) -> tuple[str, ...]:
+    """The concepts a drill at `difficulty` can exercise, in course order."""
+    level = generator.LEVELS[difficulty]
+    found = {c for verdict, lever in level.targets for c in concepts_of_pair(verdict, lever)}
+    return tuple(c for c in MODULE_CONCEPTS if c in found) + NAPKIN_IDS
+
+
+@dataclass(frozen=True)
+class Planned:
+    """One drill question: the concept it reviews and the item to ask."""
+
+    concept: str
+    item: Item
+    index: int  # the generated puzzle's index (its id says seed and difficulty)
+
+
+def _fits_concept(concept: str, gen) -> bool:
+    if concept in NAPKIN_IDS:
+        return suitable(concept, gen.puzzle, gen.key)
+    return concept in concepts_of(gen.key)
+
+
+def _target_may_fit(concept: str, difficulty: int, index: int) -> bool:
+    """A cheap filter: could the generator's target for this index exercise `concept`?"""
+    if concept in NAPKIN_IDS:
+        return True
+    targets = generator.TARGETS[difficulty]
+    verdict, lever = targets[index % len(targets)]
+    return concept in concepts_of_pair(verdict, lever)
+
+
+def find(concept: str, difficulty: int, seed: int, start: int = 0, used: frozenset[int] = frozenset()) -> Planned:
+    """The first generated puzzle from index `start` that exercises `concept` (a puzzle's
+    index is never used twice in a round); any unused puzzle when none does within SCAN_LIMIT."""
+    fallback = None
+    for index in range(start, start + SCAN_LIMIT):
+        if index in used:
+            continue
+        if fallback is None:
+            fallback = index
+        if not _target_may_fit(concept, difficulty, index):
+            continue
+        gen = generator.make(seed, difficulty, index)
+        if _fits_concept(concept, gen):
+            napkin = concept if concept in NAPKIN_IDS else None
+            return Planned(concept, make_item(gen.puzzle, gen.key, napkin), index)
+    gen = generator.make(seed, difficulty, fallback if fallback is not None else start)
+    module = next(iter(concepts_of(gen.key)), concept)
+    return Planned(module, make_item(gen.puzzle, gen.key), gen_index(gen.puzzle.id))
+
+
+def gen_index(puzzle_id: str) -> int:
+    return generator.parse_id(puzzle_id)[2]
+
+
+def plan_round(order: list[str], difficulty: int, seed: int, length: int = DEFAULT_ROUND) -> list[Planned]:
+    """`length` drill questions for the concepts in `order` (due first), cycling when the round
+    is longer than the list; puzzles come from `seed` at `difficulty`."""
+    if difficulty not in generator.LEVELS:
+        from engine.errors import RidgeError
+
+        raise RidgeError(f"difficulty must be 1 to 5, got {difficulty}")
+    allowed = set(reachable(difficulty))
+    concepts = [c for c in order if c in allowed] or list(reachable(difficulty))
+    planned: list[Planned] = []
+    used: set[int] = set()
+    for n in range(length):
+        concept = concepts[n % len(concepts)]
+        found = find(concept, difficulty, seed, start=0, used=frozenset(used))
+        used.add(found.index)
+        planned.append(found)
+    return planned
+
+
+def plan_next(order: list[str], difficulty: int, seed: int, used: frozenset[int], position: int) -> Planned:
+    """One drill question at `position` of a round: the `position`-th concept in `order`
+    (cycling), from a puzzle not yet used."""
+    allowed = set(reachable(difficulty))
+    concepts = [c for c in order if c in allowed] or list(reachable(difficulty))
+    return find(concepts[position % len(concepts)], difficulty, seed, start=0, used=used)
