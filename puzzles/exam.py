@@ -1,0 +1,270 @@
+"""The clearing test: a fixed-length exam of mixed deployments, no hints, a pass mark, a report.
+
+Each of the `EXAM_LENGTH` items is one deployment and asks three questions:
+
+1. the bottleneck;
+2. the best lever together with the rough size of its gain (both must be right);
+3. one of the four napkin questions (`puzzles.questions`), taken in turn, so a 12-item exam asks
+   each of them three times: intensity and the ridge, max concurrency, whether speculative
+   decoding helps at this batch, and the cost per million output tokens (on a cost item, where the
+   best lever is the change that moves the cost most).
+
+The player also says how sure they are, which sets the points the save records; it does not
+change the pass mark. An exam passes when at least `PASS_SHARE` of all its questions are right.
+Every answer is judged against the engine's key with the tolerances in `RULES`.
+
+The deployments are chosen deterministically from the seed: the `clearing-test` pack's puzzles
+first (when the pack exists), shuffled by the seed, then generated puzzles at difficulties 2-4.
+`report_markdown` writes every answer beside the engine's and its reasoning, for keeping or
+sharing. Imports no Textual.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import random
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from puzzles import generator
+from puzzles.puzzle import OBJECTIVE_TEXT, Puzzle
+from puzzles.questions import (NAPKIN_IDS, QUESTIONS, SPEC_FIELD, SPEC_HELPS_ABOVE, TOLERANCE, Item, Judged,
+                               distance_text, judge, make_item, suitable, truth_text)
+
+EXAM_LENGTH = 12
+PASS_SHARE = 0.75
+DIFFICULTIES = (2, 3, 4)
+PACK_SHARE = 0.5          # at most this share of the items come from the clearing-test pack
+SCAN_LIMIT = 600
+PARTS = ("bottleneck", "lever", "napkin")
+PART_TITLES = {"bottleneck": "Bottleneck", "lever": "Best lever and its gain", "napkin": "Napkin question"}
+
+RULES = (
+    "Bottleneck: the engine's verdict exactly.",
+    "Best lever and its gain: the engine's best lever, and the band its gain falls in (a "
+    "neighbouring band also counts when the gain is within 10% of the edge between them).",
+    f"Numbers (intensity, ridge, max concurrency, cost): within a factor of {TOLERANCE:g} of the "
+    "engine's value either way, on a log scale. Intensity and ridge must both be within it.",
+    f"Speculative decoding helps when it improves the goal by more than {SPEC_HELPS_ABOVE:g}x; "
+    "the exam only asks where the answer is clear.",
+)
+
+
+def pass_mark(length: int = EXAM_LENGTH) -> int:
+    """Questions needed to pass an exam of `length` items."""
+    import math
+
+    return math.ceil(PASS_SHARE * len(PARTS) * length - 1e-9)
+
+
+def rules_text(length: int = EXAM_LENGTH) -> str:
+    """The rules as the start screen and the report state them."""
+    total = len(PARTS) * length
+    return (f"{length} deployments, three questions each ({total} in all), no hints. You pass with "
+            f"{pass_mark(length)} or more right ({PASS_SHARE:.0%}).")
+
+
+def _pack_puzzles() -> list[Puzzle]:
+    """The clearing-test pack's puzzles, or none when the pack is not there."""
+    try:
+        from puzzles import bank
+
+        return list(bank.in_module("clearing-test"))
+    except Exception:  # noqa: BLE001 - a missing or broken pack leaves the generated puzzles
+        return []
+
+
+def _key(puzzle: Puzzle):
+    from puzzles import bank
+
+    return bank.key(puzzle)
+
+
+def build(seed: int, length: int = EXAM_LENGTH, pack: Iterable[Puzzle] | None = None) -> list[Item]:
+    """The exam for `seed`: `length` items, the napkin questions in turn, no hints."""
+    if length < 1 or length > 60:
+        from engine.errors import RidgeError
+
+        raise RidgeError(f"an exam has 1 to 60 items, got {length}")
+    kinds = [NAPKIN_IDS[i % len(NAPKIN_IDS)] for i in range(length)]
+    slots: list[Item | None] = [None] * length
+    rng = random.Random(f"clearing-test:{seed}")
+    pool = list(_pack_puzzles() if pack is None else pack)
+    rng.shuffle(pool)
+    from_pack = 0
+    for puzzle in pool:
+        if from_pack >= int(PACK_SHARE * length):
+            break
+        key = _key(puzzle)
+        for i, kind in enumerate(kinds):
+            if slots[i] is None and suitable(kind, puzzle, key):
+                slots[i] = make_item(puzzle, key, kind, ask_reason=False)
+                from_pack += 1
+                break
+    index = 0
+    while any(s is None for s in slots) and index < SCAN_LIMIT:
+        difficulty = DIFFICULTIES[index % len(DIFFICULTIES)]
+        gen = generator.make(seed, difficulty, index)
+        index += 1
+        for i, kind in enumerate(kinds):
+            if slots[i] is None and suitable(kind, gen.puzzle, gen.key):
+                slots[i] = make_item(gen.puzzle, gen.key, kind, ask_reason=False)
+                break
+    if any(s is None for s in slots):  # pragma: no cover - the generator always supplies enough
+        from engine.errors import RidgeError
+
+        raise RidgeError(f"could not draw a full exam from seed {seed}")
+    return [s for s in slots if s is not None]
+
+
+def part_marks(judged: Judged) -> dict[str, bool]:
+    """The item's three questions, right or wrong."""
+    p = judged.parts
+    return {"bottleneck": p["bottleneck"], "lever": p["lever"] and p["gain_band"],
+            "napkin": judged.napkin_right}
+
+
+@dataclass(frozen=True)
+class ExamResult:
+    """A finished (or abandoned) exam: each item with its prediction and grade."""
+
+    seed: int
+    items: tuple[Item, ...]
+    predictions: tuple[dict, ...]
+    judged: tuple[Judged, ...]
+    length: int = EXAM_LENGTH
+
+    @property
+    def right(self) -> int:
+        return sum(sum(part_marks(j).values()) for j in self.judged)
+
+    @property
+    def total(self) -> int:
+        return len(PARTS) * self.length
+
+    @property
+    def share(self) -> float:
+        return self.right / self.total if self.total else 0.0
+
+    @property
+    def passed(self) -> bool:
+        return len(self.judged) == self.length and self.right >= pass_mark(self.length)
+
+    def by_part(self) -> dict[str, int]:
+        out = {part: 0 for part in PARTS}
+        for j in self.judged:
+            for part, right in part_marks(j).items():
+                out[part] += right
+        return out
+
+    def by_napkin(self) -> dict[str, tuple[int, int]]:
+        """napkin id -> (right, asked)."""
+        out: dict[str, list[int]] = {}
+        for item, j in zip(self.items, self.judged):
+            cell = out.setdefault(item.napkin or "", [0, 0])
+            cell[0] += j.napkin_right
+            cell[1] += 1
+        return {k: (v[0], v[1]) for k, v in out.items()}
+
+
+def grade(seed: int, items: list[Item], predictions: list[dict], length: int | None = None,
+          words: Callable[[str, str], str] | None = None) -> ExamResult:
+    """Judge every answered item (answers may stop early: the rest count as wrong)."""
+    kwargs = {"words": words} if words else {}
+    judged = tuple(judge(item, p, 0, **kwargs) for item, p in zip(items, predictions))
+    return ExamResult(seed, tuple(items[:len(judged)]), tuple(predictions[:len(judged)]), judged,
+                      length if length is not None else len(items))
+
+
+# --- the report ----------------------------------------------------------------------------------
+
+def _plain(kind: str, ident: str) -> str:
+    return ident or "(blank)"
+
+
+def _cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def report_markdown(result: ExamResult, player: str, when: _dt.datetime,
+                    words: Callable[[str, str], str] = _plain) -> str:
+    """The whole exam as Markdown: the result, the rules, a summary table, then every item with
+    the player's answers beside the engine's and the engine's reasoning."""
+    verdict = "PASSED" if result.passed else "NOT PASSED"
+    unfinished = len(result.judged) < result.length
+    lines = [
+        f"# Ridge clearing test: {player}",
+        "",
+        f"{when.strftime('%Y-%m-%d %H:%M %Z').strip()} · exam seed {result.seed} · {result.length} deployments · no hints",
+        "",
+        f"**{verdict}**: {result.right} of {result.total} questions right ({result.share:.0%}); "
+        f"the pass mark is {pass_mark(result.length)} ({PASS_SHARE:.0%}).",
+    ]
+    if unfinished:
+        lines += ["", f"The exam was stopped after {len(result.judged)} of {result.length} items; "
+                      "the rest count as wrong."]
+    parts = result.by_part()
+    lines += ["", "| Question | Right |", "|---|---|"]
+    for part in PARTS:
+        lines.append(f"| {PART_TITLES[part]} | {parts[part]} of {len(result.judged)} |")
+    for napkin, (right, asked) in result.by_napkin().items():
+        if napkin:
+            lines.append(f"| · {QUESTIONS[napkin].title} | {right} of {asked} |")
+    lines += ["", "## How answers are judged", ""] + [f"- {rule}" for rule in RULES]
+    lines += ["", "## Summary", "", "| # | Deployment | Bottleneck | Lever and gain | Napkin | Outcome |",
+              "|---|---|---|---|---|---|"]
+    for n, (item, j) in enumerate(zip(result.items, result.judged), 1):
+        marks = part_marks(j)
+        tick = {True: "✓", False: "✗"}
+        lines.append(f"| {n} | {_cell(item.puzzle.title)} | {tick[marks['bottleneck']]} | "
+                     f"{tick[marks['lever']]} | {tick[marks['napkin']]} | {j.outcome} |")
+    for n, (item, p, j) in enumerate(zip(result.items, result.predictions, result.judged), 1):
+        lines += ["", *item_markdown(n, item, p, j, words)]
+    lines.append("")
+    return "\n".join(lines)
+
+
+def item_markdown(n: int, item: Item, p: dict, j: Judged, words: Callable[[str, str], str] = _plain) -> list[str]:
+    """One item of the report: the deployment, a table of answers, and the engine's reasoning."""
+    key, puzzle = item.key, item.puzzle
+    marks = part_marks(j)
+    tick = {True: "✓", False: "✗"}
+    gain = f"{key.gain:.2f}x" if key.gain is not None else "makes it fit"
+    question = item.question
+    lines = [f"## {n}. {puzzle.title}", "",
+             f"{key.derivation[0] if key.derivation else puzzle.title}. Goal: "
+             f"{OBJECTIVE_TEXT.get(puzzle.objective, puzzle.objective)}.", ""]
+    if question is not None:
+        lines += [f"Napkin question: {question.prompt}", ""]
+    lines += ["| Question | Your answer | The engine | |", "|---|---|---|---|",
+              f"| Bottleneck | {_cell(words('bottleneck', p.get('bottleneck', '')))} | "
+              f"{_cell(words('bottleneck', key.bottleneck))} | {tick[marks['bottleneck']]} |",
+              f"| Best lever | {_cell(words('lever', p.get('lever', '')))} | {_cell(words('lever', key.best_lever))} | "
+              f"{tick[j.parts['lever']]} |",
+              f"| Its gain | {_cell(words('band', p.get('gain_band', '')))} | "
+              f"{_cell(words('band', key.gain_band))} ({gain}) | {tick[j.parts['gain_band']]} |"]
+    estimates = p.get("estimates") or {}
+    for name in puzzle.estimates:
+        value = estimates.get(name)
+        said = "(blank)" if value is None else f"{value:,.4g}"
+        lines.append(f"| {name.replace('_', ' ')} | {said} | {_cell(truth_text(item, name))} | "
+                     f"{tick[j.parts[f'estimate:{name}']]} |")
+    if SPEC_FIELD in j.parts:
+        lines.append(f"| Speculative decoding helps? | {p.get(SPEC_FIELD) or '(blank)'} | "
+                     f"{_cell(truth_text(item, SPEC_FIELD))} | {tick[j.parts[SPEC_FIELD]]} |")
+    lines.append(f"| Certainty | {p.get('certainty') or '(blank: counted as low)'} | | |")
+    lines += ["", f"Outcome: **{j.outcome}** ({j.points:+d} points). Bottleneck {tick[marks['bottleneck']]}, "
+                  f"lever and gain {tick[marks['lever']]}, napkin {tick[marks['napkin']]}.", "",
+              "Reasoning:", "",
+              f"- What decides it: {key.deciding}.",
+              f"- Where it sits: {distance_text(item)}."]
+    if item.napkin == "napkin-spec" and item.spec_gain is not None:
+        helps = "helps" if item.spec_helps else "does not help"
+        lines.append(f"- Speculative decoding {helps} here: it changes the goal by {item.spec_gain:.2f}x "
+                     f"at a batch of {key.solution.report.batch}.")
+    lines += ["", "```", *key.derivation, "```"]
+    return lines
+
+
+def report_name(when: _dt.datetime) -> str:
+    """The report's file name: clearing-test-<local date>.md."""
+    return f"clearing-test-{when.strftime('%Y-%m-%d')}.md"
