@@ -1,0 +1,340 @@
+"""The drill: short timed rounds of generated puzzles, the concepts chosen by spaced repetition.
+
+Set-up (player, difficulty, round length, today's streak and reviews) → each question against a
+countdown (when it runs out, what is filled in is locked in) → a compact reveal → the round's
+summary. Every answer is saved with mode `drill`; the concept's card moves by the grade (cleared is
+Good, anything else Again) until today's review cap is used up.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from textual import on
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import Button, Input, Label, Select, Static
+
+from app.screens.rounds import (ItemView, ModeScreen, RevealPanel, check_player, default_player, gaps_notice,
+                                puzzle_heading, record, setup_field, words)
+
+DIFFICULTY_TEXT = {
+    1: "1 · one dominant effect, common models",
+    2: "2 · more models and GPUs, TPOT goals",
+    3: "3 · every objective, more levers",
+    4: "4 · mixture-of-experts, routing",
+    5: "5 · everything, large deployments",
+}
+
+
+@dataclass
+class Answered:
+    concept: str
+    puzzle_id: str
+    outcome: str
+    points: int
+    next_review: str
+    timed_out: bool
+
+
+class DrillScreen(ModeScreen):
+    """Timed rounds for interview practice, scheduled by spaced repetition."""
+
+    TITLE_TEXT = "Drill"
+    HELP = """\
+## Drill
+
+Short timed rounds of generated puzzles at the difficulty you choose. Spaced repetition decides
+which concept comes next: the concepts due for review come first, then ones you have not met.
+A cleared answer (right answer, right reason) pushes a concept's next review further away;
+anything else brings it back soon. You never rate yourself: the grade does.
+
+Each question has a countdown. When it reaches zero, whatever you have filled in is locked in,
+and anything left blank counts as wrong (a blank certainty counts as low).
+
+At most 20 answers a day move the schedule, so a missed week does not become a wall: past that,
+you can keep practising, but due concepts wait until tomorrow.
+
+**s** start · **l** lock in · **n** next · **p** napkin · **a** back to the answer · **Escape** leave
+"""
+
+    BINDINGS = [
+        Binding("s", "start", "Start round", id="drill.start", tooltip="Start a round with these settings"),
+        Binding("l", "lock_in", "Lock in", id="drill.lock", tooltip="Lock in this answer (final)"),
+        Binding("n", "next", "Next", id="drill.next", tooltip="Go on to the next question"),
+        Binding("escape", "leave", "Leave", id="drill.leave", tooltip="Leave the drill"),
+    ]
+    PHASE_ACTIONS = {"start": ("setup", "summary"), "lock_in": ("question",),
+                     "next": ("reveal",)}
+
+    def __init__(self, seed: int | None = None, seconds: float | None = None, tz=None, length: int | None = None,
+                 difficulty: int | None = None) -> None:
+        super().__init__(id="drill")
+        from puzzles.drill import DEFAULT_ROUND, SECONDS_PER_PUZZLE
+
+        self.seed = seed
+        self.seconds = SECONDS_PER_PUZZLE if seconds is None else seconds
+        self.tz = tz
+        self.length = length or DEFAULT_ROUND
+        self.difficulty = difficulty or 2
+        self.player = ""
+        self.planned: list = []
+        self.position = 0
+        self.answered: list[Answered] = []
+        self.cards: dict = {}
+        self.shown_at = 0.0
+        self.locking = False
+
+    # -- set-up -----------------------------------------------------------------------------------
+    async def show_setup(self) -> None:
+        from puzzles.drill import ROUND_LENGTHS
+
+        self.status("Drill · set up a round")
+        await self.set_countdown(None)
+        lengths = sorted(set(ROUND_LENGTHS) | {self.length})
+        body = VerticalScroll(
+            Static(f"Generated puzzles, {self.seconds:g} s each; spaced repetition picks the concepts, due ones "
+                   "first. When time runs out, what you have filled in is locked in.",
+                   classes="mode-text", markup=False),
+            setup_field("Player", Input(value=self.player or default_player(self.app), placeholder="your name",
+                                        id="player-name", max_length=32, compact=True)),
+            setup_field("Difficulty", Select([(text, d) for d, text in DIFFICULTY_TEXT.items()], value=self.difficulty,
+                                             allow_blank=False, compact=True, id="difficulty")),
+            setup_field("Round length", Select([(f"{n} questions", n) for n in lengths], value=self.length,
+                                               allow_blank=False, compact=True, id="length")),
+            Static("", id="drill-today", classes="mode-text", markup=False),
+            Label("", id="setup-error", classes="setup-error", markup=False),
+            Horizontal(Button("Start round (s)", variant="primary", id="start"), Button("Leave", id="leave"),
+                       classes="setup-buttons"),
+            classes="mode-body")
+        await self.set_phase("setup", body)
+        self.query_one("#player-name", Input).cursor_blink = self.app.blink
+        self.update_today()
+        self.query_one("#start", Button).focus()
+
+    def _profile(self, name: str):
+        store = self.app.store
+        if not name or check_player(name) or name.casefold() not in {p.casefold() for p in store.profiles()}:
+            return None
+        return store.load(name)
+
+    def update_today(self) -> None:
+        """Today's streak, reviews and due concepts for the player named in the set-up."""
+        from puzzles.drill import CONCEPT_TITLES, reachable
+        from saves.review import cap_status, describe_due, due_count, due_order, load_cards
+        from saves.streak import streak_for
+
+        found = self.query("#player-name")
+        name = found.first(Input).value.strip() if found else self.player
+        now = self.app.now()
+        try:
+            profile = self._profile(name)
+        except Exception as error:  # noqa: BLE001 - a damaged save is named, not fatal
+            self.query_one("#drill-today", Static).update(f"{name}'s save cannot be read: {error}")
+            return
+        attempts = profile.attempts if profile else ()
+        cards = load_cards(profile.review_cards()) if profile else {}
+        difficulty = self._difficulty()
+        concepts = reachable(difficulty)
+        order = due_order(concepts, cards, now)
+        cap = cap_status(attempts, now, self.tz)
+        due = due_count(concepts, cards, now)
+        first = " · ".join(f"{CONCEPT_TITLES.get(c, c)} ({describe_due(cards.get(c), now)})" for c in order[:3])
+        lines = [streak_for(attempts, now, self.tz).describe(), cap.describe(due),
+                 f"Due now: {due} of {len(concepts)} concepts. First up: {first}."]
+        self.query_one("#drill-today", Static).update("\n".join(lines))
+
+    def _difficulty(self) -> int:
+        found = self.query("#difficulty")
+        if found:
+            value = found.first(Select).value
+            if isinstance(value, int):
+                return value
+        return self.difficulty
+
+    @on(Input.Changed, "#player-name")
+    @on(Select.Changed, "#difficulty")
+    def _setup_changed(self) -> None:
+        if self.phase == "setup":
+            self.update_today()
+
+    @on(Input.Submitted, "#player-name")
+    @on(Button.Pressed, "#start")
+    async def action_start(self) -> None:
+        if self.phase == "summary":
+            await self.show_setup()
+            return
+        if self.phase != "setup":
+            return
+        from puzzles.drill import plan_round, reachable
+        from saves.review import due_order, load_cards
+
+        name = self.query_one("#player-name", Input).value.strip()
+        problem = check_player(name) if name else "Type your name first: answers are saved under it."
+        if problem:
+            self.setup_error(problem)
+            self.query_one("#player-name", Input).focus()
+            return
+        self.difficulty = self._difficulty()
+        length = self.query_one("#length", Select).value
+        self.length = length if isinstance(length, int) else self.length
+        now = self.app.now()
+        try:
+            profile = self._profile(name)
+        except Exception as error:  # noqa: BLE001
+            self.setup_error(f"{name}'s save cannot be read: {error}")
+            return
+        self.player = profile.name if profile else name
+        self.cards = load_cards(profile.review_cards()) if profile else {}
+        order = due_order(reachable(self.difficulty), self.cards, now)
+        seed = self.seed if self.seed is not None else int(now.timestamp()) % 1_000_000
+        self.planned = plan_round(order, self.difficulty, seed, self.length)
+        self.position = 0
+        self.answered = []
+        await self.show_question()
+
+    @on(Button.Pressed, "#leave")
+    def _leave_pressed(self) -> None:
+        self.leave()
+
+    # -- a question -------------------------------------------------------------------------------
+    async def show_question(self) -> None:
+        from puzzles.drill import CONCEPT_TITLES
+        from saves.review import describe_due
+
+        planned = self.planned[self.position]
+        now = self.app.now()
+        concept = CONCEPT_TITLES.get(planned.concept, planned.concept)
+        due = describe_due(self.cards.get(planned.concept), now)
+        score = sum(a.points for a in self.answered)
+        self.status(f"Drill · {self.position + 1}/{len(self.planned)} · {concept} ({due}) · {score:+d} pts")
+        view = ItemView(planned.item, puzzle_heading(planned.item, self.position + 1, len(self.planned),
+                                                     f"reviews {concept}"), blink=self.app.blink, id="item")
+        self.locking = False
+        await self.set_phase("question", view)
+        await self.set_countdown(self.seconds)
+        self.shown_at = time.monotonic()
+        view.focus_first()
+
+    @on(Button.Pressed, "#lock-in")
+    def action_lock_in(self) -> None:
+        view = self.item_view()
+        if self.phase != "question" or view is None or self.locking:
+            return
+        if gaps_notice(self, view):
+            return
+        self.run_worker(self.lock_answer(timed_out=False), exclusive=True, group="lock")
+
+    def on_countdown_expired(self) -> None:
+        if self.phase == "question" and not self.locking:
+            self.notify("Time is up: what you had filled in is locked in.", title="Time", severity="warning")
+            self.run_worker(self.lock_answer(timed_out=True), exclusive=True, group="lock")
+
+    async def time_up(self) -> None:
+        """Run out the clock now (what the countdown does at zero)."""
+        if self.phase == "question" and not self.locking:
+            await self.lock_answer(timed_out=True)
+
+    async def lock_answer(self, timed_out: bool) -> None:
+        if self.locking:
+            return
+        self.locking = True
+        from puzzles.drill import CONCEPT_TITLES
+        from puzzles.questions import judge
+        from saves.review import cap_status, card_dict, describe_due, schedule
+
+        view = self.item_view()
+        view.freeze()
+        self.stop_countdown()
+        await self.set_countdown(None)
+        seconds = min(self.seconds, time.monotonic() - self.shown_at) if not timed_out else float(self.seconds)
+        planned = self.planned[self.position]
+        prediction = view.prediction()
+        judged = judge(planned.item, prediction, words=words)
+        now = self.app.now()
+        notes = []
+        if timed_out:
+            notes.append("The time ran out: what you had filled in was locked in.")
+        concept = CONCEPT_TITLES.get(planned.concept, planned.concept)
+        store = self.app.store
+        next_review = "unchanged"
+        try:
+            profile = self._profile(self.player)
+            done = cap_status(profile.attempts if profile else (), now, self.tz).done
+            card = schedule(self.cards.get(planned.concept), planned.concept, judged.outcome, now, done)
+            if card is None:
+                notes.append(f"Today's reviews are used up, so {concept} keeps its place in the schedule.")
+            else:
+                store.save_review_state(self.player, planned.concept, card_dict(card))
+                self.cards[planned.concept] = card
+                next_review = describe_due(card, now)
+                notes.append(f"{concept[:1].upper()}{concept[1:]}: next review {next_review}"
+                             + (" (cleared: each clear spaces the reviews further apart)."
+                                if judged.outcome == "cleared" else " (not cleared, so it comes back soon)."))
+        except Exception as error:  # noqa: BLE001 - the schedule is a convenience; say it was not saved
+            from app.errors import log_exception
+
+            path = log_exception(error, self.app.log_file, "saving a review card")
+            self.notify(f"The review schedule could not be saved. Details in {path}", severity="error")
+        record(self.app, self.player, planned.item, prediction, judged, "drill", seconds, now)
+        self.answered.append(Answered(planned.concept, planned.item.puzzle.id, judged.outcome, judged.points,
+                                      next_review, timed_out))
+        last = self.position + 1 >= len(self.planned)
+        score = sum(a.points for a in self.answered)
+        self.status(f"Drill · {self.position + 1}/{len(self.planned)} · {concept} · {score:+d} pts")
+        panel = RevealPanel(judged, notes, "See the round (n)" if last else "Next question (n)", id="reveal")
+        await self.set_phase("reveal", panel)
+        self.query_one("#next", Button).focus()
+
+    @on(Button.Pressed, "#next")
+    async def action_next(self) -> None:
+        if self.phase != "reveal":
+            return
+        self.position += 1
+        if self.position < len(self.planned):
+            await self.show_question()
+        else:
+            await self.show_summary()
+
+    # -- the round's summary -----------------------------------------------------------------------
+    async def show_summary(self) -> None:
+        from app import labels
+        from puzzles.drill import CONCEPT_TITLES, reachable
+        from saves.review import cap_status, due_count
+        from saves.streak import streak_for
+
+        now = self.app.now()
+        score = sum(a.points for a in self.answered)
+        cleared = sum(a.outcome == "cleared" for a in self.answered)
+        rows = [f"{'#':>2}  {'Concept':<32} {'Outcome':<10} {'Pts':>4}  Next review"]
+        for n, a in enumerate(self.answered, 1):
+            rows.append(f"{n:>2}  {CONCEPT_TITLES.get(a.concept, a.concept)[:32]:<32} "
+                        f"{labels.outcome(a.outcome):<10} {a.points:>+4}  {a.next_review}"
+                        + ("  (timed out)" if a.timed_out else ""))
+        try:
+            profile = self._profile(self.player)
+        except Exception:  # noqa: BLE001
+            profile = None
+        attempts = profile.attempts if profile else ()
+        waiting = due_count(reachable(self.difficulty), self.cards, now)
+        lines = [streak_for(attempts, now, self.tz).describe(),
+                 cap_status(attempts, now, self.tz).describe(waiting)]
+        body = VerticalScroll(
+            Label(f"Round done: {cleared} of {len(self.answered)} cleared, {score:+d} points", classes="screen-title"),
+            Static("\n".join(rows), id="drill-table", classes="mode-text", markup=False),
+            Static("\n".join(lines), id="drill-after", classes="mode-text", markup=False),
+            Horizontal(Button("Another round (s)", variant="primary", id="start"), Button("Leave", id="leave"),
+                       classes="setup-buttons"),
+            classes="mode-body")
+        await self.set_countdown(None)
+        self.status(f"Drill · round done · {score:+d} points")
+        await self.set_phase("summary", body)
+        self.query_one("#start", Button).focus()
+
+    # -- leaving -----------------------------------------------------------------------------------
+    def action_leave(self) -> None:
+        if self.phase in ("question",):
+            self.confirm("Leave the drill?", "This question is not locked in, so nothing is saved for it. "
+                         "Answers already locked in are saved.", "Leave", "Stay", self.leave, "leave-drill")
+            return
+        self.leave()

@@ -1,0 +1,240 @@
+"""A match code played on this machine: the same seeded puzzles every player gets, answered here,
+with a tamper-evident result file written after every answer for the host to merge
+(`ridge match results FILES...`)."""
+from __future__ import annotations
+
+import secrets
+import time
+from pathlib import Path
+
+from textual import on
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import Button, Input, Label, Static
+
+from app.screens.rounds import (ItemView, ModeScreen, RevealPanel, check_player, default_player, gaps_notice,
+                                puzzle_heading, record, setup_field, words)
+
+
+def matches_folder(app) -> Path:
+    from saves.locations import data_dir
+
+    return data_dir(getattr(app, "save_dir", None)) / "matches"
+
+
+class MatchScreen(ModeScreen):
+    """Play a match code and write this player's result file."""
+
+    TITLE_TEXT = "Match"
+    HELP = """\
+## A match
+
+Everyone playing the same match code gets the same puzzles, each on their own machine. Your
+answers are written to a result file after every lock-in; send that file to the host, who
+merges everyone's with `ridge match results FILES...` into one leaderboard.
+
+Scoring: the right answer for the right reason earns the most; the more certain you said you
+were, the more a right answer earns and the more a wrong one costs. A code ending in -S also
+pays up to 5 points for speed, on cleared answers only.
+
+Each file carries a hash chain, and the host's merge grades every answer again, so an edited
+file is turned away with the reason.
+
+**s** start · **l** lock in · **p** napkin · **a** back to the answer · **n** next · **Escape** leave
+"""
+
+    BINDINGS = [
+        Binding("s", "start", "Start", id="match.start", tooltip="Start playing this match code"),
+        Binding("l", "lock_in", "Lock in", id="match.lock", tooltip="Lock in this answer (final)"),
+        Binding("n", "next", "Next", id="match.next", tooltip="Go on to the next puzzle"),
+        Binding("escape", "leave", "Leave", id="match.leave", tooltip="Leave the match"),
+    ]
+    PHASE_ACTIONS = {"start": ("setup",), "lock_in": ("question",), "next": ("reveal",)}
+
+    def __init__(self, code=None, player: str | None = None, team: str = "") -> None:
+        super().__init__(id="match")
+        self.code = code
+        self.player = player or ""
+        self.team = team
+        self.items: list = []
+        self.position = 0
+        self.writer = None
+        self.scores: list[int] = []
+        self.outcomes: list[str] = []
+        self.shown_at = 0.0
+        self.locking = False
+
+    # -- set-up -----------------------------------------------------------------------------------
+    async def show_setup(self) -> None:
+        self.status("Match · enter the code the host gave you")
+        body = VerticalScroll(
+            Label("Play a match code", classes="screen-title"),
+            Static("The host shares one code (like R-42-2-8); everyone plays the same puzzles on their own "
+                   "machine and sends back the result file this writes. Hosting? Make a code here or with "
+                   "`ridge match new`.", classes="mode-text", markup=False),
+            setup_field("Match code", Input(value=str(self.code or ""), placeholder="R-42-2-8", id="code", compact=True)),
+            Horizontal(Button("New code", id="new-code"), classes="setup-buttons"),
+            setup_field("Your name on the board", Input(value=self.player or default_player(self.app),
+                                                        placeholder="your name", id="player-name", max_length=32, compact=True)),
+            setup_field("Team (optional)", Input(value=self.team, placeholder="e.g. Blue", id="team", max_length=32, compact=True)),
+            Label("", id="setup-error", classes="setup-error", markup=False),
+            Horizontal(Button("Start (s)", variant="primary", id="start"), Button("Leave", id="leave"),
+                       classes="setup-buttons"),
+            classes="mode-body")
+        await self.set_phase("setup", body)
+        for field in self.query(Input):
+            field.cursor_blink = self.app.blink
+        (self.query_one("#start", Button) if self.code and self.player else self.query_one("#code", Input)).focus()
+
+    @on(Button.Pressed, "#new-code")
+    def _new_code(self) -> None:
+        from saves.match import MatchCode
+
+        code = MatchCode(secrets.randbelow(1_000_000), 2, 8)
+        self.query_one("#code", Input).value = str(code)
+        self.notify(f"Share {code} with every player (difficulty 2, 8 puzzles).", title="New match code")
+
+    @on(Input.Submitted, "#code, #player-name, #team")
+    @on(Button.Pressed, "#start")
+    async def action_start(self) -> None:
+        if self.phase != "setup":
+            return
+        from engine.errors import RidgeError
+        from saves.match import MatchCode, ResultWriter, check_name, result_path
+
+        try:
+            code = MatchCode.parse(self.query_one("#code", Input).value)
+            name = self.query_one("#player-name", Input).value.strip()
+            if not name:
+                raise RidgeError("Type your name: it goes on the board and names your result file.")
+            problem = check_player(name)
+            if problem:
+                raise RidgeError(problem)
+            team_text = self.query_one("#team", Input).value.strip()
+            team = check_name(team_text, "team") if team_text else ""
+        except RidgeError as problem:
+            self.setup_error(str(problem))
+            return
+        self.code, self.player, self.team = code, name, team
+        path = result_path(matches_folder(self.app), code, name)
+
+        async def go() -> None:
+            self.writer = ResultWriter(path, code, name, team, self.app.now())
+            await self.begin()
+
+        if path.exists():
+            self.confirm("Play this match again?", f"You already have a result file for {code}:\n{path}\n\n"
+                         "Playing again replaces it.", "Play again", "Keep it", go, "replace-result")
+            return
+        await go()
+
+    async def begin(self) -> None:
+        from puzzles.generator import make
+        from puzzles.questions import make_item
+
+        code = self.code
+        self.items = [make_item(*_made(make(code.seed, code.difficulty, n))) for n in range(code.count)]
+        self.position = 0
+        self.scores, self.outcomes = [], []
+        await self.show_question()
+
+    @on(Button.Pressed, "#leave")
+    def _leave_pressed(self) -> None:
+        self.leave()
+
+    # -- questions --------------------------------------------------------------------------------
+    async def show_question(self) -> None:
+        item = self.items[self.position]
+        self.status(f"Match {self.code} · {self.position + 1}/{len(self.items)} · {self.player} · "
+                    f"{sum(self.scores):+d} pts")
+        view = ItemView(item, puzzle_heading(item, self.position + 1, len(self.items)), blink=self.app.blink,
+                        id="item")
+        self.locking = False
+        await self.set_phase("question", view)
+        self.shown_at = time.monotonic()
+        view.focus_first()
+
+    @on(Button.Pressed, "#lock-in")
+    def action_lock_in(self) -> None:
+        view = self.item_view()
+        if self.phase != "question" or view is None or self.locking:
+            return
+        if gaps_notice(self, view):
+            return
+        self.confirm("Lock in this answer?", self.lock_summary(view), "Lock in", "Keep thinking",
+                     self.lock_answer, "lock-confirm")
+
+    async def lock_answer(self) -> None:
+        if self.locking or self.phase != "question":
+            return
+        self.locking = True
+        from puzzles.questions import judge
+        from saves.match import answer_record, answer_score, speed_bonus
+
+        view = self.item_view()
+        view.freeze()
+        item = self.items[self.position]
+        prediction = view.prediction()
+        judged = judge(item, prediction, words=words)
+        seconds = time.monotonic() - self.shown_at
+        now = self.app.now()
+        notes = []
+        try:
+            self.writer.add(answer_record(item.puzzle.id, prediction, item.key, judged.outcome, seconds, now))
+            notes.append(f"Written to your result file: {self.writer.path}")
+        except Exception as error:  # noqa: BLE001 - say so; the match goes on
+            from app.errors import log_exception
+
+            path = log_exception(error, self.app.log_file, "writing a match result")
+            notes.append(f"Your result file could not be written ({error}); details in {path}.")
+        record(self.app, self.player, item, prediction, judged, "match", seconds, now)
+        score = answer_score(judged.outcome, judged.certainty, seconds, self.code.speed_bonus)
+        if self.code.speed_bonus:
+            bonus = speed_bonus(judged.outcome, seconds)
+            notes.insert(0, f"Speed bonus: +{bonus} ({seconds:.0f} s)" if bonus else
+                         f"No speed bonus ({'only cleared answers earn one' if judged.outcome != 'cleared' else f'{seconds:.0f} s'}).")
+        self.scores.append(score)
+        self.outcomes.append(judged.outcome)
+        last = self.position + 1 >= len(self.items)
+        self.status(f"Match {self.code} · {self.position + 1}/{len(self.items)} · {self.player} · "
+                    f"{sum(self.scores):+d} pts")
+        panel = RevealPanel(judged, notes, "See your result (n)" if last else "Next puzzle (n)", id="reveal")
+        await self.set_phase("reveal", panel)
+        self.query_one("#next", Button).focus()
+
+    @on(Button.Pressed, "#next")
+    async def action_next(self) -> None:
+        if self.phase != "reveal":
+            return
+        self.position += 1
+        if self.position < len(self.items):
+            await self.show_question()
+        else:
+            await self.show_done()
+
+    async def show_done(self) -> None:
+        cleared = self.outcomes.count("cleared")
+        path = self.writer.path if self.writer else None
+        text = [f"{self.player}: {sum(self.scores):+d} points, {cleared} of {len(self.outcomes)} cleared.", "",
+                "Your result file:", f"  {path}", "",
+                "Send it to the host. The host puts everyone's files in one folder and runs:",
+                f"  ridge match results {Path(path).parent if path else '.'}/{self.code}-*.toml --me NAME"]
+        body = VerticalScroll(
+            Label(f"Match {self.code}: done", classes="screen-title"),
+            Static("\n".join(text), id="match-done", classes="mode-text", markup=False),
+            Horizontal(Button("Leave", variant="primary", id="leave"), classes="setup-buttons"),
+            classes="mode-body")
+        self.status(f"Match {self.code} · done · {sum(self.scores):+d} pts")
+        await self.set_phase("done", body)
+        self.query_one("#leave", Button).focus()
+
+    def action_leave(self) -> None:
+        if self.phase in ("question", "reveal"):
+            self.confirm("Leave the match?", "Your result file keeps the answers locked in so far; the host "
+                         "can still merge it.", "Leave", "Stay", self.leave, "leave-match")
+            return
+        self.leave()
+
+
+def _made(gen):
+    return gen.puzzle, gen.key

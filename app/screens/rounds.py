@@ -1,0 +1,459 @@
+"""What the drill, the clearing test and the competitions share: a screen that moves through
+phases (set-up, questions, reveals, summary) in one stage, the view of one question, a countdown,
+a compact reveal, and recording an answer to a player's save.
+
+Each of those modes is one screen whose stage changes content, so leaving a mode is one pop (or,
+when a mode runs on its own through `ModeApp`, quitting). The question view reuses the game's
+deployment card, prediction form and napkin pad.
+"""
+from __future__ import annotations
+
+import dataclasses
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Button, Footer, Header, Label, Select, Static
+
+from app import labels
+from app.errors import Guarded
+from app.game import RidgeApp
+from app.widgets.card import DeploymentCard
+from app.widgets.form import PredictionForm
+from app.widgets.napkin_pad import NapkinPad
+
+GAME_CSS = Path(__file__).resolve().parent.parent / "ridge.tcss"
+
+
+def words(kind: str, ident: str) -> str:
+    """Ids in the words the game shows (feedback and reports use this)."""
+    if not ident:
+        return "(blank)"
+    if kind == "bottleneck":
+        return labels.bottleneck(ident)
+    if kind == "lever":
+        return labels.lever(ident)
+    if kind == "band":
+        return labels.band(ident)
+    if kind == "reason":
+        from puzzles.reasons import REASONS
+
+        return REASONS.get(ident, ident)
+    return ident
+
+
+class ModeApp(RidgeApp):
+    """Ridge running one mode on its own (`ridge match play`, demos and tests): the game's app,
+    styles, palette and crash guard, with the mode's screen in place of the home screen."""
+
+    CSS_PATH = [GAME_CSS]
+
+    def __init__(self, make_screen: Callable[[], Screen], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._make_screen = make_screen
+
+    def get_default_screen(self) -> Screen:
+        return Screen(id="mode-base")
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.push_screen(self._make_screen())
+
+
+def default_player(app) -> str:
+    """The name a mode offers first: the open session's, the one asked for, or the last used."""
+    session = getattr(app, "session", None)
+    if session is not None:
+        return session.name
+    requested = getattr(app, "requested_profile", None)
+    if requested:
+        return requested
+    try:
+        return app.store.last_profile() or ""
+    except Exception:  # noqa: BLE001 - an unreadable folder just means no suggestion
+        return ""
+
+
+def check_player(name: str) -> str | None:
+    """None when `name` can be a profile, else one line saying why not."""
+    from saves.errors import SaveError
+    from saves.model import check_profile_name
+
+    try:
+        check_profile_name(name)
+    except SaveError as error:
+        return str(error)
+    return None
+
+
+def record(app, player: str, item, prediction: dict, judged, mode: str, seconds: float | None,
+           locked_at) -> Any:
+    """Append one answer to `player`'s save (created if new). Returns the Attempt, or None when it
+    could not be saved (the player is told; the round goes on)."""
+    from saves.model import AnswerKey, AttemptIn, GeneratorRef, Prediction
+
+    from puzzles.questions import SPEC_FIELD
+
+    puzzle, key = item.puzzle, item.key
+    generator = None
+    if puzzle.id.startswith("gen-"):
+        from puzzles.generator import parse_id
+
+        seed, difficulty, index = parse_id(puzzle.id)
+        generator = GeneratorRef(seed=seed, difficulty=difficulty, index=index)
+    estimates = {k: float(v) for k, v in (prediction.get("estimates") or {}).items()}
+    if prediction.get(SPEC_FIELD) in ("yes", "no"):
+        estimates[SPEC_FIELD] = 1.0 if prediction[SPEC_FIELD] == "yes" else 0.0
+    try:
+        attempt = AttemptIn(
+            puzzle_id=puzzle.id, module=puzzle.module, mode=mode,
+            prediction=Prediction(bottleneck=prediction.get("bottleneck") or "", lever=prediction.get("lever") or "",
+                                  gain_band=prediction.get("gain_band") or "", reason=prediction.get("reason") or "",
+                                  certainty=judged.certainty, estimates=estimates),
+            outcome=judged.outcome, hints_used=0, locked_at=locked_at,
+            seconds_taken=None if seconds is None else round(max(0.0, seconds), 3),
+            key=AnswerKey(bottleneck=key.bottleneck, best_lever=key.best_lever, gain_band=key.gain_band,
+                          reason=key.reason or ""),
+            generator=generator)
+        return app.store.record_attempt(player, attempt)
+    except Exception as error:  # noqa: BLE001 - the round still teaches; say it was not saved
+        from app.errors import log_exception
+
+        path = log_exception(error, app.log_file, f"recording a {mode} answer")
+        first = str(error).splitlines()[0] if str(error) else type(error).__name__
+        app.notify(f"This answer could not be saved: {first}. Details in {path}", severity="error", timeout=10)
+        return None
+
+
+# --- the countdown ---------------------------------------------------------------------------------
+
+class Countdown(Static):
+    """Seconds left for the current question; posts `Expired` once when they run out."""
+
+    class Expired(Message):
+        """The time for this question is up."""
+
+    def __init__(self, seconds: float, clock: Callable[[], float] = time.monotonic, **kwargs) -> None:
+        super().__init__("", markup=False, **kwargs)
+        self.seconds = seconds
+        self.clock = clock
+        self.started = clock()
+        self.fired = False
+        self.stopped = False
+
+    def on_mount(self) -> None:
+        self.started = self.clock()
+        self.tick()
+        self.set_interval(0.5, self.tick)
+
+    @property
+    def left(self) -> float:
+        return max(0.0, self.seconds - (self.clock() - self.started))
+
+    def tick(self) -> None:
+        if self.stopped:
+            return
+        left = self.left
+        whole = int(left + 0.999)
+        self.update(f"⏱ {whole // 60}:{whole % 60:02d} left")
+        self.set_class(left <= 15, "-low")
+        if left <= 0 and not self.fired:
+            self.fired = True
+            self.post_message(self.Expired())
+
+    def stop(self) -> None:
+        self.stopped = True
+
+
+# --- one question -----------------------------------------------------------------------------------
+
+def item_form_spec(item):
+    """The prediction form for an item: the puzzle's choices, no reasons when the mode does not
+    ask for one, and the napkin question's estimates."""
+    from app.screens.puzzle import form_spec
+
+    spec = form_spec(item.puzzle)
+    if not item.ask_reason:
+        spec = dataclasses.replace(spec, reasons=())
+    return spec
+
+
+class ItemView(Horizontal):
+    """One question: the scenario and deployment card beside the prediction form, with the napkin
+    question (and its yes/no) above the form when the item asks one."""
+
+    HELP = """\
+## A question
+
+Read the card, then say what limits the deployment, which change helps most and by about how
+much. A napkin question, when there is one, is answered in the fields it names (numbers may be
+typed as sums, like `2 * 80 * 8 * 128 * 2`). Lock in with **l**.
+"""
+
+    def __init__(self, item, heading: str, blink: bool = True, napkin_pad: bool = True, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.item = item
+        self.heading = heading
+        self.blink = blink
+        self.with_pad = napkin_pad
+        self.frozen = False
+
+    def compose(self) -> ComposeResult:
+        from app.progress import reflow
+        from puzzles.questions import SPEC_CHOICES
+
+        puzzle, question = self.item.puzzle, self.item.question
+        with VerticalScroll(id="item-brief"):
+            yield Label(puzzle.title, classes="screen-title", markup=False)
+            yield Label(self.heading, classes="subtle", markup=False)
+            yield Static(reflow(puzzle.scenario), id="item-scenario", markup=False)
+            yield Label("The deployment", classes="section-title")
+            yield DeploymentCard(puzzle.deployment, id="item-card")
+            if self.with_pad:
+                yield Label("Napkin", classes="section-title")
+                yield NapkinPad(cursor_blink=self.blink, id="napkin")
+        with VerticalScroll(id="item-answer"):
+            if question is not None:
+                yield Label(f"Napkin question: {question.title}", classes="section-title", markup=False)
+                yield Static(question.prompt, id="napkin-question", markup=False)
+                if question.yes_no:
+                    yield Select([(text, value) for value, text in SPEC_CHOICES], prompt="yes or no?",
+                                 compact=True, id="spec-helps")
+            yield Label("Your prediction", classes="section-title")
+            yield PredictionForm(item_form_spec(self.item), cursor_blink=self.blink, id="form")
+            yield Button("Lock in", variant="primary", id="lock-in")
+            yield Label("Final once locked in.", classes="subtle", id="lock-note")
+
+    @property
+    def form(self) -> PredictionForm:
+        return self.query_one("#form", PredictionForm)
+
+    def spec_answer(self) -> str:
+        found = self.query("#spec-helps")
+        if not found:
+            return ""
+        value = found.first(Select).value
+        return "" if value is Select.NULL or value is None else str(value)
+
+    def prediction(self) -> dict:
+        from puzzles.questions import SPEC_FIELD
+
+        if self.frozen:
+            return dict(self._snapshot)
+        p = self.form.prediction()
+        if self.query("#spec-helps"):
+            p[SPEC_FIELD] = self.spec_answer()
+        return p
+
+    def missing(self) -> list[tuple[str, str]]:
+        gaps = list(self.form.missing())
+        if self.query("#spec-helps") and not self.spec_answer():
+            gaps.insert(0, ("whether speculative decoding helps", "spec-helps"))
+        return gaps
+
+    def is_dirty(self) -> bool:
+        return self.form.is_dirty() or bool(self.spec_answer())
+
+    def freeze(self) -> None:
+        self._snapshot = self.prediction()
+        self.frozen = True
+        self.form.freeze()
+        for control in self.query("#spec-helps, #lock-in"):
+            control.can_focus = False
+        self.query_one("#lock-in", Button).disabled = True
+
+    def focus_first(self) -> None:
+        target = self.query("#spec-helps") or self.query("#bottleneck")
+        if target:
+            target.first().focus()
+            target.first().scroll_visible()
+
+
+def verdict_banner(judged, extra: str = "") -> Static:
+    """The outcome in a word and a symbol (never colour alone), with the points."""
+    symbol, word = labels.OUTCOMES.get(judged.outcome, ("?", judged.outcome))
+    sign = "+" if judged.points > 0 else ""
+    text = f"{symbol} {word.upper()}   {sign}{judged.points} points   (certainty {judged.certainty})"
+    if extra:
+        text += f"\n{extra}"
+    return Static(text, id="verdict", classes=f"-{judged.outcome}", markup=False)
+
+
+class RevealPanel(VerticalScroll):
+    """A compact reveal: the grade, each part against the engine's answer, and what comes next."""
+
+    HELP = """\
+## The reveal
+
+Each part of your answer against the engine's: ✓ right, ✗ wrong, with the engine's answer and
+what decides it. Press **n** to go on.
+"""
+
+    def __init__(self, judged, notes: list[str], next_text: str, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.judged = judged
+        self.notes = notes
+        self.next_text = next_text
+
+    def compose(self) -> ComposeResult:
+        blank = ""
+        if self.judged.blanks:
+            blank = "Left blank: " + ", ".join(b.replace("_", " ") for b in self.judged.blanks) + "."
+        yield verdict_banner(self.judged, blank)
+        yield Static("\n".join(labels.humanize(line) for line in self.judged.feedback), id="reveal-lines",
+                     markup=False)
+        if self.notes:
+            yield Static("\n".join(self.notes), id="reveal-notes", markup=False)
+        yield Button(self.next_text, variant="primary", id="next")
+
+
+# --- the mode screen ------------------------------------------------------------------------------
+
+class ModeScreen(Guarded, Screen):
+    """A screen that moves through phases in its `#stage`: each phase mounts fresh widgets.
+    Subclasses set `PHASE_ACTIONS` (action -> phases where it is offered)."""
+
+    CSS_PATH = "rounds.tcss"
+    PHASE_ACTIONS: dict[str, tuple[str, ...]] = {}
+    TITLE_TEXT = ""
+    BINDINGS = [
+        Binding("p", "napkin", "Napkin", id="mode.napkin", tooltip="Jump to the napkin calculator"),
+        Binding("a", "answer", "Answer", id="mode.answer", show=False, tooltip="Jump to the answer form"),
+    ]
+    QUESTION_ACTIONS = ("napkin", "answer")
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.phase = "setup"
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Horizontal(Static("", id="round-status", markup=False), id="status-bar")
+        yield Vertical(id="stage")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = self.TITLE_TEXT
+        self.call_after_refresh(self.show_setup)
+
+    async def show_setup(self) -> None:  # pragma: no cover - overridden
+        pass
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if action in self.QUESTION_ACTIONS:
+            return self.phase == "question"
+        phases = self.PHASE_ACTIONS.get(action)
+        if phases is None:
+            return True
+        return self.phase in phases
+
+    def action_napkin(self) -> None:
+        found = self.query("#napkin-input")
+        if found:
+            found.first().focus()
+            found.first().scroll_visible()
+
+    def action_answer(self) -> None:
+        view = self.item_view()
+        if view is not None:
+            view.focus_first()
+
+    async def set_phase(self, phase: str, *widgets: Widget) -> None:
+        stage = self.query_one("#stage", Vertical)
+        await stage.remove_children()
+        self.phase = phase
+        if widgets:
+            await stage.mount(*widgets)
+        self.refresh_bindings()
+
+    def setup_error(self, text: str) -> None:
+        """Show (or, with "", hide) the line under a set-up form that says what is wrong."""
+        for label in self.query("#setup-error").results(Label):
+            label.update(text)
+            label.set_class(bool(text), "-shown")
+
+    def status(self, text: str) -> None:
+        self.query_one("#round-status", Static).update(text)
+
+    async def set_countdown(self, seconds: float | None) -> None:
+        bar = self.query_one("#status-bar", Horizontal)
+        for old in self.query(Countdown):
+            old.stop()
+            await old.remove()
+        if seconds:
+            await bar.mount(Countdown(seconds, id="countdown"))
+
+    def stop_countdown(self) -> float | None:
+        found = self.query(Countdown)
+        if not found:
+            return None
+        countdown = found.first()
+        countdown.stop()
+        return countdown.left
+
+    def leave(self) -> None:
+        """Back to where the mode was opened from (or quit, when the mode runs on its own)."""
+        if isinstance(self.app, ModeApp) and len(self.app.screen_stack) <= 2:
+            self.app.exit()
+        else:
+            self.app.pop_screen()
+
+    def confirm(self, title: str, body: str, yes: str, no: str, then: Callable[[], Any], dialog_id: str) -> None:
+        from app.screens.dialogs import ConfirmDialog
+
+        def answered(agree: bool | None) -> None:
+            if agree:
+                result = then()
+                if hasattr(result, "__await__"):
+                    self.run_worker(result, exclusive=False)
+
+        self.app.push_screen(ConfirmDialog(title, body, yes=yes, no=no, dialog_id=dialog_id), answered)
+
+    def item_view(self) -> ItemView | None:
+        found = self.query(ItemView)
+        return found.first() if found else None
+
+    def lock_summary(self, view: ItemView) -> str:
+        """The locked-in answer in a few lines, for the confirmation."""
+        p = view.prediction()
+        lines = [f"Bottleneck   {words('bottleneck', p.get('bottleneck', ''))}",
+                 f"Best lever   {words('lever', p.get('lever', ''))}",
+                 f"Its gain     {words('band', p.get('gain_band', ''))}"]
+        if p.get("reason"):
+            lines.append(f"Because      {words('reason', p['reason'])}")
+        for est, value in (p.get("estimates") or {}).items():
+            lines.append(f"Estimate     {labels.estimate(est)} ≈ {value:,.4g}")
+        if p.get("spec_helps"):
+            lines.append(f"Speculation  helps? {p['spec_helps']}")
+        lines.append(f"Certainty    {p.get('certainty') or '(blank: counts as low)'}")
+        return "\n".join(lines) + "\n\nOnce locked in, this answer cannot change."
+
+
+def gaps_notice(screen: Screen, view: ItemView) -> bool:
+    """Tell the player what is still unanswered and focus it; True when something is."""
+    gaps = view.missing()
+    if not gaps:
+        return False
+    names = ", ".join(what for what, _ in gaps)
+    screen.notify(f"Still to answer: {names}.", title="Not yet", severity="warning")
+    widget = screen.query_one(f"#{gaps[0][1]}")
+    widget.focus()
+    widget.scroll_visible()
+    return True
+
+
+def puzzle_heading(item, number: int, total: int, extra: str = "") -> str:
+    difficulty = getattr(item.puzzle, "difficulty", "?")
+    text = f"Question {number} of {total} · difficulty {difficulty}/5"
+    return f"{text} · {extra}" if extra else text
+
+
+def setup_field(title: str, *children: Widget, **kwargs) -> Vertical:
+    return Vertical(Label(title, classes="field-label", markup=False), *children, classes="setup-field", **kwargs)

@@ -1,0 +1,141 @@
+"""The clearing test: deterministic selection, scoring against the engine, the pass threshold, the
+report, and the exam screen through Pilot."""
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from textual.widgets import Markdown, RadioButton, Select
+
+from app.screens.exam import ExamScreen
+from app.screens.rounds import ModeApp
+from puzzles import exam
+from puzzles.questions import NAPKIN_IDS, SPEC_FIELD, suitable
+from saves.store import SaveStore
+
+WHEN = dt.datetime(2026, 3, 2, 9, 30, tzinfo=dt.timezone.utc)
+SEED = 42
+
+
+@pytest.fixture(scope="module")
+def items():
+    return exam.build(SEED, pack=[])
+
+
+def right(item) -> dict:
+    key = item.key
+    p = {"bottleneck": key.bottleneck, "lever": key.best_lever, "gain_band": key.gain_band, "reason": "",
+         "certainty": "high", "estimates": {n: key.estimates[n] for n in item.puzzle.estimates}}
+    if item.napkin == "napkin-spec":
+        p[SPEC_FIELD] = "yes" if item.spec_helps else "no"
+    return p
+
+
+def test_the_exam_is_fixed_length_and_deterministic(items):
+    assert len(items) == exam.EXAM_LENGTH == 12
+    assert [i.napkin for i in items] == list(NAPKIN_IDS) * 3
+    assert [i.puzzle.id for i in items] == [i.puzzle.id for i in exam.build(SEED, pack=[])]
+    assert [i.puzzle.id for i in items] != [i.puzzle.id for i in exam.build(SEED + 1, pack=[])]
+    for item in items:
+        assert suitable(item.napkin, item.puzzle, item.key)
+        assert not item.ask_reason
+    assert all(i.puzzle.objective == "cost" for i in items if i.napkin == "napkin-cost")
+    assert {i.puzzle.difficulty for i in items} <= set(exam.DIFFICULTIES)
+
+
+def test_every_answer_right_passes(items):
+    result = exam.grade(SEED, items, [right(i) for i in items])
+    assert (result.right, result.total, result.passed) == (36, 36, True)
+    assert result.by_part() == {"bottleneck": 12, "lever": 12, "napkin": 12}
+    assert all(j.outcome == "cleared" for j in result.judged)
+
+
+def test_the_pass_threshold_is_three_quarters(items):
+    assert exam.pass_mark() == 27
+
+    def with_wrong_bottlenecks(count: int):
+        predictions = [right(i) for i in items]
+        for p, item in zip(predictions[:count], items):
+            p["bottleneck"] = "decode-weights" if item.key.bottleneck != "decode-weights" else "decode-kv"
+        return exam.grade(SEED, items, predictions)
+
+    at_mark = with_wrong_bottlenecks(9)
+    assert (at_mark.right, at_mark.passed) == (27, True)
+    below = with_wrong_bottlenecks(10)
+    assert (below.right, below.passed) == (26, False)
+
+
+def test_lever_and_gain_must_both_be_right_and_tolerances_hold(items):
+    predictions = [right(i) for i in items]
+    wrong_band = next(b for b in ("under-1.25x", "over-4x") if b != items[0].key.gain_band)
+    predictions[0]["gain_band"] = wrong_band
+    concurrency = items[1]
+    truth = concurrency.key.estimates["max_concurrency"]
+    predictions[1]["estimates"] = {"max_concurrency": truth * 1.45}
+    predictions[5]["estimates"] = {"max_concurrency": items[5].key.estimates["max_concurrency"] * 1.6}
+    predictions[2][SPEC_FIELD] = "no" if items[2].spec_helps else "yes"
+    result = exam.grade(SEED, items, predictions)
+    marks = [exam.part_marks(j) for j in result.judged]
+    assert marks[0] == {"bottleneck": True, "lever": False, "napkin": True}
+    assert marks[1]["napkin"] is True          # 1.45x is inside a factor of 1.5
+    assert marks[5]["napkin"] is False         # 1.6x is not
+    assert marks[2]["napkin"] is False         # the yes/no
+    assert result.right == 33
+
+
+def test_a_stopped_exam_fails_and_says_so(items):
+    result = exam.grade(SEED, items[:3], [right(i) for i in items[:3]], length=exam.EXAM_LENGTH)
+    assert (result.right, result.total, result.passed) == (9, 36, False)
+    text = exam.report_markdown(result, "Ada", WHEN)
+    assert "stopped after 3 of 12" in text
+
+
+def test_the_report_holds_every_answer_and_the_reasoning(items):
+    predictions = [right(i) for i in items]
+    predictions[4]["bottleneck"] = "does-not-fit"
+    result = exam.grade(SEED, items, predictions)
+    text = exam.report_markdown(result, "Ada", WHEN)
+    assert text.startswith("# Ridge clearing test: Ada")
+    assert "**PASSED**: 35 of 36" in text and "factor of 1.5" in text
+    for n, item in enumerate(items, 1):
+        assert f"## {n}. {item.puzzle.title}" in text
+        assert item.key.deciding in text
+    assert "| Bottleneck | does-not-fit | " in text
+    assert exam.report_name(WHEN) == "clearing-test-2026-03-02.md"
+
+
+async def test_the_exam_screen_writes_the_report(tmp_path):
+    app = ModeApp(lambda: ExamScreen(seed=SEED, length=1, tz=dt.timezone.utc), save_dir=tmp_path, profile="Ada",
+                  clock=lambda: WHEN, strict=True, cursor_blink=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert "27" not in str(screen.query_one("#exam-rules").render())  # a 1-item exam states its own mark
+        await pilot.press("s")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert screen.phase == "question"
+        item = screen.items[0]
+        assert not screen.query("#reason") and not screen.query("#hint")   # no reasons asked, no hints
+        p = right(item)
+        screen.query_one("#bottleneck", Select).value = p["bottleneck"]
+        screen.query_one("#lever", Select).value = p["lever"]
+        screen.query_one("#band", Select).value = p["gain_band"]
+        for name, value in p["estimates"].items():
+            screen.query_one(f"#est-{name}").value = repr(value)
+        screen.query_one("#certainty-high", RadioButton).value = True
+        await pilot.pause()
+        await pilot.press("l")
+        await pilot.pause()
+        await pilot.press("y")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert screen.phase == "report"
+        assert screen.result.passed
+        assert screen.query_one("#report-view", Markdown)
+        path = screen.report_path
+        assert path == tmp_path / "reports" / "clearing-test-2026-03-02.md"
+        assert path.read_text(encoding="utf-8") == screen.report_text
+        assert str(path) in str(screen.query_one("#report-path").render())
+    attempts = SaveStore(tmp_path).load("Ada").attempts
+    assert [(a.mode, a.outcome) for a in attempts] == [("exam", "cleared")]
