@@ -41,7 +41,7 @@ class RidgeApp(Guarded, App[None]):
 
     def __init__(self, save_dir: str | os.PathLike[str] | None = None, profile: str | None = None,
                  clock: Callable[[], _dt.datetime] | None = None, strict: bool = False,
-                 cursor_blink: bool = True, ready_exit: bool = False) -> None:
+                 cursor_blink: bool = True, ready_exit: str = "") -> None:
         super().__init__()
         self.save_dir = save_dir
         self.requested_profile = profile
@@ -73,6 +73,11 @@ class RidgeApp(Guarded, App[None]):
 
             self._bank = Bank()
         return self._bank
+
+    @property
+    def bank_ready(self) -> bool:
+        """True once the puzzle packs are loaded (they load in the background at start-up)."""
+        return self._bank is not None and self._bank.loaded
 
     def open_session(self, name: str):
         """Open `name`'s save (SaveError if it cannot be read) and make it the current player."""
@@ -109,6 +114,13 @@ class RidgeApp(Guarded, App[None]):
             log_exception(error, self.log_file, "saving the theme")
 
     # -- actions ---------------------------------------------------------------------------
+    async def action_quit(self) -> None:
+        """Quit, but never in the middle of writing an attempt."""
+        for worker in list(self.workers):
+            if worker.group == "save" and not worker.is_finished:
+                await worker.wait()
+        self.exit()
+
     def action_help(self) -> None:
         from app.screens.help import HelpScreen
 
@@ -165,12 +177,17 @@ class RidgeApp(Guarded, App[None]):
 
 def make_app(save_dir: str | os.PathLike[str] | None = None, profile: str | None = None,
              size: tuple[int, int] | None = None, clock: Callable[[], _dt.datetime] | None = None,
-             strict: bool = False, cursor_blink: bool = True, ready_exit: bool | None = None) -> RidgeApp:
+             strict: bool = False, cursor_blink: bool = True, ready_exit: bool | str | None = None) -> RidgeApp:
     """The app, ready to `run()` or `run_test()`. `size` is only a hint for tests (run_test takes
-    the real one); `strict` lets errors through so tests fail loudly; `ready_exit` (or the
-    RIDGE_EXIT_WHEN_READY environment variable) quits as soon as the home screen is drawn."""
+    the real one); `strict` lets errors through so tests fail loudly. `ready_exit` (or the
+    RIDGE_EXIT_WHEN_READY environment variable), for benchmarks: "1" quits as soon as the home
+    screen shows the player and takes keys, "loaded" once the chapters have loaded too."""
     if ready_exit is None:
-        ready_exit = os.environ.get(READY_EXIT_ENV, "") not in ("", "0")
+        ready_exit = os.environ.get(READY_EXIT_ENV, "")
+    elif isinstance(ready_exit, bool):
+        ready_exit = "1" if ready_exit else ""
+    if ready_exit == "0":
+        ready_exit = ""
     app = RidgeApp(save_dir=save_dir, profile=profile, clock=clock, strict=strict,
                    cursor_blink=cursor_blink, ready_exit=ready_exit)
     app.size_hint = size

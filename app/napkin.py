@@ -218,7 +218,8 @@ def evaluate(text: str) -> float:
     return _Parser(text.strip()).parse()
 
 
-_SI = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n"))
+_SI = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""), (1e-3, "milli"),
+       (1e-6, "micro"), (1e-9, "nano"))
 
 
 def format_number(value: float) -> str:

@@ -12,13 +12,13 @@ FULL = "█"
 PARTIALS = " ▏▎▍▌▋▊▉"
 
 
-def _bar(fraction: float, width: int) -> str:
-    """A horizontal bar `fraction` of `width` cells long, in eighths of a cell."""
+def _bar(fraction: float, width: int, track: str = " ") -> str:
+    """A horizontal bar `fraction` of `width` cells long, in eighths of a cell, on a track."""
     fraction = min(max(fraction, 0.0), 1.0)
     eighths = round(fraction * width * 8)
     full, rest = divmod(eighths, 8)
     text = FULL * full + (PARTIALS[rest] if rest else "")
-    return text.ljust(width)
+    return text.ljust(width, track)
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,7 @@ class Bar:
 
 
 def bar_chart(bars: list[Bar], width: int = 60, baseline: float = 0.0, label_share: float = 1 / 3,
-              top: float | None = None) -> list[str]:
+              top: float | None = None, track: str = " ") -> list[str]:
     """Rows of `label bar shown note`, bars scaled from `baseline` to `top` (default: the largest
     value); labels take at most `label_share` of the width."""
     if not bars:
@@ -46,7 +46,7 @@ def bar_chart(bars: list[Bar], width: int = 60, baseline: float = 0.0, label_sha
     lines = []
     for b in bars:
         label = b.label if len(b.label) <= label_w else b.label[: label_w - 1] + "…"
-        bar = _bar((b.value - baseline) / span, bar_w)
+        bar = _bar((b.value - baseline) / span, bar_w, track)
         line = f"{label.ljust(label_w)} {bar} {b.shown.rjust(shown_w)}"
         if note_w:
             line += f" {b.note}"

@@ -70,10 +70,20 @@ class Bank:
     Wraps `puzzles.bank` (or anything with the same functions, for tests)."""
 
     def __init__(self, source: Any = None) -> None:
-        if source is None:
-            from puzzles import bank as source
-        self.source = source
+        self._source = source
         self._chapters: list[Chapter] | None = None
+
+    @property
+    def source(self) -> Any:
+        if self._source is None:
+            from puzzles import bank
+
+            self._source = bank
+        return self._source
+
+    @property
+    def loaded(self) -> bool:
+        return self._chapters is not None
 
     def chapters(self) -> list[Chapter]:
         if self._chapters is None:
@@ -101,10 +111,14 @@ class Session:
         self.name = name
         self.bank = bank
         self.clock = clock
-        self.chapters = bank.chapters()
         self.profile = None
         self.stats = None
         self.reload()
+
+    @property
+    def chapters(self) -> list[Chapter]:
+        """The campaign's chapters (loading the puzzle packs the first time)."""
+        return self.bank.chapters()
 
     # -- the save --------------------------------------------------------------------------
     def reload(self) -> None:

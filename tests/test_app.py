@@ -93,7 +93,7 @@ async def test_first_run_to_a_recorded_attempt(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         await first_run(pilot)
         home = app.screen
-        assert "Two phases" in str(home.query_one("#ways", OptionList).get_option_at_index(0).prompt)
+        assert "One user, four GPUs (chapter 1)" in str(home.query_one("#ways", OptionList).get_option_at_index(0).prompt)
 
         await settle(pilot, "c")  # Continue: the first chapter opens with its briefing
         assert isinstance(app.screen, BriefingScreen)

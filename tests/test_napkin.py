@@ -80,7 +80,7 @@ def test_format_number_reads_well():
     assert format_number(0) == "0"
     assert format_number(0.7) == "0.7"
     assert format_number(2000) == "2,000  ≈ 2 k"
-    assert "42.09 m" in format_number(141e9 / 3.35e12)
+    assert "42.09 milli" in format_number(141e9 / 3.35e12)
     assert "141 G" in format_number(141e9)
 
 

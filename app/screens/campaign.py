@@ -10,11 +10,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Label, OptionList, Static
+from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from app import labels
 from app.errors import Guarded
+from app.widgets.footer import RidgeFooter
+from app.widgets.titlebar import TitleBar
 
 
 def _bar(fraction: float, width: int = 10) -> str:
@@ -101,12 +103,12 @@ you to know.
         super().__init__(id="campaign")
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleBar()
         with Horizontal(id="campaign-body"):
             yield OptionList(id="chapters")
             with VerticalScroll(id="chapter-detail"):
                 yield Static("", id="chapter-info", markup=False)
-        yield Footer()
+        yield RidgeFooter()
 
     def on_mount(self) -> None:
         self.sub_title = "Campaign map"
@@ -128,9 +130,9 @@ you to know.
         chapters.clear_options()
         for ch in session.chapters:
             prog = session.progress(ch)
-            mark = "✓" if prog.done else ("…" if prog.tried else " ")
+            mark = "✓" if prog.done else ("…" if prog.tried else "·")
             chapters.add_option(Option(f"{mark} {ch.number:>2}. {ch.title}\n"
-                                       f"      {prog.cleared}/{prog.total} cleared · mastery {prog.mastery:.0%}",
+                                       f"     {prog.cleared}/{prog.total} cleared · {prog.mastery:.0%} mastery",
                                        id=ch.id))
         chapters.highlighted = highlighted if highlighted is not None else 0
         self._show(chapters.highlighted or 0)
@@ -192,12 +194,15 @@ class BriefingScreen(Guarded, Screen):
 ## The briefing
 
 What this chapter is about and what it expects you to be able to do, then its puzzles.
-**Enter** on a puzzle opens it; **s** starts the next one you have not cleared.
+**Enter** or **s** starts the next one you have not cleared; in the list, **Enter** opens
+the highlighted puzzle.
 Marks: ✓ cleared, ~ lucky, ≈ close, ✗ missed, · not tried.
 """
 
     BINDINGS = [
         Binding("s", "start", "Start", id="briefing.start", tooltip="Start this chapter's next puzzle"),
+        Binding("enter", "start", "Start", id="briefing.enter", show=False,
+                tooltip="Start this chapter's next puzzle (in the list: open the highlighted one)"),
         Binding("escape", "back", "Back", id="briefing.back", tooltip="Back"),
     ]
 
@@ -209,7 +214,7 @@ Marks: ✓ cleared, ~ lucky, ≈ close, ✗ missed, · not tried.
     def compose(self) -> ComposeResult:
         session = self.app.session
         ch = session.chapter(self.chapter_id)
-        yield Header()
+        yield TitleBar()
         with VerticalScroll(id="briefing-body"):
             yield Label(f"Chapter {ch.number}: {ch.title}", classes="screen-title", markup=False)
             earlier = session.earlier_unfinished(ch)
@@ -217,13 +222,15 @@ Marks: ✓ cleared, ~ lucky, ≈ close, ✗ missed, · not tried.
                 names = "; ".join(f"{e.number}. {e.title}" for e in earlier)
                 yield Static(f"Jumping ahead? This chapter builds on: {names}. Nothing is locked — "
                              "the expectations below say what it assumes.", classes="note", markup=False)
+            yield Static("Read on with ↓ or Page Down. Enter or s starts the next puzzle; Tab reaches the "
+                         "list below, to pick another.", classes="subtle", markup=False)
             yield Static(ch.briefing or "", id="briefing-text", markup=False)
             if ch.expects:
                 yield Label("What it expects of you", classes="section-title")
                 yield Static("\n".join(f"• {e}" for e in ch.expects), id="expects", markup=False)
             yield Label("Puzzles", classes="section-title")
             yield OptionList(id="puzzles")
-        yield Footer()
+        yield RidgeFooter()
 
     def on_mount(self) -> None:
         self.sub_title = "Briefing"
@@ -233,7 +240,9 @@ Marks: ✓ cleared, ~ lucky, ≈ close, ✗ missed, · not tried.
         ids = list(self.app.session.chapter(self.chapter_id).puzzle_ids)
         if target in ids:
             puzzles.highlighted = ids.index(target)
-        puzzles.focus()
+        body = self.query_one("#briefing-body", VerticalScroll)
+        body.focus()  # read from the top; Tab reaches the puzzle list, s starts
+        body.scroll_home(animate=False)
 
     def on_screen_resume(self) -> None:
         self.refresh_view()

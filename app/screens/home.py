@@ -11,11 +11,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Label, OptionList, Static
+from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from app import labels
 from app.errors import Guarded
+from app.widgets.footer import RidgeFooter
+from app.widgets.titlebar import TitleBar
 
 
 def lab_available() -> bool:
@@ -53,9 +55,10 @@ matches your results. **Switch player** (p) changes whose progress is saved.
         super().__init__(id="home")
         self.has_lab = lab_available()
         self._started = False
+        self._pending: str | None = None
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleBar()
         with VerticalScroll(id="home-body"):
             yield Static("Opening your save…", id="player", markup=False)
             yield Static("", id="glance", markup=False)
@@ -63,7 +66,7 @@ matches your results. **Switch player** (p) changes whose progress is saved.
             yield OptionList(id="ways")
             yield Label("Chapters", classes="section-title")
             yield Static("", id="chapter-strip", markup=False)
-        yield Footer()
+        yield RidgeFooter()
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action == "lab":
@@ -77,7 +80,7 @@ matches your results. **Switch player** (p) changes whose progress is saved.
         self.call_after_refresh(self.start)
 
     def on_screen_resume(self) -> None:
-        if self._started and self.app.session is not None:
+        if self._started and self.app.session is not None and self.app.bank_ready:
             try:
                 self.app.session.reload()
             except Exception as error:  # noqa: BLE001 - shown through the damaged-save flow
@@ -155,7 +158,38 @@ matches your results. **Switch player** (p) changes whose progress is saved.
             self._save_problem(name, error)
             return
         self.refresh_view()
-        if self.app.ready_exit:
+        if self.app.bank_ready:
+            self._bank_loaded()
+        else:
+            self.run_worker(self._load_bank, thread=True, exclusive=True, group="bank", exit_on_error=False)
+        if self.app.ready_exit == "1":
+            self.call_after_refresh(self.app.exit)
+
+    # -- the puzzle packs load in the background, so the home screen shows at once ---------
+    def _load_bank(self) -> None:
+        try:
+            self.app.bank.chapters()
+            for chapter in self.app.bank.chapters()[:1]:
+                for pid in chapter.puzzle_ids[:1]:
+                    self.app.bank.puzzle(pid)
+        except Exception as error:  # noqa: BLE001 - shown in one line, logged in full
+            self.app.call_from_thread(self._bank_failed, error)
+            return
+        self.app.call_from_thread(self._bank_loaded)
+
+    def _bank_failed(self, error: Exception) -> None:
+        from app.errors import log_exception
+
+        path = log_exception(error, self.app.log_file, "loading the puzzle packs")
+        line = str(error).splitlines()[0] if str(error) else type(error).__name__
+        self.notify(f"The puzzles could not be loaded: {line} (details in {path})", severity="error", timeout=15)
+
+    def _bank_loaded(self) -> None:
+        self.refresh_view()
+        pending, self._pending = self._pending, None
+        if pending:
+            self.call_later(self.run_action, pending)
+        if self.app.ready_exit == "loaded":
             self.call_after_refresh(self.app.exit)
 
     def _save_problem(self, name: str, error: Exception) -> None:
@@ -195,7 +229,9 @@ matches your results. **Switch player** (p) changes whose progress is saved.
         ways.clear_options()
         session = self.app.session
         nxt = ""
-        if session is not None:
+        if session is not None and not self.app.bank_ready:
+            nxt = "loading the puzzles…"
+        elif session is not None:
             pid = session.next_puzzle()
             if pid is None:
                 nxt = "every chapter cleared: replay any from the map"
@@ -205,7 +241,7 @@ matches your results. **Switch player** (p) changes whose progress is saved.
                     title = session.puzzle(pid).title
                 except Exception:  # noqa: BLE001 - a missing puzzle still lets the player go on
                     title = pid
-                nxt = f"{ch.title}: {title}" if ch else title
+                nxt = f"{title} (chapter {ch.number})" if ch else title
         options = [
             Option(f"Continue (c)   ▶ {nxt}" if nxt else "Continue (c)", id="continue"),
             Option("Map (m)        every chapter, in any order", id="map"),
@@ -231,7 +267,10 @@ matches your results. **Switch player** (p) changes whose progress is saved.
         extra = f"   · {queue} to retry later" if queue else ""
         self.query_one("#glance", Static).update(counts + extra)
         self._fill_ways()
-        self.query_one("#chapter-strip", Static).update("\n".join(self.chapter_lines(session)))
+        if self.app.bank_ready:
+            self.query_one("#chapter-strip", Static).update("\n".join(self.chapter_lines(session)))
+        else:
+            self.query_one("#chapter-strip", Static).update("Loading the chapters…")
         self.refresh_bindings()
         self.query_one("#ways", OptionList).focus()
 
@@ -256,28 +295,34 @@ matches your results. **Switch player** (p) changes whose progress is saved.
     async def _way_chosen(self, event: OptionList.OptionSelected) -> None:
         await self.run_action(event.option.id or "")
 
-    def _need_player(self) -> bool:
+    def _need_player(self, action: str = "") -> bool:
+        """True when the player and the puzzles are ready; otherwise say why (and, while the
+        puzzles are loading, do `action` as soon as they are)."""
         if self.app.session is None:
             self.notify("Choose a player first (p).", severity="warning")
+            return False
+        if not self.app.bank_ready:
+            self._pending = action or None
+            self.notify("Loading the puzzles…", timeout=2)
             return False
         return True
 
     def action_continue(self) -> None:
-        if not self._need_player():
+        if not self._need_player("continue"):
             return
         from app.screens.campaign import open_next
 
         open_next(self.app)
 
     def action_map(self) -> None:
-        if not self._need_player():
+        if not self._need_player("map"):
             return
         from app.screens.campaign import CampaignScreen
 
         self.app.push_screen(CampaignScreen())
 
     def action_stats(self) -> None:
-        if not self._need_player():
+        if not self._need_player("stats"):
             return
         from app.screens.stats import StatsScreen
 

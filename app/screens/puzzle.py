@@ -9,10 +9,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Header, Label, Static
+from textual.widgets import Button, Label, Static
 
 from app import labels
 from app.errors import Guarded
+from app.widgets.footer import RidgeFooter
+from app.widgets.titlebar import TitleBar
 from app.widgets.card import DeploymentCard
 from app.widgets.form import FormSpec, PredictionForm
 from app.widgets.napkin_pad import NapkinPad
@@ -122,13 +124,14 @@ once, and then the answer is final and the engine shows its working.
         self.locked = False
         self._shown_at = time.monotonic()
         self.lock_started: float | None = None
+        self.lock_started_cpu: float | None = None
 
     def compose(self) -> ComposeResult:
         app = self.app
         session = app.session
         self.puzzle = puzzle = session.puzzle(self.puzzle_id)
         chapter = session.chapter_of(puzzle.id)
-        yield Header()
+        yield TitleBar()
         with Horizontal(id="puzzle-body"):
             with VerticalScroll(id="brief"):
                 where = f"Chapter {chapter.number}: {chapter.title}" if chapter else "Generated puzzle"
@@ -149,7 +152,7 @@ once, and then the answer is final and the engine shows its working.
                 yield PredictionForm(form_spec(puzzle), cursor_blink=app.blink, id="form")
                 yield Button("Lock in", variant="primary", id="lock-in")
                 yield Label("Asked once, then final.", classes="subtle", id="lock-note")
-        yield Footer()
+        yield RidgeFooter()
 
     def on_mount(self) -> None:
         self.sub_title = self.puzzle.title if self.puzzle else ""
@@ -188,7 +191,9 @@ once, and then the answer is final and the engine shows its working.
         pad.scroll_visible()
 
     def action_answer(self) -> None:
-        self.query_one("#bottleneck").focus()
+        """Focus the first part of the prediction still unanswered (else the lock-in button)."""
+        gaps = self.query_one("#form", PredictionForm).missing()
+        self.query_one(f"#{gaps[0][1]}" if gaps else "#lock-in").focus()
 
     # -- lock-in ---------------------------------------------------------------------------
     @on(Button.Pressed, "#lock-in")
@@ -232,35 +237,41 @@ once, and then the answer is final and the engine shows its working.
         """Final: freeze the form, grade, record, and show the reveal in this screen's place."""
         if self.locked:
             return
+        import gc
+
         self.lock_started = time.perf_counter()
-        self.locked = True
-        form = self.query_one("#form", PredictionForm)
-        form.freeze()
-        self.query_one("#lock-in", Button).disabled = True
-        self.query_one("#hint", Button).disabled = True
-        prediction = form.prediction()
-        seconds = time.monotonic() - self._shown_at
-        app = self.app
-        from app.grading import grade_prediction
-
-        key, grade = grade_prediction(app.bank, self.puzzle, prediction, self.hints_used)
-        attempt = None
+        self.lock_started_cpu = time.process_time()
+        gc.disable()  # no collection pause between lock-in and the reveal; the reveal turns it back on
         try:
-            attempt = app.session.record(self.puzzle, prediction, grade.outcome, key, self.hints_used,
-                                         seconds, app.now())
-        except Exception as error:  # noqa: BLE001 - the reveal still teaches; say it was not saved
-            from app.errors import log_exception
+            self.locked = True
+            form = self.query_one("#form", PredictionForm)
+            form.freeze()
+            prediction = form.prediction()
+            seconds = time.monotonic() - self._shown_at
+            app = self.app
+            from functools import partial
 
-            path = log_exception(error, app.log_file, "recording an attempt")
-            app.notify(f"This attempt could not be saved: {str(error).splitlines()[0] if str(error) else error!r}. "
-                       f"Details in {path}", severity="error", timeout=10)
-        from app.screens.reveal import RevealScreen
+            from app.grading import grade_prediction
+            from app.screens.reveal import RevealScreen
 
-        app.switch_screen(RevealScreen(self.puzzle, prediction, key, grade, self.hints_used, attempt,
-                                       started=self.lock_started))
+            key, grade = grade_prediction(app.bank, self.puzzle, prediction, self.hints_used)
+            # The attempt is written by the reveal, in a thread, once the reveal is on screen: a
+            # durable write can wait on a busy disk, and the player should not wait with it.
+            record = partial(app.session.record, self.puzzle, prediction, grade.outcome, key, self.hints_used,
+                             seconds, app.now())
+            app.switch_screen(RevealScreen(self.puzzle, prediction, key, grade, self.hints_used, record=record,
+                                           started=self.lock_started, started_cpu=self.lock_started_cpu))
+        except BaseException:
+            gc.enable()
+            raise
 
     # -- leaving ---------------------------------------------------------------------------
     def action_back(self) -> None:
+        from textual.widgets import Input
+
+        if isinstance(self.focused, Input):  # Escape in a text box leaves the box, not the puzzle
+            self.action_answer()
+            return
         form = self.query_one("#form", PredictionForm)
         if self.locked or not (form.is_dirty() or self.hints_used):
             self.app.pop_screen()

@@ -2,6 +2,7 @@
 wrong for this deployment, every lever's gain ranked, the roofline, and the full derivation."""
 from __future__ import annotations
 
+import gc
 import re
 import textwrap
 import time
@@ -10,10 +11,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Static
 
 from app import labels
 from app.errors import Guarded
+from app.widgets.footer import RidgeFooter
+from app.widgets.titlebar import TitleBar
 from app.plots import Point
 from app.widgets.charts import LeverChart, RooflinePlot, TextBlock, columns
 
@@ -94,18 +97,23 @@ lever's gain, where the deployment sits against the ridge, and the full derivati
     ]
 
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]  # keep in step with WIDE
+    AUTO_FOCUS = "#reveal-body"  # arrow keys scroll the reveal from the first frame
 
-    def __init__(self, puzzle, prediction: dict, key, grade, hints_used: int, attempt=None,
-                 started: float | None = None) -> None:
+    def __init__(self, puzzle, prediction: dict, key, grade, hints_used: int, record=None,
+                 started: float | None = None, started_cpu: float | None = None) -> None:
         super().__init__(id="reveal")
         self.puzzle = puzzle
         self.prediction = prediction
         self.key = key
         self.grade = grade
         self.hints_used = hints_used
-        self.attempt = attempt
+        self.record = record
+        self.attempt = None
+        self.saving = None
         self.started = started
+        self.started_cpu = started_cpu
         self.drawn_at: float | None = None
+        self.drawn_cpu: float | None = None
         self.queued = False
 
     # -- building --------------------------------------------------------------------------
@@ -125,7 +133,7 @@ lever's gain, where the deployment sits against the ridge, and the full derivati
         left, right = self._column_widths()
         self.set_class(self.app.size.width >= self.WIDE, "-wide")
         self.set_class(self.app.size.width < self.WIDE, "-narrow")
-        yield Header()
+        yield TitleBar()
         with VerticalScroll(id="reveal-body"):
             symbol, word = labels.OUTCOMES.get(grade.outcome, ("?", grade.outcome))
             sign = "+" if grade.points > 0 else ""
@@ -148,9 +156,13 @@ lever's gain, where the deployment sits against the ridge, and the full derivati
                     if misconceptions:
                         yield TextBlock(lambda w: bullets(misconceptions, w), title="A slip worth naming",
                                         width_hint=left, id="misconceptions")
-                    why_not = self.why_not_lines()
-                    yield TextBlock(lambda w: bullets(why_not, w), title="Why the other choices do not hold here",
+                    why_not, other_reasons = self.why_not_lines()
+                    yield TextBlock(lambda w: bullets(why_not, w), title="Why not the other bottlenecks",
                                     width_hint=left, id="why-not")
+                    if other_reasons:
+                        yield TextBlock(lambda w: bullets(other_reasons, w),
+                                        title="The other reasons on offer, measured here", width_hint=left,
+                                        id="other-reasons")
                 with Vertical(id="reveal-right", classes="reveal-column"):
                     yield LeverChart([(lv.name, lv.gain, labels.humanize(lv.note)) for lv in key.levers],
                                      key.best_lever, self.prediction["lever"], label=labels.lever,
@@ -162,19 +174,20 @@ lever's gain, where the deployment sits against the ridge, and the full derivati
                     yield TextBlock(lambda w: derivation_lines_for(derivation, w),
                                     title="The derivation, with this deployment's numbers", width_hint=right,
                                     id="derivation")
-        yield Footer()
+        yield RidgeFooter()
 
-    def why_not_lines(self) -> list[str]:
+    def why_not_lines(self) -> tuple[list[str], list[str]]:
+        """Why each other verdict does not hold here, and what each other offered reason
+        measures for this deployment (so a wrong pick can be checked against the numbers)."""
         from engine.analysis import VERDICTS
         from puzzles.explain import why_not_verdict
         from puzzles.reasons import REASONS, reason_fact
 
         key, puzzle = self.key, self.puzzle
-        lines = [labels.humanize(why_not_verdict(v, key)) for v in VERDICTS if v != key.bottleneck]
-        for reason in getattr(puzzle, "reasons", ()):
-            if reason != key.reason:
-                lines.append(f"‘{REASONS.get(reason, reason)}’: {labels.humanize(reason_fact(reason, key.solution))}")
-        return lines
+        verdicts = [labels.humanize(why_not_verdict(v, key)) for v in VERDICTS if v != key.bottleneck]
+        reasons = [f"‘{REASONS.get(r, r)}’: {labels.humanize(reason_fact(r, key.solution))}"
+                   for r in getattr(puzzle, "reasons", ()) if r != key.reason]
+        return verdicts, reasons
 
     def roofline(self, width_hint: int = 0) -> RooflinePlot | None:
         report = self.key.solution.report
@@ -191,19 +204,47 @@ lever's gain, where the deployment sits against the ridge, and the full derivati
 
     def on_mount(self) -> None:
         self.sub_title = f"Reveal: {self.puzzle.title}"
-        self.query_one("#reveal-body").focus()
         self.call_after_refresh(self._drawn)
 
     def _drawn(self) -> None:
+        """Called after the first refresh: the lock-in to reveal timing ends here."""
         self.drawn_at = time.perf_counter()
+        self.drawn_cpu = time.process_time()
+        gc.enable()
+        if self.record is not None:
+            self.saving = self.run_worker(self._save, thread=True, group="save", exit_on_error=False,
+                                          name=f"save {self.puzzle.id}")
+
+    def _save(self):
+        """Write the locked-in attempt (in a worker thread); a failure is told, not fatal."""
+        try:
+            self.attempt = self.record()
+        except Exception as error:  # noqa: BLE001 - the reveal still teaches; say it was not saved
+            from app.errors import log_exception
+
+            path = log_exception(error, self.app.log_file, "recording an attempt")
+            line = str(error).splitlines()[0] if str(error) else type(error).__name__
+            self.app.call_from_thread(self.notify, f"This attempt could not be saved: {line}. Details in {path}",
+                                      severity="error", timeout=10)
+        return self.attempt
+
+    def on_unmount(self) -> None:
+        gc.enable()  # in case the reveal closes before its first frame
+
+    async def saved(self) -> None:
+        """Wait until the attempt is written (the next puzzle depends on it)."""
+        if self.saving is not None and not self.saving.is_finished:
+            await self.saving.wait()
 
     # -- what next -------------------------------------------------------------------------
-    def action_next(self) -> None:
+    async def action_next(self) -> None:
+        await self.saved()
         from app.screens.campaign import open_next
 
         open_next(self.app, after=self.puzzle.id, replace=True)
 
-    def action_retry_later(self) -> None:
+    async def action_retry_later(self) -> None:
+        await self.saved()
         if not self.queued:
             try:
                 self.app.session.queue_retry(self.puzzle.id)
@@ -216,12 +257,14 @@ lever's gain, where the deployment sits against the ridge, and the full derivati
 
         open_next(self.app, after=self.puzzle.id, replace=True)
 
-    def action_map(self) -> None:
+    async def action_map(self) -> None:
+        await self.saved()
         from app.screens.campaign import go_to_map
 
         go_to_map(self.app)
 
-    def action_home(self) -> None:
+    async def action_home(self) -> None:
+        await self.saved()
         from app.screens.home import HomeScreen
 
         while len(self.app.screen_stack) > 1 and not isinstance(self.app.screen, HomeScreen):

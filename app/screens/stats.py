@@ -6,15 +6,21 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Label, Static
+from textual.widgets import Label, Static
 
 from app import labels, plots
 from app.errors import Guarded
+from app.widgets.footer import RidgeFooter
+from app.widgets.titlebar import TitleBar
 
 # The share of right answers above which each certainty level earns more than the one below it
 # (from the marking table in puzzles.scoring: medium beats low above 2/3, high beats medium above 4/5).
 PAYS_ABOVE = {"low": 0.0, "medium": 2 / 3, "high": 4 / 5}
 FEW = 5
+
+
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if abs(count) == 1 else 's'}"
 
 
 def calibration_lines(calibration: dict) -> list[str]:
@@ -72,12 +78,12 @@ which that level starts to pay: saying *high* pays only above four right in five
     def compose(self) -> ComposeResult:
         session = self.app.session
         stats = session.stats
-        yield Header()
+        yield TitleBar()
         with VerticalScroll(id="stats-body"):
             yield Static(
-                f"{session.name}: {stats.score} points from {stats.attempts} attempts, "
-                f"{stats.hints_used} hints taken; streak {stats.streak_days} day(s), "
-                f"longest {stats.longest_streak_days}", id="stats-summary", markup=False)
+                f"{session.name}: {plural(stats.score, 'point')} from {plural(stats.attempts, 'attempt')}, "
+                f"{plural(stats.hints_used, 'hint')} taken; streak {plural(stats.streak_days, 'day')}, "
+                f"longest {plural(stats.longest_streak_days, 'day')}", id="stats-summary", markup=False)
             yield Label("Mastery by chapter", classes="section-title")
             bars = []
             for ch in session.chapters:
@@ -86,7 +92,7 @@ which that level starts to pay: saying *high* pays only above four right in five
                 bars.append(plots.Bar(f"{ch.number}. {ch.title}", prog.mastery, shown,
                                       f"{prog.cleared}/{prog.total} cleared"))
             width = max(60, min(110, self.app.size.width - 6))
-            yield Static("\n".join(plots.bar_chart(bars, width=width, label_share=0.5, top=1.0)),
+            yield Static("\n".join(plots.bar_chart(bars, width=width, label_share=0.5, top=1.0, track="░")),
                          id="mastery", markup=False)
             yield Label("Outcomes over time", classes="section-title")
             recent = [a.outcome for a in session.attempts]
@@ -95,7 +101,7 @@ which that level starts to pay: saying *high* pays only above four right in five
                          + "\n".join(outcome_lines(stats.outcomes_over_time)), id="outcomes", markup=False)
             yield Label("Calibration: are you as sure as you should be?", classes="section-title")
             yield Static("\n".join(calibration_lines(stats.calibration)), id="calibration", markup=False)
-        yield Footer()
+        yield RidgeFooter()
 
     def on_mount(self) -> None:
         self.sub_title = "Stats"

@@ -57,8 +57,9 @@ class LeverChart(_Chart):
 ## Every lever, ranked
 
 Each bar is one lever's gain on the puzzle's objective: the objective before it, divided by
-the objective after it. `×1.00` means no change — often because the lever does not apply here
-(the note says why). **★** marks the engine's best lever, **◀** the one you picked.
+the objective after it. Bars start at `×1.00`, no change, so an empty bar is a lever that does
+nothing here (the note under the chart says why) and *worse* marks one that hurts. **★** marks
+the engine's best lever, **◀** the one you picked.
 """
 
     def __init__(self, levers: list[tuple[str, float | None, str]], best: str, picked: str,
@@ -78,9 +79,12 @@ the objective after it. `×1.00` means no change — often because the lever doe
                 marks.append("★ best")
             if name == self.picked:
                 marks.append("◀ yours")
+            if gain is not None and gain < 0.995:
+                marks.insert(0, "worse")
             shown = "n/a" if gain is None else f"×{gain:,.2f}"
-            bars.append(plots.Bar(self.label(name), gain or 0.0, shown, " ".join(marks)))
-        out: list = plots.bar_chart(bars, width=width, baseline=0.0)
+            bars.append(plots.Bar(self.label(name), gain or 1.0, shown, " ".join(marks)))
+        # bars start at ×1 (no change), so an empty bar means the lever does nothing here
+        out: list = plots.bar_chart(bars, width=width, baseline=1.0)
         if self.notes:
             import textwrap
 

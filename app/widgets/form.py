@@ -68,6 +68,14 @@ wrong, so it only pays to say *high* when you are right more than four times in 
 }
 
 
+class Choice(RadioButton):
+    """A radio button whose dot is there only when it is chosen, so the state is not colour alone."""
+
+    @property
+    def BUTTON_INNER(self) -> str:  # type: ignore[override]
+        return "●" if self.value else " "
+
+
 class FormField(Vertical):
     """A label above one control, carrying the help text F1 shows for it."""
 
@@ -94,12 +102,11 @@ class PredictionForm(Vertical):
     DEFAULT_CSS = """
     PredictionForm {
         height: auto;
-        & Select { width: 1fr; border-left: blank; }
-        & Select:focus-within { border-left: thick $accent; }
-        & Input { border-left: blank; }
-        & Input:focus { border-left: thick $accent; }
-        & RadioSet:focus, & RadioSet:focus-within { border: none; border-left: thick $accent; }
-        & RadioSet { border: none; border-left: blank; padding: 0; width: 1fr; background: transparent; }
+        & Select { width: 1fr; }
+        & FormField { border-left: blank; }
+        & FormField:focus-within { border-left: thick $accent; }
+        & RadioSet:focus, & RadioSet:focus-within { border: none; }
+        & RadioSet { border: none; padding: 0; width: 1fr; background: transparent; }
         & Input { width: 1fr; }
         &.-locked { opacity: 85%; }
     }
@@ -144,18 +151,18 @@ class PredictionForm(Vertical):
                 "Because",
                 Select([(text, rid) for rid, text in spec.reasons], prompt="choose the deciding quantity",
                        compact=True, id="reason"),
-                Label("", id="reason-text", classes="field-note", markup=False),
                 help_text=FIELD_HELP["reason"], id="field-reason")
         for est in spec.estimates:
             title = spec.estimate_labels.get(est) or labels.estimate(est)
             yield FormField(
                 f"Estimate: {title}",
-                Input(placeholder="a number or a sum", compact=True, id=f"est-{est}"),
+                Input(placeholder=("a number or a sum, e.g. 12 ms" if est.endswith("_seconds")
+                                   else "a number or a sum, e.g. 2 * 80 * 8"), compact=True, id=f"est-{est}"),
                 Label("", id=f"est-{est}-note", classes="field-note", markup=False),
                 help_text=FIELD_HELP["estimates"], classes="estimate")
         yield FormField(
             "How sure are you?",
-            RadioSet(*[RadioButton(f"{c}: {CERTAINTY_STAKES.get(c, '')}", name=c, id=f"certainty-{c}")
+            RadioSet(*[Choice(f"{c}: {CERTAINTY_STAKES.get(c, '')}", name=c, id=f"certainty-{c}")
                        for c in spec.certainties], id="certainty"),
             help_text=FIELD_HELP["certainty"], id="field-certainty")
 
@@ -223,11 +230,6 @@ class PredictionForm(Vertical):
     # -- changes -------------------------------------------------------------------------
     @on(Select.Changed)
     def _select_changed(self, event: Select.Changed) -> None:
-        if event.select.id == "reason":
-            text = dict(self.spec.reasons).get(str(event.value), "") if event.value is not Select.NULL else ""
-            room = max(10, event.select.size.width - 4)
-            # the full text under the choice, only when the choice itself is cut short
-            self.query_one("#reason-text", Label).update(text if len(text) > room else "")
         self.post_message(self.Changed(self))
 
     @on(RadioSet.Changed)

@@ -1,0 +1,100 @@
+"""Snapshots of the game's screens at 80×24 (everything essential must fit or scroll) and at
+120×40, over the fixture packs with a fixed clock and no blinking cursor.
+
+Update the pictures with `pytest tests/test_snapshots.py --snapshot-update` after a deliberate
+change, and look at the report before committing them.
+"""
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Input, Select
+
+from tests.snapshot_app import build_app, fixture_bank
+
+SIZES = [(80, 24), (120, 40)]
+
+
+async def _settle(pilot, *keys: str) -> None:
+    if keys:
+        await pilot.press(*keys)
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def _to_puzzle(pilot) -> None:
+    await _settle(pilot)
+    await _settle(pilot, "c", "s")
+
+
+async def _fill(pilot) -> None:
+    """A prediction that is right but for the wrong reason, with one hint taken."""
+    screen = pilot.app.screen
+    key = fixture_bank().keys[screen.puzzle.id]
+    screen.query_one("#bottleneck", Select).value = key.bottleneck
+    screen.query_one("#lever", Select).value = key.best_lever
+    screen.query_one("#band", Select).value = key.gain_band
+    screen.query_one("#reason", Select).value = "weight-read"
+    screen.query_one("#est-intensity", Input).value = "2 * 70e9 / 141e9"
+    screen.query_one("#certainty-medium").value = True
+    await _settle(pilot, "h")
+    screen.query_one("#bottleneck").focus()
+    await _settle(pilot)
+
+
+async def _to_reveal(pilot) -> None:
+    await _to_puzzle(pilot)
+    await _fill(pilot)
+    await _settle(pilot, "l", "y")
+
+
+def _app(tmp_path):
+    return build_app(tmp_path, profile="Ada")
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_home(snap_compare, tmp_path, size):
+    assert snap_compare(_app(tmp_path), terminal_size=size, run_before=_settle)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_puzzle(snap_compare, tmp_path, size):
+    async def run_before(pilot):
+        await _to_puzzle(pilot)
+        await _fill(pilot)
+
+    assert snap_compare(_app(tmp_path), terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_reveal(snap_compare, tmp_path, size):
+    assert snap_compare(_app(tmp_path), terminal_size=size, run_before=_to_reveal)
+
+
+def test_first_run_80x24(snap_compare, tmp_path):
+    assert snap_compare(build_app(tmp_path), terminal_size=(80, 24), run_before=_settle)
+
+
+def test_lock_in_confirmation_80x24(snap_compare, tmp_path):
+    async def run_before(pilot):
+        await _to_puzzle(pilot)
+        await _fill(pilot)
+        await _settle(pilot, "l")
+
+    assert snap_compare(_app(tmp_path), terminal_size=(80, 24), run_before=run_before)
+
+
+def test_campaign_map_80x24(snap_compare, tmp_path):
+    async def run_before(pilot):
+        await _settle(pilot)
+        await _settle(pilot, "m", "down", "down")
+
+    assert snap_compare(_app(tmp_path), terminal_size=(80, 24), run_before=run_before)
+
+
+def test_stats_after_one_attempt_120x40(snap_compare, tmp_path):
+    async def run_before(pilot):
+        await _to_reveal(pilot)
+        await _settle(pilot, "escape", "s")
+
+    assert snap_compare(_app(tmp_path), terminal_size=(120, 40), run_before=run_before)
