@@ -13,7 +13,7 @@ from engine.lab.blocks import BlockAllocator, RangeAllocator
 from engine.lab.kvcache import PagedCache
 from engine.lab.model import ModelConfig, ToyModel
 from engine.lab.report import Prediction, compare, decode_plot, text_report
-from engine.lab.servers import Seq, serve
+from engine.lab.servers import Seq, Server, serve
 from engine.lab.workload import Request, WorkloadSpec, make_requests
 
 TINY = ModelConfig(vocab=128, d_model=64, n_layers=2, n_heads=4, n_kv_heads=2, d_ff=128, max_positions=256)
@@ -121,6 +121,11 @@ def test_every_server_emits_the_same_tokens(model):
     assert all(run.outputs == outputs for run in runs)
     paged = runs[3]
     assert paged.cow_copies > 0 and paged.prefix_hits > 0 and paged.preemptions > 0  # all paths exercised
+    server = Server(model, requests, scheduler="continuous", allocator="paged", slots=150, block_size=4, check=True)
+    while server.step():
+        pass
+    assert server.result().outputs == outputs
+    assert server.cache.blocks.free_count == server.cache.blocks.n_blocks and not server.cache.tables
     assert len({t for toks in outputs.values() for t in toks}) > 20  # the model is not a constant
 
 

@@ -6,9 +6,9 @@ matrix-matrix above). So every dense layer here multiplies integers stored in fl
 activations is scaled by its own largest magnitude onto the grid -127..127, weights are integers in
 -31..31, and with at most 4096 terms every partial sum stays below 2**24, where float32 is exact in
 any order. The weight read is still an ordinary float32 BLAS call, so decode stays bound by memory
-bandwidth exactly as a real model's does. Attention runs per sequence over a contiguous copy of its
-keys and values, one position at a time through one function, so it rounds identically as well,
-whichever server ran it and whether the position was part of a prompt or a decode step.
+bandwidth exactly as a real model's does. Attention runs per sequence, one position at a time,
+through one function over the keys and values laid out in one C-ordered array, so it rounds
+identically as well, whichever server ran it and whether the position was in a prompt or a decode.
 """
 from __future__ import annotations
 
@@ -173,44 +173,47 @@ class ToyModel:
         """Greedy choice; logits are exact integers, and ties go to the lowest token id."""
         return np.argmax(_rows_to_grid(h) @ self.unembed, axis=-1)
 
-    # -- the two phases -------------------------------------------------------------------------
-    def prefill(self, tokens: Sequence[int], start: int, seq: object, store: KVStore) -> int:
-        """Run a chunk of prompt tokens at positions start.. (earlier positions already in `store`),
-        write their keys and values, and return the greedy token that follows the chunk."""
-        tokens = np.asarray(tokens, dtype=np.int64)
-        n = len(tokens)
-        if n == 0 or start + n > self.config.max_positions:
-            raise RidgeError(f"prefill chunk of {n} tokens at {start} is empty or past the model's positions")
-        positions = np.arange(start, start + n)
-        h = self._embed(tokens)
+    # -- a forward pass ---------------------------------------------------------------------
+    def forward(self, chunks: Sequence[tuple[Sequence[int], int, object]], store: KVStore) -> list[int]:
+        """One pass over several sequences at once; each chunk is (tokens, start, seq): a prompt
+        (or its part past a shared prefix) to prefill, or the one latest token of a decode.
+
+        Every weight matrix is read once for all the rows of all the chunks; attention runs per
+        sequence over its own history. Keys and values of the new positions are written to
+        `store`; the greedy next token of each chunk is returned.
+        """
+        if not chunks:
+            return []
+        rows, positions, ends = [], [], []
+        for tokens, start, _ in chunks:
+            n = len(tokens)
+            if n == 0 or start < 0 or start + n > self.config.max_positions:
+                raise RidgeError(f"a chunk of {n} tokens at {start} is empty or past the model's positions")
+            rows.extend(tokens)
+            positions.extend(range(start, start + n))
+            ends.append(len(rows) - 1)
+        positions_arr = np.asarray(positions, dtype=np.int64)
+        h = self._embed(np.asarray(rows, dtype=np.int64))
         for layer, (w_qkv, w_o, w_up, w_down) in enumerate(self.layers):
-            q, k, v = self._split_qkv(h, w_qkv, positions)
-            store.write(seq, layer, start, k, v)
-            keys, values = store.read(seq, layer, start + n)
+            q, k, v = self._split_qkv(h, w_qkv, positions_arr)
             mixed = np.empty_like(h)
-            for i in range(n):
-                mixed[i] = self._attend(q[i], keys[:start + i + 1], values[:start + i + 1])
+            row = 0
+            for tokens, start, seq in chunks:
+                n = len(tokens)
+                store.write(seq, layer, start, k[row:row + n], v[row:row + n])
+                keys, values = store.read(seq, layer, start + n)
+                for i in range(n):
+                    mixed[row + i] = self._attend(q[row + i], keys[:start + i + 1], values[:start + i + 1])
+                row += n
             h = h + self._dense(mixed, w_o)
             h = h + self._mlp(h, w_up, w_down)
-        return int(self._next_tokens(h[-1:])[0])
+        return self._next_tokens(h[ends]).tolist()
+
+    def prefill(self, tokens: Sequence[int], start: int, seq: object, store: KVStore) -> int:
+        """Prefill one chunk of prompt at positions start.. and return the token that follows it."""
+        return self.forward([(tokens, start, seq)], store)[0]
 
     def decode(self, tokens: Sequence[int], positions: Sequence[int], seqs: Sequence[object],
-               store: KVStore) -> np.ndarray:
-        """One decode step for a batch: every weight matrix is read once for all sequences, while
-        attention runs per sequence over its own history. Returns the next token of each."""
-        tokens = np.asarray(tokens, dtype=np.int64)
-        positions = np.asarray(positions, dtype=np.int64)
-        if positions.size and positions.max() >= self.config.max_positions:
-            raise RidgeError(f"sequence reached the model's {self.config.max_positions} positions")
-        h = self._embed(tokens)
-        for layer, (w_qkv, w_o, w_up, w_down) in enumerate(self.layers):
-            q, k, v = self._split_qkv(h, w_qkv, positions)
-            mixed = np.empty_like(h)
-            for i, seq in enumerate(seqs):
-                pos = int(positions[i])
-                store.write(seq, layer, pos, k[i:i + 1], v[i:i + 1])
-                keys, values = store.read(seq, layer, pos + 1)
-                mixed[i] = self._attend(q[i], keys, values)
-            h = h + self._dense(mixed, w_o)
-            h = h + self._mlp(h, w_up, w_down)
-        return self._next_tokens(h)
+               store: KVStore) -> list[int]:
+        """One decode step for a batch: each sequence's latest token at its position."""
+        return self.forward([([int(t)], int(p), s) for t, p, s in zip(tokens, positions, seqs)], store)

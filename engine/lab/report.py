@@ -146,5 +146,8 @@ def text_report(result: dict) -> list[str]:
 
 
 def busy_machine(result: dict) -> bool:
-    """Whether the one-minute load (besides this run) was high enough to distort the timings."""
-    return max(result.get("load_average", [0.0])) > 1.5 * result.get("cpus", 1)
+    """Whether other programs' load was high enough to distort the timings: a busy machine at the
+    start, or more load at the end than this run's own threads account for."""
+    before, after = result.get("load_average", [0.0, 0.0])
+    cpus = result.get("cpus", 1)
+    return before > 0.5 * cpus or after > 1.5 * cpus

@@ -103,7 +103,7 @@ def decode_sweep(model: ToyModel, batches: tuple[int, ...], context: int, bandwi
     """Time the toy's decode step at each batch size and place it against the roofline."""
     points = []
     for i, b in enumerate(batches):
-        seconds = time_decode(model, b, context, repeats)
+        seconds = time_decode(model, b, context, repeats * (3 if b <= 2 else 1))  # cheap steps: more tries
         nbytes = decode_bytes(model, b, context)
         flops = model.config.decode_flops(b)
         points.append(DecodePoint(b, seconds, nbytes, flops, max(nbytes / bandwidth, flops / flops_rate)))

@@ -6,8 +6,9 @@ blocks: a finished sequence leaves at the end of its step and a waiting request 
 the next step; when blocks run out mid-answer, the newest sequence is swapped out of the pool and
 comes back, unchanged, once blocks free up. The other two pairings are the ablations.
 
-Every step admits what the scheduler allows, prefills each newcomer (skipping a system prompt
-whose blocks are already shared), then runs one batched decode step for everyone else.
+Every step admits what the scheduler allows, then makes one pass of the model that prefills the
+newcomers' prompts (skipping a system prompt whose blocks are already shared) and decodes the next
+token of everyone else, so the weights are read once per step, as iteration-level schedulers do.
 """
 from __future__ import annotations
 
@@ -50,8 +51,6 @@ class ServeResult:
     admitted_step: dict[int, int]
     finished_step: dict[int, int]
     wall_seconds: float
-    prefill_seconds: float
-    decode_seconds: float
     busy_steps: int
     used_sum: int
     reservation_sum: int
@@ -91,8 +90,6 @@ class ServeResult:
             "allocator": self.allocator,
             "output_tokens": self.output_tokens,
             "wall_seconds": self.wall_seconds,
-            "prefill_seconds": self.prefill_seconds,
-            "decode_seconds": self.decode_seconds,
             "tokens_per_s": self.tokens_per_s,
             "steps": self.busy_steps,
             "utilization": self.utilization,
@@ -134,6 +131,8 @@ class Server:
         self.cache = (ContiguousCache(model.config, slots) if allocator == "contiguous"
                       else PagedCache(model.config, slots, block_size, share_prefixes))
         for r in requests:
+            if not (0 <= r.prefix_len < r.prompt_len and 1 <= r.output_len <= r.max_output):
+                raise RidgeError(f"request {r.id} needs a prompt past its shared prefix and 1 <= answer <= max")
             if not self.cache.can_ever_admit(r):
                 raise RidgeError(f"request {r.id} could need more KV slots than the budget of {slots}")
             if r.prompt_len + r.max_output > model.config.max_positions:
@@ -146,7 +145,7 @@ class Server:
         self.produced = self.step_no = self.busy = 0
         self.sums = [0, 0, 0, 0]  # used, reservation, internal, external
         self.conc_sum = self.peak = self.preemptions = 0
-        self.wall = self.prefill_s = self.decode_s = 0.0
+        self.wall = 0.0
 
     @property
     def done(self) -> bool:
@@ -160,7 +159,8 @@ class Server:
         if not self.cache.prepare(seq, end):
             raise RidgeError("admission promised KV blocks that were not there")  # a bug, never input
 
-    def _prefill(self, seq: Seq) -> None:
+    def _open(self, seq: Seq) -> None:
+        """Give a newcomer its KV room, computing a system prompt first if it is not shared yet."""
         r, cache = seq.request, self.cache
         seq.kv_len = cache.open(seq)
         if cache.shares_prefixes and seq.kv_len < r.prefix_len:  # compute the system prompt, then share it
@@ -169,8 +169,6 @@ class Server:
             seq.kv_len = r.prefix_len
             cache.publish_prefix(seq)
         self._room(seq, r.prompt_len)
-        seq.tokens.append(self.model.prefill(r.prompt[seq.kv_len:], seq.kv_len, seq, cache))
-        seq.kv_len = r.prompt_len
 
     def _batch_ready(self) -> bool:
         """Static batching starts a batch once it is full, nothing more is coming, or it waited long enough."""
@@ -197,17 +195,18 @@ class Server:
             cache.evict_prefixes()  # an idle pool must always take the next request
         while (head := self._head()) is not None and len(running) < self.max_batch and cache.can_admit(head):
             seq = Seq(self.pending.pop(), admitted_step=self.step_no)
-            self._prefill(seq)
-            self.produced += 1
+            self._open(seq)
             running.append(seq)
             fresh.add(id(seq))
         if not running and self._head() is not None and (self.scheduler == "continuous" or self._batch_ready()):
             raise RidgeError(f"request {self._head().id} can never be admitted")  # guarded in __init__
         return fresh
 
-    def _decode(self, fresh: set[int]) -> None:
+    def _forward(self, fresh: set[int]) -> None:
+        """One pass of the model: newcomers' prompts and everyone else's next token together."""
         cache, running = self.cache, self.running
-        # Room for one more key/value each; when the pool runs dry, the newest sequence steps out.
+        # Room for one more key/value each; when the pool runs dry, the newest sequence that is
+        # not a newcomer steps out (a newcomer's keys and values are not computed yet).
         decoding = []
         for seq in [s for s in running if id(s) not in fresh and not s.done]:
             if seq not in running:
@@ -215,7 +214,7 @@ class Server:
             while not cache.prepare(seq, seq.kv_len + 1):
                 if cache.evict_prefixes():
                     continue
-                victim = max(running, key=lambda s: s.admitted_step)
+                victim = max((s for s in running if id(s) not in fresh), key=lambda s: s.admitted_step)
                 running.remove(victim)
                 self.swapped.append((victim, cache.swap_out(victim)))
                 self.swapped.sort(key=lambda item: item[0].admitted_step)
@@ -225,12 +224,13 @@ class Server:
             else:
                 decoding.append(seq)
         decoding = [s for s in decoding if s in running]
-        if decoding:
-            nxt = self.model.decode([s.tokens[-1] for s in decoding], [s.kv_len for s in decoding], decoding, cache)
-            for seq, tok in zip(decoding, nxt.tolist()):
-                seq.tokens.append(tok)
-                seq.kv_len += 1
-            self.produced += len(decoding)
+        newcomers = [s for s in running if id(s) in fresh]
+        chunks = [(s.request.prompt[s.kv_len:], s.kv_len, s) for s in newcomers]
+        chunks += [([s.tokens[-1]], s.kv_len, s) for s in decoding]
+        for seq, tok in zip(newcomers + decoding, self.model.forward(chunks, cache)):
+            seq.tokens.append(tok)
+            seq.kv_len = seq.request.prompt_len if id(seq) in fresh else seq.kv_len + 1
+            self.produced += 1
 
     def step(self) -> bool:
         """Run one scheduler step (admit, prefill, decode, account, retire); False once all is served."""
@@ -239,10 +239,7 @@ class Server:
         t0 = time.perf_counter()
         if not self.running and not self.swapped and self.pending[-1].arrival_step > self.step_no:
             self.step_no = self.pending[-1].arrival_step  # idle until the next arrival
-        fresh = self._admit()
-        t1 = time.perf_counter()
-        self._decode(fresh)
-        t2 = time.perf_counter()
+        self._forward(self._admit())
         if self.running:
             occ = self.cache.sample(self.running, self._head())
             for i, value in enumerate((occ.used, occ.reservation, occ.internal, occ.external)):
@@ -261,8 +258,6 @@ class Server:
         if self.done:
             self.cache.evict_prefixes()
             self.cache.check([])  # every block is back in the pool
-        self.prefill_s += t1 - t0
-        self.decode_s += t2 - t1
         self.wall += time.perf_counter() - t0
         return True
 
@@ -274,7 +269,7 @@ class Server:
             outputs={s.request.id: tuple(s.tokens) for s in self.finished},
             admitted_step={s.request.id: s.admitted_step for s in self.finished},
             finished_step={s.request.id: s.finished_step for s in self.finished},
-            wall_seconds=self.wall, prefill_seconds=self.prefill_s, decode_seconds=self.decode_s,
+            wall_seconds=self.wall,
             busy_steps=self.busy, used_sum=self.sums[0], reservation_sum=self.sums[1],
             internal_sum=self.sums[2], external_sum=self.sums[3], concurrency_sum=self.conc_sum,
             peak_concurrency=self.peak, preemptions=self.preemptions,

@@ -34,7 +34,7 @@ class Request:
 class WorkloadSpec:
     """Distributions of a request stream; lengths in tokens, arrival rate in requests per step."""
 
-    n_requests: int = 112
+    n_requests: int = 80
     arrival_rate: float = 4.0
     prompt_min: int = 4  # user part of the prompt, uniform between min and max
     prompt_max: int = 24
