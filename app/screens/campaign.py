@@ -132,7 +132,7 @@ you to know.
             prog = session.progress(ch)
             mark = "✓" if prog.done else ("…" if prog.tried else "·")
             chapters.add_option(Option(f"{mark} {ch.number:>2}. {ch.title}\n"
-                                       f"     {prog.cleared}/{prog.total} cleared · {prog.mastery:.0%} mastery",
+                                       f"     {prog.cleared}/{prog.total} cleared · mastery {prog.mastery:.0%}",
                                        id=ch.id))
         chapters.highlighted = highlighted if highlighted is not None else 0
         self._show(chapters.highlighted or 0)
@@ -145,7 +145,8 @@ you to know.
         prog = session.progress(ch)
         lines = [f"Chapter {ch.number}: {ch.title}", ""]
         lines.append(f"Cleared  {_bar(prog.cleared / prog.total if prog.total else 0)} {prog.cleared}/{prog.total}")
-        lines.append(f"Mastery  {_bar(prog.mastery)} {prog.mastery:.0%}")
+        tried = f"of the {prog.tried} tried" if prog.tried else "nothing tried yet"
+        lines.append(f"Mastery  {_bar(prog.mastery)} {prog.mastery:.0%} {tried}")
         if ch.expects:
             lines += ["", "What it expects of you:"] + [f"• {e}" for e in ch.expects]
         earlier = session.earlier_unfinished(ch)

@@ -31,8 +31,9 @@ second. Tab moves between the buttons.
     ]
 
     def __init__(self, title: str, body: str, yes: str = "Yes", no: str = "No",
-                 yes_variant: str = "primary", dialog_id: str = "confirm") -> None:
+                 yes_variant: str = "primary", dialog_id: str = "confirm", focus_no: bool = False) -> None:
         super().__init__(id=dialog_id)
+        self.focus_no = focus_no
         self.title_text = title
         self.body = body
         self.yes = yes
@@ -49,7 +50,7 @@ second. Tab moves between the buttons.
                 yield Button(self.no, id="no")
 
     def on_mount(self) -> None:
-        self.query_one("#yes", Button).focus()
+        self.query_one("#no" if self.focus_no else "#yes", Button).focus()
 
     @on(Button.Pressed, "#yes")
     def _yes(self) -> None:

@@ -20,6 +20,10 @@ from app.widgets.footer import RidgeFooter
 from app.widgets.titlebar import TitleBar
 
 
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if abs(count) == 1 else 's'}"
+
+
 def lab_available() -> bool:
     """True when the lab screen is part of this build (it is optional for the home screen)."""
     import importlib.util
@@ -220,7 +224,8 @@ matches your results. **Switch player** (p) changes whose progress is saved.
                 self.refresh_bindings()
 
         self.app.push_screen(ConfirmDialog("A damaged save", body, yes="Set aside, start afresh",
-                                           no="Leave it", yes_variant="warning", dialog_id="damaged-save"),
+                                           no="Leave it", yes_variant="warning", dialog_id="damaged-save",
+                                           focus_no=True),
                              answered)
 
     # -- drawing ---------------------------------------------------------------------------
@@ -260,8 +265,8 @@ matches your results. **Switch player** (p) changes whose progress is saved.
             return
         stats = session.stats
         self.query_one("#player", Static).update(
-            f"Playing as {session.name} · {stats.score} points · {stats.attempts} attempts · "
-            f"streak {stats.streak_days} day{'s' if stats.streak_days != 1 else ''}")
+            f"Playing as {session.name} · {plural(stats.score, 'point')} · {plural(stats.attempts, 'attempt')} · "
+            f"streak {plural(stats.streak_days, 'day')}")
         counts = "   ".join(f"{labels.outcome(o)} {n}" for o, n in stats.by_outcome.items())
         queue = len(session.retry_queue)
         extra = f"   · {queue} to retry later" if queue else ""

@@ -49,7 +49,7 @@ def form_spec(puzzle) -> FormSpec:
     for est in estimates:
         unit = ESTIMATE_UNITS.get(est)
         base = labels.estimate(est)
-        estimate_labels[est] = base if not unit or "(" in base else f"{base}, in {unit}"
+        estimate_labels[est] = base if not unit or "(" in base or unit in base else f"{base}, in {unit}"
     return FormSpec(bottlenecks=tuple(VERDICTS), levers=tuple(puzzle.levers), bands=tuple(GAIN_BANDS),
                     reasons=reasons, estimates=estimates, estimate_labels=estimate_labels)
 
@@ -142,7 +142,7 @@ once, and then the answer is final and the engine shows its working.
 
                 yield Static(reflow(puzzle.scenario), id="scenario", markup=False)
                 yield Label("The deployment", classes="section-title")
-                yield DeploymentCard(puzzle.deployment, id="card")
+                yield DeploymentCard(puzzle.deployment, levers=tuple(puzzle.levers), id="card")
                 yield Label("Hints", classes="section-title")
                 yield HintBox(tuple(getattr(puzzle, "hints", ()) or ()), hint_cost(), id="hintbox")
                 yield Label("Napkin", classes="section-title")

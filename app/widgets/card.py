@@ -23,7 +23,7 @@ OBJECTIVE_SHORT = {
 }
 
 
-def card_rows(dep) -> list[tuple[str, str]]:
+def card_rows(dep, levers: tuple[str, ...] = ()) -> list[tuple[str, str]]:
     """(field, value) rows describing an engine Deployment in words, tersely enough for 80 columns."""
     m, g = dep.model, dep.gpu
     params = f"{_si_params(m.params)} params"
@@ -46,8 +46,11 @@ def card_rows(dep) -> list[tuple[str, str]]:
     if dep.chunked_prefill:
         extras.append(f"chunked prefill ({dep.chunk_tokens:,})")
     if dep.spec_k:
-        extras.append(f"speculating {dep.spec_k} tokens (acceptance {dep.spec_alpha:g})")
+        extras.append(f"speculating {dep.spec_k} tokens")
     rows.append(("Serving", " · ".join(extras)))
+    if dep.spec_k or "speculative-decoding" in levers:
+        rows.append(("Draft model", f"{dep.spec_alpha:.0%} of drafted tokens accepted; a draft token costs "
+                                    f"{dep.spec_draft_cost:g} of a full step"))
     if dep.shared_prefix:
         cached = "cached" if dep.prefix_caching else "not cached"
         rows.append(("Shared", f"first {dep.shared_prefix:,} prompt tokens identical ({cached})"))
@@ -89,11 +92,12 @@ against FLOPs, prompt work against output work.
     }
     """
 
-    def __init__(self, deployment, **kwargs) -> None:
+    def __init__(self, deployment, levers: tuple[str, ...] = (), **kwargs) -> None:
         super().__init__(**kwargs)
         self.deployment = deployment
+        self.levers = tuple(levers)
 
     def compose(self) -> ComposeResult:
-        for key, value in card_rows(self.deployment):
+        for key, value in card_rows(self.deployment, self.levers):
             yield Label(key, classes="card-key", markup=False)
             yield Label(value, classes="card-value", markup=False)
