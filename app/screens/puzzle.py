@@ -191,9 +191,11 @@ once, and then the answer is final and the engine shows its working.
         pad.scroll_visible()
 
     def action_answer(self) -> None:
-        """Focus the first part of the prediction still unanswered (else the lock-in button)."""
-        gaps = self.query_one("#form", PredictionForm).missing()
-        self.query_one(f"#{gaps[0][1]}" if gaps else "#lock-in").focus()
+        """Focus the first part of the prediction still unanswered, other than the one focused
+        now (so Escape always moves on), else the lock-in button."""
+        here = self.focused.id if self.focused is not None else None
+        gaps = [wid for _, wid in self.query_one("#form", PredictionForm).missing() if wid != here]
+        self.query_one(f"#{gaps[0]}" if gaps else "#lock-in").focus()
 
     # -- lock-in ---------------------------------------------------------------------------
     @on(Button.Pressed, "#lock-in")
