@@ -14,7 +14,7 @@ from app.screens.home import HomeScreen
 from app.screens.puzzle import PuzzleScreen
 from app.screens.reveal import RevealScreen
 from saves.store import SaveStore
-from tests.snapshot_app import FIXED_NOW, build_app, fixture_bank
+from snapshot_app import FIXED_NOW, build_app, fixture_bank
 
 SIZE = (80, 24)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input, Select
 
-from tests.snapshot_app import build_app, fixture_bank
+from snapshot_app import build_app, fixture_bank
 
 SIZES = [(80, 24), (120, 40)]
 
