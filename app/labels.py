@@ -132,6 +132,8 @@ def humanize(text: str) -> str:
         return f"‘{label}’" if after == ":" and ":" in label else label
 
     text = pattern.sub(swap, text)
+    text = re.sub(r"\b(" + "|".join(k for k in ESTIMATES if "_" in k) + r")\b",
+                  lambda m: ESTIMATES[m.group(1)].split(" (")[0], text)
     head = re.match(r"^(\s*)([a-z]+)(:)", text)
     if head and head.group(2) in names:
         text = head.group(1) + names[head.group(2)] + text[head.end(2):]
