@@ -382,3 +382,26 @@ async def test_stats_show_mastery_outcomes_and_calibration(tmp_path):
         assert "2. Intensity and the batch" in text and "not tried" in text
         assert "2026-03-02" in text and "✓" in text
         assert "high" in text and "too few to say" in text
+
+
+async def test_every_way_to_play_opens_from_home_and_comes_back(tmp_path):
+    from app.screens.drill import DrillScreen
+    from app.screens.exam import ExamScreen
+    from app.screens.hotseat import HotseatScreen
+    from app.screens.lab import LabScreen
+    from app.screens.match import MatchScreen
+    from app.screens.simulator import SimulatorScreen
+
+    app = build_app(tmp_path, profile="Di")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        ways = [str(app.screen.query_one("#ways", OptionList).get_option_at_index(i).prompt)
+                for i in range(app.screen.query_one("#ways", OptionList).option_count)]
+        for key, screen_type in (("v", SimulatorScreen), ("d", DrillScreen), ("e", ExamScreen),
+                                 ("h", HotseatScreen), ("t", MatchScreen), ("l", LabScreen)):
+            assert any(f"({key})" in way for way in ways), key
+            await settle(pilot, key)
+            assert isinstance(app.screen, screen_type), key
+            app.pop_screen()
+            await settle(pilot)
+            assert isinstance(app.screen, HomeScreen)

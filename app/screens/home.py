@@ -44,13 +44,25 @@ class HomeScreen(Guarded, Screen):
 earliest chapter you have not finished. **Campaign map** (m) shows every chapter; you may open
 any of them. **Stats** (s) shows mastery, outcomes over time and how well your certainty
 matches your results. **Switch player** (p) changes whose progress is saved.
+
+**Simulator** (v) lets you edit any deployment and predict before the numbers show. **Drill** (d)
+runs timed rounds of generated puzzles, bringing back the concepts you miss. **Exam** (e) is the
+clearing test. **Hot-seat** (h) and **Match** (t) are for playing against others; **Lab** (l)
+runs a real toy serving loop on this machine.
 """
 
+    # The ways to play beyond the first three are listed with their keys in "Ways to play" and in
+    # the command palette; at 80 columns the footer holds only the everyday keys.
     BINDINGS = [
         Binding("c", "continue", "Continue", id="home.continue", tooltip="Go straight to your next puzzle"),
         Binding("m", "map", "Map", id="home.map", tooltip="The campaign map: every chapter"),
         Binding("s", "stats", "Stats", id="home.stats", tooltip="Mastery, outcomes and calibration"),
-        Binding("l", "lab", "Lab", id="home.lab", tooltip="The serving lab"),
+        Binding("v", "simulator", "Simulator", id="home.simulator", show=False, tooltip="Predict, then watch a deployment's numbers move"),
+        Binding("d", "drill", "Drill", id="home.drill", show=False, tooltip="Timed rounds of generated puzzles, spaced by what you miss"),
+        Binding("e", "exam", "Exam", id="home.exam", show=False, tooltip="The clearing test: twelve deployments, no hints"),
+        Binding("h", "hotseat", "Hot-seat", id="home.hotseat", show=False, tooltip="Two to eight players on one screen"),
+        Binding("t", "match", "Match", id="home.match", show=False, tooltip="Play a match code; results merge with ridge match results"),
+        Binding("l", "lab", "Lab", id="home.lab", show=False, tooltip="The serving lab"),
         Binding("p", "switch_player", "Player", id="home.player", tooltip="Switch to another player"),
         Binding("q", "quit", "Quit", id="home.quit", tooltip="Leave Ridge"),
     ]
@@ -252,6 +264,13 @@ matches your results. **Switch player** (p) changes whose progress is saved.
             Option("Map (m)        every chapter, in any order", id="map"),
             Option("Stats (s)      mastery, outcomes, calibration", id="stats"),
         ]
+        options += [
+            Option("Simulator (v)  predict, then watch the numbers move", id="simulator"),
+            Option("Drill (d)      timed rounds, spaced by what you miss", id="drill"),
+            Option("Exam (e)       the clearing test: no hints, a pass mark", id="exam"),
+            Option("Hot-seat (h)   two to eight players, one screen", id="hotseat"),
+            Option("Match (t)      the same puzzles on every machine", id="match"),
+        ]
         if self.has_lab:
             options.append(Option("Lab (l)        a toy serving loop to experiment with", id="lab"))
         options.append(Option("Player (p)     switch to another player, or add one", id="switch_player"))
@@ -332,6 +351,34 @@ matches your results. **Switch player** (p) changes whose progress is saved.
         from app.screens.stats import StatsScreen
 
         self.app.push_screen(StatsScreen())
+
+    def action_simulator(self) -> None:
+        from app.screens.simulator import SimulatorScreen
+
+        self.app.push_screen(SimulatorScreen())
+
+    def action_drill(self) -> None:
+        if self._need_player("drill"):
+            from app.screens.drill import DrillScreen
+
+            self.app.push_screen(DrillScreen())
+
+    def action_exam(self) -> None:
+        if self._need_player("exam"):
+            from app.screens.exam import ExamScreen
+
+            self.app.push_screen(ExamScreen())
+
+    def action_hotseat(self) -> None:
+        from app.screens.hotseat import HotseatScreen
+
+        self.app.push_screen(HotseatScreen())
+
+    def action_match(self) -> None:
+        if self._need_player("match"):
+            from app.screens.match import MatchScreen
+
+            self.app.push_screen(MatchScreen())
 
     def action_lab(self) -> None:
         if not self.has_lab:
