@@ -176,3 +176,46 @@ def test_the_new_command_prints_a_code(capsys):
     assert capsys.readouterr().out.strip() == "R-42-3-10"
     assert main(["match", "new", "--seed", "1", "--count", "99"]) == 2
     assert "1 to 50 puzzles" in capsys.readouterr().err
+
+
+async def test_the_match_screen_plays_a_code_and_writes_a_checked_result_file(tmp_path):
+    import datetime as _dt
+
+    from textual.widgets import RadioButton, Select
+
+    from app.screens.match import MatchScreen
+    from app.screens.rounds import ModeApp
+    from saves.match import read_result
+    from saves.store import SaveStore
+
+    when = _dt.datetime(2026, 3, 2, 12, 0, tzinfo=_dt.timezone.utc)
+    app = ModeApp(lambda: MatchScreen(code="R-42-1-1", player="Ada", team="Red"), save_dir=tmp_path,
+                  profile="Ada", clock=lambda: when, strict=True, cursor_blink=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        await pilot.press("s")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert screen.phase == "question"
+        key = screen.items[0].key
+        screen.query_one("#bottleneck", Select).value = key.bottleneck
+        screen.query_one("#lever", Select).value = key.best_lever
+        screen.query_one("#band", Select).value = key.gain_band
+        if screen.query("#reason"):
+            screen.query_one("#reason", Select).value = key.reason
+        for name, value in key.estimates.items():
+            if screen.query(f"#est-{name}"):
+                screen.query_one(f"#est-{name}").value = repr(value)
+        screen.query_one("#certainty-low", RadioButton).value = True
+        await pilot.pause()
+        await pilot.press("l")
+        await pilot.pause()
+        await pilot.press("y")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert screen.phase == "reveal"
+        path = screen.writer.path
+    result = read_result(path)  # the chain checks and every answer regrades
+    assert result is not None
+    assert SaveStore(tmp_path).load("Ada").attempts[0].mode == "match"

@@ -7,7 +7,6 @@ Good, anything else Again) until today's review cap is used up.
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 from textual import on
@@ -15,8 +14,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Input, Label, Select, Static
 
-from app.screens.rounds import (ItemView, ModeScreen, RevealPanel, check_player, default_player, gaps_notice,
-                                puzzle_heading, record, setup_field, words)
+from app.screens.rounds import (ModeScreen, RevealPanel, check_player, default_player, puzzle_heading, record, setup_field)
 
 DIFFICULTY_TEXT = {
     1: "1 · one dominant effect, common models",
@@ -193,10 +191,6 @@ you can keep practising, but due concepts wait until tomorrow.
         self.answered = []
         await self.show_question()
 
-    @on(Button.Pressed, "#leave")
-    def _leave_pressed(self) -> None:
-        self.leave()
-
     # -- a question -------------------------------------------------------------------------------
     async def show_question(self) -> None:
         from puzzles.drill import CONCEPT_TITLES
@@ -208,20 +202,13 @@ you can keep practising, but due concepts wait until tomorrow.
         due = describe_due(self.cards.get(planned.concept), now)
         score = sum(a.points for a in self.answered)
         self.status(f"Drill · {self.position + 1}/{len(self.planned)} · {concept} ({due}) · {score:+d} pts")
-        view = ItemView(planned.item, puzzle_heading(planned.item, self.position + 1, len(self.planned),
-                                                     f"reviews {concept}"), blink=self.app.blink, id="item")
-        self.locking = False
-        await self.set_phase("question", view)
+        await self.ask(planned.item, puzzle_heading(planned.item, self.position + 1, len(self.planned),
+                                                    f"reviews {concept}"))
         await self.set_countdown(self.seconds)
-        self.shown_at = time.monotonic()
-        view.focus_first()
 
     @on(Button.Pressed, "#lock-in")
     def action_lock_in(self) -> None:
-        view = self.item_view()
-        if self.phase != "question" or view is None or self.locking:
-            return
-        if gaps_notice(self, view):
+        if self.ready_to_lock() is None:
             return
         self.run_worker(self.lock_answer(timed_out=False), exclusive=True, group="lock")
 
@@ -240,17 +227,13 @@ you can keep practising, but due concepts wait until tomorrow.
             return
         self.locking = True
         from puzzles.drill import CONCEPT_TITLES
-        from puzzles.questions import judge
         from saves.review import cap_status, card_dict, describe_due, schedule
 
-        view = self.item_view()
-        view.freeze()
         self.stop_countdown()
         await self.set_countdown(None)
-        seconds = min(self.seconds, time.monotonic() - self.shown_at) if not timed_out else float(self.seconds)
         planned = self.planned[self.position]
-        prediction = view.prediction()
-        judged = judge(planned.item, prediction, words=words)
+        prediction, judged, seconds = self.take_answer(planned.item)
+        seconds = min(self.seconds, seconds) if not timed_out else float(self.seconds)
         now = self.app.now()
         notes = []
         if timed_out:

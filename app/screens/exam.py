@@ -3,7 +3,6 @@ of every answer beside the engine's, saved in the data folder for the player to 
 from __future__ import annotations
 
 import asyncio
-import time
 from pathlib import Path
 
 from textual import on
@@ -11,7 +10,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Input, Label, Markdown, Static
 
-from app.screens.rounds import (ItemView, ModeScreen, check_player, default_player, gaps_notice, puzzle_heading,
+from app.screens.rounds import (ModeScreen, check_player, default_player, puzzle_heading,
                                 record, setup_field, words)
 
 
@@ -127,28 +126,17 @@ Markdown file in your data folder.
         self.position = 0
         await self.show_question()
 
-    @on(Button.Pressed, "#leave")
-    def _leave_pressed(self) -> None:
-        self.leave()
-
     # -- questions --------------------------------------------------------------------------------
     async def show_question(self) -> None:
         item = self.items[self.position]
         self.status(f"Clearing test · {self.position + 1}/{len(self.items)} · no hints · "
                     f"napkin: {item.question.title if item.question else '-'}")
-        view = ItemView(item, puzzle_heading(item, self.position + 1, len(self.items)), blink=self.app.blink,
-                        id="item")
-        self.locking = False
-        await self.set_phase("question", view)
-        self.shown_at = time.monotonic()
-        view.focus_first()
+        await self.ask(item, puzzle_heading(item, self.position + 1, len(self.items)))
 
     @on(Button.Pressed, "#lock-in")
     def action_lock_in(self) -> None:
-        view = self.item_view()
-        if self.phase != "question" or view is None or self.locking:
-            return
-        if gaps_notice(self, view):
+        view = self.ready_to_lock()
+        if view is None:
             return
         self.confirm("Lock in this answer?", self.lock_summary(view), "Lock in", "Keep thinking",
                      self.lock_answer, "lock-confirm")
@@ -157,14 +145,8 @@ Markdown file in your data folder.
         if self.locking or self.phase != "question":
             return
         self.locking = True
-        from puzzles.questions import judge
-
-        view = self.item_view()
-        view.freeze()
         item = self.items[self.position]
-        prediction = view.prediction()
-        judged = judge(item, prediction, words=words)
-        seconds = time.monotonic() - self.shown_at
+        prediction, judged, seconds = self.take_answer(item)
         record(self.app, self.player, item, prediction, judged, "exam", seconds, self.app.now())
         self.predictions.append(prediction)
         self.position += 1

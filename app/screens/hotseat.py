@@ -8,7 +8,6 @@ answer costs the most.
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 from textual import on
@@ -18,7 +17,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 
 from app import labels
 from app.screens.drill import DIFFICULTY_TEXT
-from app.screens.rounds import (ItemView, ModeScreen, check_player, gaps_notice, puzzle_heading, record,
+from app.screens.rounds import (ModeScreen, check_player, puzzle_heading, record,
                                 setup_field, words)
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
@@ -151,10 +150,6 @@ were, the more a right answer earns and the more a wrong one costs.
         self.turn = 0
         await self.show_pass()
 
-    @on(Button.Pressed, "#leave")
-    def _leave_pressed(self) -> None:
-        self.leave()
-
     # -- turns ------------------------------------------------------------------------------------
     @property
     def current_player(self) -> str:
@@ -179,19 +174,13 @@ were, the more a right answer earns and the more a wrong one costs.
             return
         item = self.items[self.puzzle_index]
         heading = puzzle_heading(item, self.puzzle_index + 1, len(self.items), f"{self.current_player} answering")
-        view = ItemView(item, heading, blink=self.app.blink, id="item")
-        self.locking = False
-        await self.set_phase("question", view)
         self.status(f"Hot-seat · puzzle {self.puzzle_index + 1}/{len(self.items)} · {self.current_player} answering")
-        self.shown_at = time.monotonic()
-        view.focus_first()
+        await self.ask(item, heading)
 
     @on(Button.Pressed, "#lock-in")
     def action_lock_in(self) -> None:
-        view = self.item_view()
-        if self.phase != "question" or view is None or self.locking:
-            return
-        if gaps_notice(self, view):
+        view = self.ready_to_lock()
+        if view is None:
             return
         self.confirm(f"Lock in {self.current_player}'s answer?", self.lock_summary(view), "Lock in",
                      "Keep thinking", self.lock_answer, "lock-confirm")
@@ -200,14 +189,8 @@ were, the more a right answer earns and the more a wrong one costs.
         if self.locking or self.phase != "question":
             return
         self.locking = True
-        from puzzles.questions import judge
-
-        view = self.item_view()
-        view.freeze()
         item = self.items[self.puzzle_index]
-        prediction = view.prediction()
-        judged = judge(item, prediction, words=words)
-        seconds = time.monotonic() - self.shown_at
+        prediction, judged, seconds = self.take_answer(item)
         record(self.app, self.current_player, item, prediction, judged, "hotseat", seconds, self.app.now())
         self.answers[self.puzzle_index][self.current_player] = Turn(prediction, judged, seconds)
         self.turn += 1

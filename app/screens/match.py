@@ -4,7 +4,6 @@ with a tamper-evident result file written after every answer for the host to mer
 from __future__ import annotations
 
 import secrets
-import time
 from pathlib import Path
 
 from textual import on
@@ -12,8 +11,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Input, Label, Static
 
-from app.screens.rounds import (ItemView, ModeScreen, RevealPanel, check_player, default_player, gaps_notice,
-                                puzzle_heading, record, setup_field, words)
+from app.screens.rounds import (ModeScreen, RevealPanel, check_player, default_player, puzzle_heading, record, setup_field)
 
 
 def matches_folder(app) -> Path:
@@ -138,28 +136,17 @@ file is turned away with the reason.
         self.scores, self.outcomes = [], []
         await self.show_question()
 
-    @on(Button.Pressed, "#leave")
-    def _leave_pressed(self) -> None:
-        self.leave()
-
     # -- questions --------------------------------------------------------------------------------
     async def show_question(self) -> None:
         item = self.items[self.position]
         self.status(f"Match {self.code} · {self.position + 1}/{len(self.items)} · {self.player} · "
                     f"{sum(self.scores):+d} pts")
-        view = ItemView(item, puzzle_heading(item, self.position + 1, len(self.items)), blink=self.app.blink,
-                        id="item")
-        self.locking = False
-        await self.set_phase("question", view)
-        self.shown_at = time.monotonic()
-        view.focus_first()
+        await self.ask(item, puzzle_heading(item, self.position + 1, len(self.items)))
 
     @on(Button.Pressed, "#lock-in")
     def action_lock_in(self) -> None:
-        view = self.item_view()
-        if self.phase != "question" or view is None or self.locking:
-            return
-        if gaps_notice(self, view):
+        view = self.ready_to_lock()
+        if view is None:
             return
         self.confirm("Lock in this answer?", self.lock_summary(view), "Lock in", "Keep thinking",
                      self.lock_answer, "lock-confirm")
@@ -168,15 +155,10 @@ file is turned away with the reason.
         if self.locking or self.phase != "question":
             return
         self.locking = True
-        from puzzles.questions import judge
         from saves.match import answer_record, answer_score, speed_bonus
 
-        view = self.item_view()
-        view.freeze()
         item = self.items[self.position]
-        prediction = view.prediction()
-        judged = judge(item, prediction, words=words)
-        seconds = time.monotonic() - self.shown_at
+        prediction, judged, seconds = self.take_answer(item)
         now = self.app.now()
         notes = []
         try:

@@ -416,6 +416,36 @@ class ModeScreen(Guarded, Screen):
 
         self.app.push_screen(ConfirmDialog(title, body, yes=yes, no=no, dialog_id=dialog_id), answered)
 
+    @on(Button.Pressed, "#leave")
+    def _leave_pressed(self) -> None:
+        self.leave()
+
+    async def ask(self, item, heading: str) -> ItemView:
+        """Show `item` as the question now being answered, timed from this moment."""
+        view = ItemView(item, heading, blink=self.app.blink, id="item")
+        self.locking = False
+        await self.set_phase("question", view)
+        self.shown_at = time.monotonic()
+        view.focus_first()
+        return view
+
+    def ready_to_lock(self) -> ItemView | None:
+        """The question's form when it may be locked in now; None (having said what is missing,
+        if anything) when it may not."""
+        view = self.item_view()
+        if self.phase != "question" or view is None or self.locking or gaps_notice(self, view):
+            return None
+        return view
+
+    def take_answer(self, item) -> tuple[dict, Any, float]:
+        """Freeze the form for good and judge it: (prediction, judgement, seconds taken)."""
+        from puzzles.questions import judge
+
+        view = self.item_view()
+        view.freeze()
+        prediction = view.prediction()
+        return prediction, judge(item, prediction, words=words), time.monotonic() - self.shown_at
+
     def item_view(self) -> ItemView | None:
         found = self.query(ItemView)
         return found.first() if found else None
