@@ -14,7 +14,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Input, Label, Select, Static
 
-from app.screens.rounds import (ModeScreen, RevealPanel, check_player, default_player, puzzle_heading, record, setup_field)
+from app.screens.rounds import (ModeScreen, check_player, default_player, puzzle_heading, record, setup_field)
 
 DIFFICULTY_TEXT = {
     1: "1 · one dominant effect, common models",
@@ -206,7 +206,6 @@ you can keep practising, but due concepts wait until tomorrow.
                                                     f"reviews {concept}"))
         await self.set_countdown(self.seconds)
 
-    @on(Button.Pressed, "#lock-in")
     def action_lock_in(self) -> None:
         if self.ready_to_lock() is None:
             return
@@ -265,9 +264,7 @@ you can keep practising, but due concepts wait until tomorrow.
         last = self.position + 1 >= len(self.planned)
         score = sum(a.points for a in self.answered)
         self.status(f"Drill · {self.position + 1}/{len(self.planned)} · {concept} · {score:+d} pts")
-        panel = RevealPanel(judged, notes, "See the round (n)" if last else "Next question (n)", id="reveal")
-        await self.set_phase("reveal", panel)
-        self.query_one("#next", Button).focus()
+        await self.show_reveal(judged, notes, "See the round (n)" if last else "Next question (n)")
 
     @on(Button.Pressed, "#next")
     async def action_next(self) -> None:

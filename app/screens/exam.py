@@ -133,14 +133,6 @@ Markdown file in your data folder.
                     f"napkin: {item.question.title if item.question else '-'}")
         await self.ask(item, puzzle_heading(item, self.position + 1, len(self.items)))
 
-    @on(Button.Pressed, "#lock-in")
-    def action_lock_in(self) -> None:
-        view = self.ready_to_lock()
-        if view is None:
-            return
-        self.confirm("Lock in this answer?", self.lock_summary(view), "Lock in", "Keep thinking",
-                     self.lock_answer, "lock-confirm")
-
     async def lock_answer(self) -> None:
         if self.locking or self.phase != "question":
             return

@@ -177,7 +177,6 @@ were, the more a right answer earns and the more a wrong one costs.
         self.status(f"Hot-seat · puzzle {self.puzzle_index + 1}/{len(self.items)} · {self.current_player} answering")
         await self.ask(item, heading)
 
-    @on(Button.Pressed, "#lock-in")
     def action_lock_in(self) -> None:
         view = self.ready_to_lock()
         if view is None:

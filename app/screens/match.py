@@ -11,7 +11,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Input, Label, Static
 
-from app.screens.rounds import (ModeScreen, RevealPanel, check_player, default_player, puzzle_heading, record, setup_field)
+from app.screens.rounds import (ModeScreen, check_player, default_player, puzzle_heading, record, setup_field)
 
 
 def matches_folder(app) -> Path:
@@ -143,14 +143,6 @@ file is turned away with the reason.
                     f"{sum(self.scores):+d} pts")
         await self.ask(item, puzzle_heading(item, self.position + 1, len(self.items)))
 
-    @on(Button.Pressed, "#lock-in")
-    def action_lock_in(self) -> None:
-        view = self.ready_to_lock()
-        if view is None:
-            return
-        self.confirm("Lock in this answer?", self.lock_summary(view), "Lock in", "Keep thinking",
-                     self.lock_answer, "lock-confirm")
-
     async def lock_answer(self) -> None:
         if self.locking or self.phase != "question":
             return
@@ -180,9 +172,7 @@ file is turned away with the reason.
         last = self.position + 1 >= len(self.items)
         self.status(f"Match {self.code} · {self.position + 1}/{len(self.items)} · {self.player} · "
                     f"{sum(self.scores):+d} pts")
-        panel = RevealPanel(judged, notes, "See your result (n)" if last else "Next puzzle (n)", id="reveal")
-        await self.set_phase("reveal", panel)
-        self.query_one("#next", Button).focus()
+        await self.show_reveal(judged, notes, "See your result (n)" if last else "Next puzzle (n)")
 
     @on(Button.Pressed, "#next")
     async def action_next(self) -> None:

@@ -420,6 +420,22 @@ class ModeScreen(Guarded, Screen):
     def _leave_pressed(self) -> None:
         self.leave()
 
+    @on(Button.Pressed, "#lock-in")
+    def _lock_in_pressed(self) -> None:
+        self.action_lock_in()
+
+    def action_lock_in(self) -> None:
+        """Ask once for confirmation, then `lock_answer` (which each mode defines)."""
+        view = self.ready_to_lock()
+        if view is not None:
+            self.confirm("Lock in this answer?", self.lock_summary(view), "Lock in", "Keep thinking",
+                         self.lock_answer, "lock-confirm")
+
+    async def show_reveal(self, judged, notes: list[str], next_label: str) -> None:
+        """The compact reveal after a lock-in, with the button that moves on."""
+        await self.set_phase("reveal", RevealPanel(judged, notes, next_label, id="reveal"))
+        self.query_one("#next", Button).focus()
+
     async def ask(self, item, heading: str) -> ItemView:
         """Show `item` as the question now being answered, timed from this moment."""
         view = ItemView(item, heading, blink=self.app.blink, id="item")
