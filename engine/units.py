@@ -23,8 +23,8 @@ def params(n: float) -> str:
 
 
 def gb(b: float) -> str:
-    """Decimal gigabytes (1e9 B), the unit of weight files and datasheets."""
-    return f"{b / 1e9:,.1f} GB"
+    """Decimal gigabytes (1e9 B), the unit of weight files and datasheets; MB below one GB."""
+    return f"{b / 1e9:,.1f} GB" if b >= 1e9 else f"{b / 1e6:,.1f} MB"
 
 
 def gib(b: float) -> str:

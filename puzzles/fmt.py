@@ -1,28 +1,8 @@
 """Short number formats for cards, keys and feedback: 141.1 GB, 131.4 GiB, 23.1 ms, 1.7x."""
 from __future__ import annotations
 
-GIB = 2**30
-
-
-def gb(b: float) -> str:
-    """Decimal gigabytes (1e9 bytes): weight files and bytes moved per step."""
-    return f"{b / 1e9:,.1f} GB" if b >= 1e9 else f"{b / 1e6:,.1f} MB"
-
-
-def gib(b: float) -> str:
-    """Binary gibibytes (2**30 bytes): GPU memory."""
-    return f"{b / GIB:,.1f} GiB" if b / GIB >= 10 else f"{b / GIB:,.2f} GiB"
-
-
-def num(x: float) -> str:
-    """A count or a plain figure: thousands separators, three significant digits when small."""
-    if x is None:
-        return "n/a"
-    if abs(x) >= 1e7:
-        return f"{x:.3g}".replace("e+", "e")
-    if float(x).is_integer():
-        return f"{int(x):,}"
-    return f"{x:,.3g}" if abs(x) < 100 else f"{x:,.0f}"
+from engine.units import count as num  # noqa: F401 - re-exported for the puzzles' texts
+from engine.units import gb, gib  # noqa: F401
 
 
 def secs(s: float) -> str:
