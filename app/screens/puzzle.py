@@ -123,8 +123,6 @@ once, and then the answer is final and the engine shows its working.
         self.puzzle = None
         self.locked = False
         self._shown_at = time.monotonic()
-        self.lock_started: float | None = None
-        self.lock_started_cpu: float | None = None
 
     def compose(self) -> ComposeResult:
         app = self.app
@@ -241,8 +239,6 @@ once, and then the answer is final and the engine shows its working.
             return
         import gc
 
-        self.lock_started = time.perf_counter()
-        self.lock_started_cpu = time.process_time()
         gc.disable()  # no collection pause between lock-in and the reveal; the reveal turns it back on
         try:
             self.locked = True
@@ -261,8 +257,7 @@ once, and then the answer is final and the engine shows its working.
             # durable write can wait on a busy disk, and the player should not wait with it.
             record = partial(app.session.record, self.puzzle, prediction, grade.outcome, key, self.hints_used,
                              seconds, app.now())
-            app.switch_screen(RevealScreen(self.puzzle, prediction, key, grade, self.hints_used, record=record,
-                                           started=self.lock_started, started_cpu=self.lock_started_cpu))
+            app.switch_screen(RevealScreen(self.puzzle, prediction, key, grade, self.hints_used, record=record))
         except BaseException:
             gc.enable()
             raise

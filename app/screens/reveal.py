@@ -5,7 +5,6 @@ from __future__ import annotations
 import gc
 import re
 import textwrap
-import time
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -99,8 +98,7 @@ lever's gain, where the deployment sits against the ridge, and the full derivati
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]  # keep in step with WIDE
     AUTO_FOCUS = "#reveal-body"  # arrow keys scroll the reveal from the first frame
 
-    def __init__(self, puzzle, prediction: dict, key, grade, hints_used: int, record=None,
-                 started: float | None = None, started_cpu: float | None = None) -> None:
+    def __init__(self, puzzle, prediction: dict, key, grade, hints_used: int, record=None) -> None:
         super().__init__(id="reveal")
         self.puzzle = puzzle
         self.prediction = prediction
@@ -110,10 +108,6 @@ lever's gain, where the deployment sits against the ridge, and the full derivati
         self.record = record
         self.attempt = None
         self.saving = None
-        self.started = started
-        self.started_cpu = started_cpu
-        self.drawn_at: float | None = None
-        self.drawn_cpu: float | None = None
         self.queued = False
 
     # -- building --------------------------------------------------------------------------
@@ -204,12 +198,25 @@ lever's gain, where the deployment sits against the ridge, and the full derivati
 
     def on_mount(self) -> None:
         self.sub_title = f"Reveal: {self.puzzle.title}"
+        if self._taller_than_the_terminal():
+            # Textual finds out that the body scrolls only after the first layout, then adds the
+            # scrollbar and lays everything out again: the first frame would have no scrollbar
+            # and the right column one cell off. Claimed now, the first frame is the final one.
+            self.query_one("#reveal-body", VerticalScroll).show_vertical_scrollbar = True
         self.call_after_refresh(self._drawn)
 
+    def _taller_than_the_terminal(self) -> bool:
+        """Sure to scroll: the blocks' own lines (already drawn for their widths; margins and
+        lines Textual wraps only add to them) outnumber the terminal's rows. When unsure, the
+        scrollbar is left to Textual, as a wrong guess would resize every block twice."""
+        charts = "TextBlock, LeverChart, RooflinePlot"
+        left, right = (sum(chart.drawn_lines for chart in self.query_one(column).query(charts))
+                       for column in ("#reveal-left", "#reveal-right"))
+        rows = max(left, right) if self.has_class("-wide") else left + right
+        return rows > self.app.size.height
+
     def _drawn(self) -> None:
-        """Called after the first refresh: the lock-in to reveal timing ends here."""
-        self.drawn_at = time.perf_counter()
-        self.drawn_cpu = time.process_time()
+        """Called after the first refresh: collect garbage again, and write the attempt."""
         gc.enable()
         if self.record is not None:
             self.saving = self.run_worker(self._save, thread=True, group="save", exit_on_error=False,

@@ -24,6 +24,7 @@ class _Chart(Static, can_focus=True):
     def __init__(self, title: str = "", width_hint: int = 0, **kwargs) -> None:
         super().__init__("", markup=False, **kwargs)
         self.title = title
+        self.drawn_lines = 0  # lines in the last draw, title included
         self._drawn_width = 0
         self._width_hint = width_hint
 
@@ -39,6 +40,7 @@ class _Chart(Static, can_focus=True):
         body = [self.style_line(line) if isinstance(line, str) else line for line in self.lines(width)]
         if self.title:
             body.insert(0, Content.from_markup("[bold $accent]$title[/]", title=self.title))
+        self.drawn_lines = len(body)
         self.update(Content("\n").join(body))
 
     def on_mount(self) -> None:

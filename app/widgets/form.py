@@ -108,7 +108,6 @@ class PredictionForm(Vertical):
         & RadioSet:focus, & RadioSet:focus-within { border: none; }
         & RadioSet { border: none; padding: 0; width: 1fr; background: transparent; }
         & Input { width: 1fr; }
-        &.-locked { opacity: 85%; }
     }
     """
 
@@ -256,10 +255,10 @@ class PredictionForm(Vertical):
 
     def freeze(self) -> None:
         """Lock-in: from now on `prediction()` returns this snapshot, whatever the controls say,
-        and the controls stop taking input. (Disabling each control would restyle the whole
-        form; the puzzle screen is replaced by the reveal at once, so blocking input is enough.)"""
+        and the controls stop taking input. Nothing here changes the form's look: the puzzle
+        screen is replaced by the reveal at once, and disabling the controls or adding a class
+        would restyle the whole form (about 15 ms) for a frame no one sees."""
         self._snapshot = self.prediction()
         self.frozen = True
-        self.add_class("-locked")
         for control in self.query("Select, Input, RadioSet"):
             control.can_focus = False
