@@ -65,6 +65,14 @@ async def main() -> None:
         shot("07-reveal-levers-roofline")
         await settle("m")
         shot("08-campaign-map")
+        from app.screens.simulator import SimulatorScreen
+
+        for tab in ("tab-spec", "tab-roofline"):
+            await app.push_screen(SimulatorScreen(predict_first=False, initial_tab=tab))
+            await settle()
+            shot(f"09-simulator-{tab.removeprefix('tab-')}")
+            app.pop_screen()
+            await settle()
 
 
 if __name__ == "__main__":
