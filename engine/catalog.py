@@ -168,15 +168,22 @@ def _check_number(path, where: str, key: str, value, integer: bool) -> None:
         raise RidgeError(f"{path}: {where}.{key} must be {kind}, got {value!r}")
 
 
+def _check_keys(path, where: str, table: dict, allowed: set, required: set) -> None:
+    """Strict tables: the first unknown or missing key, by name."""
+    if not isinstance(table, dict):
+        raise RidgeError(f"{path}: {where} must be a table")
+    unknown = set(table) - allowed
+    if unknown:
+        raise RidgeError(f"{path}: {where}: unknown key '{sorted(unknown)[0]}'")
+    missing = required - set(table)
+    if missing:
+        raise RidgeError(f"{path}: {where}: missing key '{sorted(missing)[0]}'")
+
+
 def model_from_table(model_id: str, table: dict, path: str = "<catalog>") -> ModelSpec:
     """Validate one `[models.<id>]` table and build its ModelSpec."""
     where = f"models.{model_id}"
-    unknown = set(table) - _MODEL_FIELDS
-    if unknown:
-        raise RidgeError(f"{path}: {where}: unknown key '{sorted(unknown)[0]}'")
-    missing = _MODEL_REQUIRED - set(table)
-    if missing:
-        raise RidgeError(f"{path}: {where}: missing key '{sorted(missing)[0]}'")
+    _check_keys(path, where, table, _MODEL_FIELDS, _MODEL_REQUIRED)
     for key, value in table.items():
         if key in ModelSpec.BOOL_FIELDS:
             if not isinstance(value, bool):
@@ -197,12 +204,7 @@ def model_from_table(model_id: str, table: dict, path: str = "<catalog>") -> Mod
 def gpu_from_table(gpu_id: str, table: dict, path: str = "<catalog>") -> Accelerator:
     """Validate one `[gpus.<id>]` table and build its Accelerator."""
     where = f"gpus.{gpu_id}"
-    unknown = set(table) - _GPU_FIELDS
-    if unknown:
-        raise RidgeError(f"{path}: {where}: unknown key '{sorted(unknown)[0]}'")
-    missing = _GPU_REQUIRED - set(table)
-    if missing:
-        raise RidgeError(f"{path}: {where}: missing key '{sorted(missing)[0]}'")
+    _check_keys(path, where, table, _GPU_FIELDS, _GPU_REQUIRED)
     for key in ("memory_gib", "bandwidth_tbps"):
         _check_number(path, where, key, table[key], integer=False)
         if table[key] <= 0:
