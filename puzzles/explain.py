@@ -114,7 +114,6 @@ def lever_story(name: str, key: Key) -> str:
 
 
 def _mechanism(name: str, r, a, note: str) -> str:
-    dep = r.deployment
     batch = "" if a.batch == r.batch else f"; batch {fmt.num(r.batch)} -> {fmt.num(a.batch)}"
     if name == "batching":
         return f"{note}{batch}"

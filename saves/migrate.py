@@ -17,7 +17,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from puzzles.scoring import CERTAINTIES, OUTCOMES
 from saves import atomic
 from saves.chain import GENESIS
-from saves.errors import SaveError
 from saves.model import (SCHEMA_VERSION, Attempt, AttemptIn, Id, LockTime, Prediction,
                          ProfileHeader, Scalar, Text, UtcTime)
 from saves.tomlio import validation_error

@@ -60,7 +60,7 @@ def decode_plot(result: dict, width: int = 32) -> list[str]:
     roof = result["roofline"]
     points = roof["points"]
     top = max(max(p["step_seconds"], p["roofline_seconds"]) for p in points) or 1.0
-    lines = [f"decode step time vs batch (ms); █ roofline floor, ▒ time above it, ┊ floor"]
+    lines = ["decode step time vs batch (ms); █ roofline floor, ▒ time above it, ┊ floor"]
     ridge_drawn = False
     for p in points:
         if not ridge_drawn and p["batch"] >= roof["ridge_batch"]:
