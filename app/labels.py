@@ -39,6 +39,7 @@ OBJECTIVES: dict[str, str] = {
     "cost": "lower the cost per million output tokens",
     "tpot": "lower the time per output token for one user",
     "ttft": "lower the time to first token",
+    "stall": "shorten the longest pause a streaming user sees",
 }
 
 ESTIMATES: dict[str, str] = {

@@ -37,7 +37,8 @@ class Report(Record):
     )
 
     def objective_value(self, objective: str | None = None) -> float | None:
-        """The figure a puzzle's objective asks to lower: cost, TPOT or TTFT."""
+        """The figure a puzzle's objective asks to lower: cost, TPOT, TTFT, or the stall (the
+        longest pause a streaming user sees while another request's prefill holds the GPU)."""
         objective = objective or self.deployment.objective
         if not self.fits:
             return None
@@ -45,6 +46,8 @@ class Report(Record):
             return self.cost_per_million_output_tokens
         if objective == "tpot":
             return self.tpot_seconds
+        if objective == "stall":
+            return self.worst_stall_seconds
         return self.ttft_seconds
 
 

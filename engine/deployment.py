@@ -12,7 +12,7 @@ from engine.record import REQUIRED, Record
 
 SCHEDULERS = ("none", "static", "continuous")
 ALLOCATORS = ("contiguous", "paged")
-OBJECTIVES = ("cost", "tpot", "ttft")
+OBJECTIVES = ("cost", "tpot", "ttft", "stall")
 PRECISIONS = tuple(PRECISION_BYTES)
 
 

@@ -137,7 +137,8 @@ def _verdict_numbers(r) -> str:
 
 
 def _lever_lines(solution: Solution) -> list[str]:
-    objective = {"cost": "cost per million output tokens", "tpot": "TPOT", "ttft": "TTFT"}[solution.report.deployment.objective]
+    objective = {"cost": "cost per million output tokens", "tpot": "TPOT", "ttft": "TTFT",
+                 "stall": "the worst decode stall"}[solution.report.deployment.objective]
     lines = [f"Levers       gain on {objective} (before / after), best first:"]
     for lv in solution.levers:
         gain = "  n/a " if lv.gain is None else f"{lv.gain:6.2f}x"

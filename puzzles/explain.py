@@ -14,7 +14,7 @@ from puzzles.keys import Key
 from puzzles.puzzle import OBJECTIVE_TEXT, Puzzle
 from puzzles.reasons import REASONS, reason_fact
 
-_OBJ_SHORT = {"cost": "cost per million output tokens", "tpot": "TPOT", "ttft": "TTFT"}
+_OBJ_SHORT = {"cost": "cost per million output tokens", "tpot": "TPOT", "ttft": "TTFT", "stall": "worst decode stall"}
 
 
 def objective_value_text(objective: str, value: float | None) -> str:

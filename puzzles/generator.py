@@ -91,7 +91,8 @@ _T1 = (("does-not-fit", "quantization"), ("kv-capacity", "paged-kv"), ("kv-capac
        ("prefill-compute", "prefix-caching"), ("decode-compute", "batching"), ("decode-kv", "speculative-decoding"),
        ("decode-weights", "batching"), ("decode-weights", "speculative-decoding"))
 _T2 = (("kv-capacity", "kv-quantization"), ("decode-kv", "kv-quantization"))
-_T3 = (("does-not-fit", "more-gpus"), ("does-not-fit", "paged-kv"), ("kv-capacity", "speculative-decoding"), ("decode-weights", "prefix-caching"))
+_T3 = (("does-not-fit", "more-gpus"), ("does-not-fit", "paged-kv"), ("kv-capacity", "speculative-decoding"),
+       ("decode-weights", "prefix-caching"), ("prefill-compute", "chunked-prefill"))
 _T4 = (("prefill-compute", "routing"), ("decode-compute", "routing"), ("decode-weights", "routing"),
        ("kv-capacity", "routing"), ("decode-weights", "more-gpus"))
 
@@ -100,11 +101,11 @@ LEVELS = {
     2: Level(_DENSE_2, ("llama-3-70b", "llama-3.1-70b", "qwen2.5-72b"), _GPU_2, ("cost", "tpot"), 8, 1.18, 1.30, 1.06,
              _T1 + _T2),
     3: Level(_DENSE_3, ("llama-3-70b", "llama-3.1-70b", "qwen2.5-72b", "gemma-2-27b", "mixtral-8x7b"), _GPU_3,
-             ("cost", "tpot", "ttft"), 8, 1.12, 1.20, 1.05, _T1 + _T2 + _T3),
+             ("cost", "tpot", "ttft", "stall"), 8, 1.12, 1.20, 1.05, _T1 + _T2 + _T3),
     4: Level(_ALL_4, ("llama-3.1-70b", "qwen2.5-72b", "mixtral-8x7b", "llama-3.1-405b", "gpt-oss-120b"), _GPU_4,
-             ("cost", "tpot", "ttft"), 16, 1.10, 1.15, 1.05, _T1 + _T2 + _T3 + _T4),
+             ("cost", "tpot", "ttft", "stall"), 16, 1.10, 1.15, 1.05, _T1 + _T2 + _T3 + _T4),
     5: Level(_ALL_5, ("llama-3.1-70b", "qwen2.5-72b", "mixtral-8x7b", "llama-3.1-405b", "gpt-oss-120b", "deepseek-v3"),
-             _GPU_4, ("cost", "tpot", "ttft"), 32, 1.10, 1.15, 1.05, _T1 + _T2 + _T3 + _T4),
+             _GPU_4, ("cost", "tpot", "ttft", "stall"), 32, 1.10, 1.15, 1.05, _T1 + _T2 + _T3 + _T4),
 }
 
 VERDICT_ORDER = ("does-not-fit", "kv-capacity", "prefill-compute", "decode-compute", "decode-kv", "decode-weights")
@@ -462,6 +463,18 @@ def r_prefill_prefix(rng, level):
                 concurrency=_round_count(cap * rng.uniform(0.2, 0.7)), objective=_objective(rng, level, ("cost", "ttft")))
 
 
+def r_prefill_chunked(rng, level):
+    """Long prompts among live streams, judged on the worst pause: chunking the prefill cuts the
+    stall by the number of chunks, far more than any lever that only speeds prefill up."""
+    model, gpu, n = _base(rng, level)
+    p, o = _lengths(rng, model, (6000, 16000), (30, 300))
+    cap = _capacity(model, gpu, n, "bf16", "bf16", p + o / 2)
+    if cap < 4:
+        raise _Skip
+    return dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o,
+                concurrency=_round_count(cap * rng.uniform(0.2, 0.7)), objective="stall", spec_alpha=0.3)
+
+
 def r_prefill_route(rng, level):
     model, gpu, n = _base(rng, level, models=level.big_models, weights="fp8")
     if not gpu.native("fp8"):
@@ -601,6 +614,7 @@ RECIPES = {
     ("kv-capacity", "routing"): r_kv_route,
     ("prefill-compute", "prefix-caching"): r_prefill_prefix,
     ("prefill-compute", "routing"): r_prefill_route,
+    ("prefill-compute", "chunked-prefill"): r_prefill_chunked,
     ("decode-compute", "batching"): r_compute_batching,
     ("decode-compute", "routing"): r_compute_route,
     ("decode-kv", "kv-quantization"): r_kvread_kvquant,
@@ -835,6 +849,8 @@ _CARE = {
              "The product promises fast streaming, so TPOT for one user is the number to improve."),
     "ttft": ("Users wait too long for the first word; time to first token is what matters.",
              "The service is judged on how soon the first token appears."),
+    "stall": ("Users see answers freeze mid-sentence whenever a long document arrives; the longest pause is what matters.",
+              "Streams stutter: the worst pause between two tokens is the number to shrink."),
 }
 
 
@@ -888,6 +904,7 @@ _LAST_HINT = {
     "reserved-slots": "Compare the cache each request reserves with what it actually holds.",
     "recomputed-prefix": "Much of every prompt is identical; is that work being repeated?",
     "easy-traffic": "Not every request needs this model.",
+    "prefill-stall": "The pause is one prompt's prefill done in a single piece; what if it were done in pieces between steps?",
 }
 
 

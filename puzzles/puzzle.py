@@ -42,6 +42,7 @@ OBJECTIVE_TEXT = {
     "cost": "cost per million output tokens",
     "tpot": "time per output token for one user (TPOT)",
     "ttft": "time to first token (TTFT)",
+    "stall": "the longest pause in a stream while another prompt is prefilled",
 }
 
 

@@ -9,7 +9,7 @@ it from the engine's solution alone, by this rule:
 2. Otherwise, when the best lever works through one specific mechanism, that mechanism decides:
    routing -> `easy-traffic`; prefix caching -> `recomputed-prefix`; paged KV -> `reserved-slots`;
    batching -> `straggler-slots` (a static batch) or `serial-requests` (no batching);
-   speculative decoding -> `idle-flops`.
+   speculative decoding -> `idle-flops`; chunked prefill -> `prefill-stall`.
 3. Otherwise the verdict's quantity decides: kv-capacity -> `kv-cap`; prefill-compute ->
    `prefill-flops`; decode-compute -> `at-ridge`; decode-kv -> `kv-read`; decode-weights ->
    `weight-read`. (Quantization, KV quantization and more GPUs act on whatever the verdict names:
@@ -39,9 +39,10 @@ REASONS: dict[str, str] = {
     "reserved-slots": "reserved-but-unused KV slots",
     "recomputed-prefix": "the shared prefix is recomputed for every request",
     "easy-traffic": "an easy share of traffic could run on a far cheaper model",
+    "prefill-stall": "one long prefill holds the GPU, freezing every stream in the batch",
 }
 
-_BY_LEVER = {"routing": "easy-traffic", "prefix-caching": "recomputed-prefix",
+_BY_LEVER = {"routing": "easy-traffic", "prefix-caching": "recomputed-prefix", "chunked-prefill": "prefill-stall",
              "paged-kv": "reserved-slots", "speculative-decoding": "idle-flops"}
 _BY_VERDICT = {"kv-capacity": "kv-cap", "prefill-compute": "prefill-flops", "decode-compute": "at-ridge",
                "decode-kv": "kv-read", "decode-weights": "weight-read"}
@@ -61,6 +62,7 @@ CONFUSABLE: dict[str, tuple[str, ...]] = {
     "reserved-slots": ("kv-cap", "straggler-slots", "kv-read", "weights-overflow"),
     "recomputed-prefix": ("prefill-flops", "kv-cap", "weight-read", "reserved-slots"),
     "easy-traffic": ("weight-read", "at-ridge", "prefill-flops", "kv-read"),
+    "prefill-stall": ("prefill-flops", "recomputed-prefix", "weight-read", "kv-read"),
 }
 
 
@@ -125,6 +127,9 @@ def reason_fact(reason: str, solution: Solution) -> str:
         if dep.prefix_caching:
             return "the shared prefix is already cached"
         return "the prompts share no prefix"
+    if reason == "prefill-stall":
+        return (f"each {fmt.num(r.deployment.prompt)}-token prefill holds the GPU for {fmt.secs(r.prefill_seconds)}, "
+                f"and every running stream waits that long for its next token")
     if reason == "easy-traffic":
         if dep.route_model is not None and dep.route_fraction > 0:
             return f"{fmt.pct(dep.route_fraction)} of requests could be answered by {dep.route_model.id}"

@@ -50,7 +50,7 @@ Lever = Literal[LEVERS]
 Band = Literal[GAIN_BANDS]
 Reason = Literal[tuple(REASONS)]
 Estimate = Literal[ESTIMATE_NAMES]
-Objective = Literal["cost", "tpot", "ttft"]
+Objective = Literal["cost", "tpot", "ttft", "stall"]
 
 _STRICT = ConfigDict(extra="forbid", strict=True)
 ID_PATTERN = r"^[a-z0-9][a-z0-9.-]*$"

@@ -73,12 +73,11 @@ def test_coverage_of_every_verdict_and_lever_over_2000_draws(draws):
     verdicts = collections.Counter(m.key.bottleneck for m in made)
     levers = collections.Counter(m.key.best_lever for m in made)
     assert set(verdicts) == set(VERDICTS), verdicts
-    # chunked-prefill never wins under the engine: it spreads prefill but shortens no objective.
-    assert set(levers) == set(LEVERS) - {"chunked-prefill"}, levers
+    assert set(levers) == set(LEVERS), levers
     for verdict in VERDICTS:
         assert verdicts[verdict] >= 0.10 * len(made), verdicts   # a sixth each when every target hits
-    for lever in set(LEVERS) - {"chunked-prefill"}:
-        assert levers[lever] >= 0.03 * len(made), levers
+    for lever in LEVERS:
+        assert levers[lever] >= 0.02 * len(made), levers
     fallbacks = sum(1 for m in made if m.target is None)
     assert fallbacks <= 0.08 * len(made), fallbacks
     assert seconds < 10, seconds

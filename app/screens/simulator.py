@@ -181,7 +181,7 @@ puzzle in your own pack, **Escape** back. Letter keys work while a number field 
 
     def _choice_label(self, name: str, choice: str) -> str:
         if name == "objective":
-            return {"cost": "cost", "tpot": "TPOT", "ttft": "TTFT"}.get(choice, choice)
+            return {"cost": "cost", "tpot": "TPOT", "ttft": "TTFT", "stall": "stall"}.get(choice, choice)
         if name == "model" and choice in self.sim.file_models:
             return f"{choice} (file)"
         return choice

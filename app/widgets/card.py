@@ -20,6 +20,7 @@ OBJECTIVE_SHORT = {
     "cost": "lower $ per million output tokens",
     "tpot": "lower time per output token (one user's speed)",
     "ttft": "lower time to first token",
+    "stall": "shorten the longest pause while streaming",
 }
 
 
