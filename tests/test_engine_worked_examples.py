@@ -116,3 +116,14 @@ def test_speculative_decoding_inverts_at_large_batch_short_context(catalog):
     assert s.report.batch > 295
     assert s.lever("speculative-decoding").gain < 1
 
+
+
+def test_chunked_prefill_wins_on_the_worst_stall(catalog):
+    dep = build_deployment(catalog, "llama-3.1-70b", "h100-sxm", gpus=4, prompt=12000, output=400,
+                           concurrency=24, objective="stall")
+    s = solve(dep)
+    assert s.best_lever == "chunked-prefill"
+    assert s.lever("chunked-prefill").gain == pytest.approx(24.0)  # 12,000 tokens in 512-token chunks
+    chunked = s.lever("chunked-prefill").report
+    assert chunked.ttft_seconds > s.report.ttft_seconds  # the price: the first token comes later
+    assert solve(dep.with_(objective="cost")).lever("chunked-prefill").gain == pytest.approx(1.0)
