@@ -179,12 +179,18 @@ class SaveStore:
         return self._validate_header(path, *got)
 
     @staticmethod
-    def _validate_header(path: Path, data: dict[str, Any], text: str) -> ProfileHeader:
+    def _validated(model, path: Path, data: dict[str, Any], text: str):
+        """`data` as `model` (a header or a segment), after the version check; SaveError names
+        the file, line and field when it does not validate."""
         _check_version(path, data)
         try:
-            return ProfileHeader.model_validate(data)
+            return model.model_validate(data)
         except ValidationError as exc:
             raise validation_error(path, text, data, exc) from None
+
+    @classmethod
+    def _validate_header(cls, path: Path, data: dict[str, Any], text: str) -> ProfileHeader:
+        return cls._validated(ProfileHeader, path, data, text)
 
     def _ensure_header(self, name: str) -> None:
         """Make sure the profile exists in the current version before attempts are added; lock
@@ -216,13 +222,9 @@ class SaveStore:
         cls._validate_segment(path, *got)
         return got
 
-    @staticmethod
-    def _validate_segment(path: Path, data: dict[str, Any], text: str) -> SegmentFile:
-        _check_version(path, data)
-        try:
-            return SegmentFile.model_validate(data)
-        except ValidationError as exc:
-            raise validation_error(path, text, data, exc) from None
+    @classmethod
+    def _validate_segment(cls, path: Path, data: dict[str, Any], text: str) -> SegmentFile:
+        return cls._validated(SegmentFile, path, data, text)
 
     def load(self, name: str) -> Profile:
         """The profile `name`, validated. Never moves or rewrites a file (but migrates a v1 file,
