@@ -1,0 +1,101 @@
+"""The game's vocabulary as enums: every id a pack, a save, the JSON contract or a screen names.
+
+They are `StrEnum`s, so a member equals its id string (`Verdict.DECODE_KV == "decode-kv"`) and
+TOML, JSON and saves keep plain strings. The order of each enum is the one fixed order in which
+options are listed everywhere (DESIGN.md, "Grading"). The words a screen shows for each id live in
+one table, `app/labels.py`; the engine's own text uses `puzzles`/`engine` wording helpers.
+"""
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Verdict(StrEnum):
+    """What bounds a deployment (six rules, first that holds) or one objective's figure."""
+
+    DOES_NOT_FIT = "does-not-fit"
+    KV_CAPACITY = "kv-capacity"
+    PREFILL_COMPUTE = "prefill-compute"
+    PREFILL_WEIGHTS = "prefill-weights"
+    DECODE_COMPUTE = "decode-compute"
+    DECODE_KV = "decode-kv"
+    DECODE_WEIGHTS = "decode-weights"
+
+
+class Lever(StrEnum):
+    BATCHING = "batching"
+    PAGED_KV = "paged-kv"
+    PREFIX_CACHING = "prefix-caching"
+    QUANTIZATION = "quantization"
+    KV_QUANTIZATION = "kv-quantization"
+    SPECULATIVE_DECODING = "speculative-decoding"
+    CHUNKED_PREFILL = "chunked-prefill"
+    MORE_GPUS = "more-gpus"
+    ROUTING = "routing"
+
+
+class Objective(StrEnum):
+    COST = "cost"
+    TPOT = "tpot"
+    TTFT = "ttft"
+    STALL = "stall"
+
+
+class GainBand(StrEnum):
+    UNDER_1_25 = "under-1.25x"
+    FROM_1_25_TO_2 = "1.25-2x"
+    FROM_2_TO_4 = "2-4x"
+    OVER_4 = "over-4x"
+
+
+class Fidelity(StrEnum):
+    """`floor`: the course's optimistic model, the contract for every seed number. `realistic`:
+    the floor plus named, sourced corrections (DESIGN.md, "Two fidelities")."""
+
+    FLOOR = "floor"
+    REALISTIC = "realistic"
+
+
+class Precision(StrEnum):
+    BF16 = "bf16"
+    FP8 = "fp8"
+    INT8 = "int8"
+    INT4 = "int4"
+
+
+class Scheduler(StrEnum):
+    NONE = "none"
+    STATIC = "static"
+    CONTINUOUS = "continuous"
+
+
+class Allocator(StrEnum):
+    CONTIGUOUS = "contiguous"
+    PAGED = "paged"
+
+
+class Certainty(StrEnum):
+    LOW = "low"
+    MEDIUM = "medium"
+    HIGH = "high"
+
+
+class Outcome(StrEnum):
+    CLEARED = "cleared"
+    LUCKY = "lucky"
+    CLOSE = "close"
+    MISSED = "missed"
+
+
+# The six-rule whole-deployment verdicts, in rule order (DESIGN.md, "Engine semantics").
+DEPLOYMENT_VERDICTS = (Verdict.DOES_NOT_FIT, Verdict.KV_CAPACITY, Verdict.PREFILL_COMPUTE,
+                       Verdict.DECODE_COMPUTE, Verdict.DECODE_KV, Verdict.DECODE_WEIGHTS)
+
+# What can bound each objective (DESIGN.md, "What the bottleneck question asks"), in the fixed order.
+OBJECTIVE_VERDICTS = {
+    Objective.COST: DEPLOYMENT_VERDICTS,
+    Objective.TPOT: (Verdict.DOES_NOT_FIT, Verdict.KV_CAPACITY, Verdict.DECODE_COMPUTE,
+                     Verdict.DECODE_KV, Verdict.DECODE_WEIGHTS),
+    Objective.TTFT: (Verdict.DOES_NOT_FIT, Verdict.PREFILL_COMPUTE, Verdict.PREFILL_WEIGHTS),
+    Objective.STALL: (Verdict.DOES_NOT_FIT, Verdict.PREFILL_COMPUTE, Verdict.PREFILL_WEIGHTS),
+}
