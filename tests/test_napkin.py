@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.napkin import MAX_LENGTH, NapkinError, evaluate, format_number
+from puzzles.napkin import MAX_LENGTH, NapkinError, evaluate, format_number
 
 
 @pytest.mark.parametrize("text, expected", [

@@ -12,7 +12,7 @@ from textual.message import Message
 from textual.widgets import Input, Label, RadioButton, RadioSet, Select
 
 from app import labels
-from app.napkin import NapkinError, evaluate, format_number
+from puzzles.napkin import NapkinError, evaluate, format_number
 
 CERTAINTY_STAKES = {"low": "+10 right, 0 wrong", "medium": "+20 right, −20 wrong",
                     "high": "+30 right, −60 wrong"}

@@ -1,4 +1,4 @@
-"""The napkin: type plain arithmetic, press Enter, see the value. Parsed by `app.napkin`, never
+"""The napkin: type plain arithmetic, press Enter, see the value. Parsed by `puzzles.napkin`, never
 evaluated as Python, so nothing typed here can do more than arithmetic."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input, Label, Static
 
-from app.napkin import NapkinError, evaluate, format_number
+from puzzles.napkin import NapkinError, evaluate, format_number
 
 MAX_LINES = 6
 
