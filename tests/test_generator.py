@@ -3,7 +3,6 @@ verdicts and levers, and its keys agree with a fresh solve of the puzzle it emit
 from __future__ import annotations
 
 import collections
-import time
 
 import pytest
 
@@ -51,14 +50,13 @@ def test_a_fixed_seed_is_stable_across_machines():
 
 @pytest.fixture(scope="module")
 def draws():
-    """2,000 draws across all five levels (the default cycle), timed."""
-    start = time.perf_counter()
-    made = generator.generate(99, 2000)
-    return made, time.perf_counter() - start
+    """2,000 draws across all five levels (the default cycle). Their speed is bench/bench_puzzles.py's
+    business: a test that asserts a time fails on a busy machine."""
+    return generator.generate(99, 2000)
 
 
 def test_every_emitted_puzzle_is_unambiguous(draws):
-    made, _ = draws
+    made = draws
     for m in made:
         problems = ambiguity(m.key.solution)  # verdict 10%, lever 15%, band 5%
         assert problems == [], (m.puzzle.id, problems)
@@ -69,7 +67,7 @@ def test_every_emitted_puzzle_is_unambiguous(draws):
 
 
 def test_coverage_of_every_verdict_and_lever_over_2000_draws(draws):
-    made, seconds = draws
+    made = draws
     verdicts = collections.Counter(m.key.bottleneck for m in made)
     levers = collections.Counter(m.key.best_lever for m in made)
     assert set(verdicts) == set(VERDICTS), verdicts
@@ -80,7 +78,6 @@ def test_coverage_of_every_verdict_and_lever_over_2000_draws(draws):
         assert levers[lever] >= 0.02 * len(made), levers
     fallbacks = sum(1 for m in made if m.target is None)
     assert fallbacks <= 0.08 * len(made), fallbacks
-    assert seconds < 10, seconds
 
 
 def test_generated_keys_match_a_fresh_solve():

@@ -203,3 +203,16 @@ def test_bad_command_lines_exit_2():
     out = subprocess.run([sys.executable, "-m", "app", "lab", "run", "--seed", "-1", "--quick", "--quiet"],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and out.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("batch2_ms", [0.5, 3.0, 80.0, 12_345.0, 9e9])
+def test_the_decode_plot_width_never_depends_on_timing(batch2_ms):
+    """A slow batch 2 (BLAS switching kernels on a busy machine) adds the note and big numbers;
+    neither may push a line past 78 columns, at the Lab screen's width or the report's."""
+    points = [{"batch": b, "step_seconds": s / 1e3, "roofline_seconds": f / 1e3}
+              for b, s, f in [(1, 1.0, 0.9), (2, batch2_ms, 0.9), (4, 2.0, 1.0), (64, 99_999.0, 5e6)]]
+    result = {"roofline": {"points": points, "ridge_batch": 3.0}}
+    for width in (24, 32):
+        lines = decode_plot(result, width=width)
+        assert all(len(line) <= 78 for line in lines), [line for line in lines if len(line) > 78]
+    assert any("BLAS" in line for line in decode_plot(result)) == (batch2_ms > 1.5)

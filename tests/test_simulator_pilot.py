@@ -11,6 +11,7 @@ from textual.app import App
 from textual.widgets import Input, Select, Static, Switch
 
 from app.screens.simulator import SimulatorScreen
+from pilot_wait import until
 
 
 class SimApp(App[None]):
@@ -33,11 +34,33 @@ def text_of(screen, selector: str) -> str:
 
 
 async def type_into(pilot, selector: str, text: str) -> None:
-    widget = pilot.app.screen.query_one(selector, Input)
+    """Type into a field and wait until the screen has taken the edit (and redrawn its notices)."""
+    screen = pilot.app.screen
+    widget = screen.query_one(selector, Input)
     widget.focus()
     widget.value = ""
     await pilot.press(*text)
-    await pilot.pause()
+    name = selector.removeprefix("#in-")
+    await until(pilot, lambda: widget.value == text and (name == "budget" or screen.sim.raw.get(name) == text),
+                f"{selector} took {text!r}")
+    await settled(pilot)
+
+
+async def settled(pilot) -> None:
+    """Wait until every inline error is shown exactly when the simulator holds one for its field."""
+    screen = pilot.app.screen
+
+    def consistent() -> bool:
+        for err in screen.query(".sim-error"):
+            if not (err.id or "").startswith("err-"):
+                continue
+            name = err.id.removeprefix("err-")
+            held = bool(screen.sim.errors.get(name)) if name != "budget" else err.has_class("-shown")
+            if bool(err.display) != held:
+                return False
+        return True
+
+    await until(pilot, consistent, "inline errors match the simulator's")
 
 
 async def test_editing_an_input_changes_results_and_plot_data():
@@ -56,8 +79,7 @@ async def test_editing_an_input_changes_results_and_plot_data():
         assert not np.allclose(sim.cost_tpot().cost, cost_before, equal_nan=True)
         # The other tabs are drawn when shown, from the new data.
         screen.query_one("#sim-tabs").active = "tab-kv"
-        await pilot.pause()
-        assert "444.6 GiB left for the cache" in text_of(screen, "#out-kv")
+        await until(pilot, lambda: "444.6 GiB left for the cache" in text_of(screen, "#out-kv"), "the KV tab")
 
 
 async def test_a_select_edit_updates_the_result():
@@ -65,7 +87,7 @@ async def test_a_select_edit_updates_the_result():
     async with app.run_test(size=(100, 32)) as pilot:
         screen = app.screen
         screen.query_one("#in-weights", Select).value = "fp8"
-        await pilot.pause()
+        await until(pilot, lambda: screen.sim.result.deployment.weights == "fp8", "the weights edit")
         assert screen.sim.result.deployment.weights == "fp8"
         assert "70.55B params x 1 B" in text_of(screen, "#out-derivation")
 
@@ -91,8 +113,9 @@ async def test_a_model_that_does_not_fit_shows_inline():
     async with app.run_test(size=(100, 32)) as pilot:
         screen = app.screen
         screen.query_one("#in-model", Select).value = "llama-3.1-405b"
-        await pilot.pause()
         err = screen.query_one("#err-model", Static)
+        await until(pilot, lambda: screen.sim.raw.get("model") == "llama-3.1-405b", "the model edit")
+        await until(pilot, lambda: err.display, "the inline does-not-fit error")
         assert err.display and "does not fit" in str(err.content)
         assert screen.sim.result.deployment.model.id == "llama-3.1-70b"
         await type_into(pilot, "#in-gpus", "16")
@@ -112,15 +135,14 @@ async def test_predict_first_hides_the_results_until_lock_in():
         screen.query_one("#sim-guess-bottleneck", Select).value = key.bottleneck
         screen.query_one("#sim-guess-lever", Select).value = key.best_lever
         screen.query_one("#sim-guess-band", Select).value = "under-1.25x"
-        await pilot.pause()
+        await until(pilot, lambda: screen.check_action("lock_in", ()), "armed for lock-in")
         await pilot.press("l")
-        await pilot.pause()
-        assert tabs.display and not form.display
+        await until(pilot, lambda: tabs.display and not form.display, "the results after lock-in")
         grade = text_of(screen, "#sim-grade")
         assert grade.startswith("✗ Missed: ✓ bottleneck  ✓ lever  ✗ gain")
         # Any edit asks again.
         await type_into(pilot, "#in-concurrency", "64")
-        assert form.display and not tabs.display
+        await until(pilot, lambda: form.display and not tabs.display, "the form asking again")
 
 
 async def test_switching_predict_first_off_shows_everything():
@@ -129,9 +151,9 @@ async def test_switching_predict_first_off_shows_everything():
         screen = app.screen
         screen.query_one("#in-gpus").focus()
         await pilot.press("f")  # a letter in a number field reaches the screen's binding
-        await pilot.pause()
+        await until(pilot, lambda: screen.results_visible and screen.query_one("#sim-tabs").display,
+                    "the results with predict-first off")
         assert not screen.query_one("#sim-predict-first", Switch).value
-        assert screen.results_visible and screen.query_one("#sim-tabs").display
         assert screen.query_one("#in-gpus", Input).value == "4"
 
 
@@ -142,7 +164,7 @@ async def test_pin_and_compare():
         await pilot.press("p")
         await type_into(pilot, "#in-gpus", "8")
         screen.query_one("#sim-tabs").active = "tab-compare"
-        await pilot.pause()
+        await until(pilot, lambda: "Changed:" in text_of(screen, "#out-compare"), "the compare tab")
         text = text_of(screen, "#out-compare")
         assert "Changed: gpus 4 → 8" in text and "B/A" in text and "2.84×" in text
 
@@ -152,10 +174,11 @@ async def test_budget_moves_the_budget_line():
     async with app.run_test(size=(100, 32)) as pilot:
         screen = app.screen
         await type_into(pilot, "#in-budget", "30")
+        await until(pilot, lambda: "TPOT budget 30.0 ms" in text_of(screen, "#out-cost"), "the budget line")
         assert screen.sim.cost_tpot().budget_seconds == pytest.approx(0.030)
         assert "TPOT budget 30.0 ms" in text_of(screen, "#out-cost")
         await type_into(pilot, "#in-budget", "0")
-        assert "positive" in text_of(screen, "#err-budget")
+        await until(pilot, lambda: "positive" in text_of(screen, "#err-budget"), "the budget error")
 
 
 async def test_save_as_puzzle_writes_a_pack_that_passes_the_check(tmp_path):
@@ -163,8 +186,7 @@ async def test_save_as_puzzle_writes_a_pack_that_passes_the_check(tmp_path):
     app = SimApp(pack_path=pack, predict_first=False)
     async with app.run_test(size=(100, 32)) as pilot:
         await pilot.press("s")
-        await pilot.pause()
-        assert "✓ Saved as puzzle my-" in text_of(app.screen, "#sim-status")
+        await until(pilot, lambda: "✓ Saved as puzzle my-" in text_of(app.screen, "#sim-status"), "the saved notice")
     assert pack.exists()
     from puzzles.check import check_paths
 
@@ -179,8 +201,7 @@ async def test_escape_leaves_the_simulator():
     app = SimApp()
     async with app.run_test(size=(100, 32)) as pilot:
         await pilot.press("escape")
-        await pilot.pause()
-        assert not isinstance(app.screen, SimulatorScreen)
+        await until(pilot, lambda: not isinstance(app.screen, SimulatorScreen), "leaving the simulator")
 
 
 async def test_a_config_file_loads_on_enter_and_joins_the_model_list(tmp_path):
@@ -197,16 +218,16 @@ async def test_a_config_file_loads_on_enter_and_joins_the_model_list(tmp_path):
         field = screen.query_one("#in-config", Input)
         field.focus()
         field.value = str(path)
+        await until(pilot, lambda: field.value == str(path), "the typed path")
         await pilot.pause()
         assert screen.sim.result.deployment.model.id == "llama-3.1-70b"  # not until Enter
         await pilot.press("enter")
-        await pilot.pause()
-        assert screen.sim.result.deployment.model.id == "tiny-llama"
-        assert screen.query_one("#in-model", Select).value == "tiny-llama"
+        await until(pilot, lambda: screen.sim.result.deployment.model.id == "tiny-llama", "the loaded config")
+        await until(pilot, lambda: screen.query_one("#in-model", Select).value == "tiny-llama", "the model list")
         field.value = str(tmp_path / "missing.json")
         await pilot.press("enter")
-        await pilot.pause()
-        assert "no such file" in str(screen.query_one("#err-config", Static).content)
+        await until(pilot, lambda: "no such file" in str(screen.query_one("#err-config", Static).content),
+                    "the missing-file error")
         assert screen.sim.result.deployment.model.id == "tiny-llama"
 
 
@@ -217,8 +238,7 @@ async def test_f1_explains_the_focused_field():
     async with app.run_test(size=(100, 32)) as pilot:
         app.screen.query_one("#in-prompt").focus()
         await pilot.press("f1")
-        await pilot.pause()
-        assert isinstance(app.screen, HelpScreen)
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen), "the help screen")
         assert "Average prompt length" in app.screen.query_one("#help-focused").source
 
 

@@ -70,13 +70,25 @@ def decode_plot(result: dict, width: int = 32) -> list[str]:
         cells_f = max(1, round(p["roofline_seconds"] / top * width))
         bar = "".join("█" if i < min(cells_t, cells_f) else "▒" if i < cells_t else
                       "┊" if i == cells_f - 1 else " " for i in range(width))
-        lines.append(f"batch {p['batch']:>3} {bar} {p['step_seconds'] * 1e3:6.1f} ms"
-                     f" (floor {p['roofline_seconds'] * 1e3:.1f})")
+        floor = _ms(p["roofline_seconds"]).strip()
+        lines.append(f"batch {p['batch']:>3} {bar} {_ms(p['step_seconds'])} ms (floor {floor})")
     by_batch = {p["batch"]: p["step_seconds"] for p in points}
     if 1 in by_batch and 2 in by_batch and by_batch[2] > 1.5 * by_batch[1]:
-        lines += ["batch 2 costs more than batch 1 here: BLAS serves one row with a matrix-vector",
-                  "kernel and several rows with a general one that streams small batches more slowly."]
+        lines += ["batch 2 costs more than batch 1 here: BLAS serves one row with a",
+                  "matrix-vector kernel and several rows with a general one, which streams",
+                  "small batches more slowly."]
     return lines
+
+
+def _ms(seconds: float) -> str:
+    """A duration in milliseconds in at most six characters, whatever the machine's speed, so a
+    slow run never widens the plot: one decimal below 10 s, whole milliseconds up to 1000 s."""
+    ms = seconds * 1e3
+    if not math.isfinite(ms) or ms < 0:
+        return "     ?"
+    if ms < 9999.95:
+        return f"{ms:6.1f}"
+    return f"{ms:6.0f}" if ms < 999999.5 else f"{'>1e6':>6}"
 
 
 def machine_lines(result: dict) -> list[str]:
