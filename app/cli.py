@@ -7,8 +7,10 @@ Bad input anywhere surfaces as `RidgeError` and becomes one line on stderr with 
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import os
+import re
 import sys
 
 # name -> (module, one-line help). `play` is the default when no command is given.
@@ -25,11 +27,51 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+_INT = re.compile(r"[+-]?[0-9]{1,18}")
+_FLOAT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]{1,3})?")
+
+
+def ascii_int(text: str) -> int:
+    """A whole-number flag: ASCII digits only (Python's int() also reads '١٢', '１２', '1_000'
+    and ' 12 ', which a player never means)."""
+    if not _INT.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"expected a whole number in digits 0-9, got '{_shown(text)}'")
+    return int(text)
+
+
+def ascii_float(text: str) -> float:
+    """A numeric flag: ASCII decimal notation only, and finite (no 'nan', 'inf' or '1e999')."""
+    if not _FLOAT.fullmatch(text) or not -1e300 < float(text) < 1e300:
+        raise argparse.ArgumentTypeError(f"expected a finite number like 0.5 or 3e-2, got '{_shown(text)}'")
+    return float(text)
+
+
+def _shown(text: object) -> str:
+    from engine.bounds import shown
+
+    return shown(text, 60)
+
+
+def _one_line(text: object) -> str:
+    from engine.bounds import one_line
+
+    return one_line(text)
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse that exits 2 with one line, never a usage dump the player must decode."""
+    """argparse that exits 2 with one line, never a usage dump the player must decode. Numeric
+    flags declared with type=int or type=float take ASCII digits only (see ascii_int)."""
+
+    _STRICT_TYPES = {int: ascii_int, float: ascii_float}
+
+    def add_argument(self, *args, **kwargs):  # type: ignore[override]
+        kind = kwargs.get("type")
+        if kind in self._STRICT_TYPES:
+            kwargs["type"] = self._STRICT_TYPES[kind]
+        return super().add_argument(*args, **kwargs)
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"{self.prog}: error: {message}\n")
+        self.exit(2, f"{self.prog}: error: {_one_line(message)}\n")
 
 
 def _top_parser() -> argparse.ArgumentParser:
@@ -61,38 +103,104 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv[1:])
     from engine.errors import RidgeError
 
+    guard = None if name in _OWN_TERMINAL else _OutputGuard(sys.stdout)
+    if guard is not None:
+        sys.stdout = guard
     try:
-        return int(module.run(args) or 0)
-    except RidgeError as exc:
-        print(f"ridge {name}: error: {exc}", file=sys.stderr)
+        code = int(module.run(args) or 0)
+        sys.stdout.flush()  # a full disk shows here, not as a second error at interpreter exit
+        return code
+    except OutputError as exc:
+        _silence_stdout()
+        if exc.errno == errno.EPIPE:
+            return 0
+        print(f"ridge {name}: error: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
         return 2
-    except BrokenPipeError:
+    except RidgeError as exc:
+        print(f"ridge {name}: error: {_one_line(exc)}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # a pipe closed under a write the guard did not see
+        _silence_stdout()
         return 0
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # a bug: keep the traceback for the log, give the player one line
-        if os.environ.get("RIDGE_DEBUG"):
-            raise
-        where = _log_crash(name)
-        print(f"ridge {name}: internal error: {type(exc).__name__}: {exc} (details in {where})", file=sys.stderr)
-        return 1
+        return _internal_error(name, exc, args)
+    finally:
+        if guard is not None and sys.stdout is guard:
+            sys.stdout = guard.stream
 
 
-def _log_crash(command: str) -> str:
-    """Append the current traceback to the error log and return the log's path."""
+# Commands that draw on the terminal themselves (Textual); their output is not guarded.
+_OWN_TERMINAL = frozenset({"play", "serve"})
+
+
+class OutputError(OSError):
+    """Writing standard output failed (a full disk, a closed pipe): the command's result was not
+    delivered, which is the player's environment, not a bug."""
+
+
+class _OutputGuard:
+    """Standard output with its write errors told apart from every other OSError."""
+
+    def __init__(self, stream) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self.stream.write(text)
+        except OSError as exc:
+            raise OutputError(exc.errno, exc.strerror) from None
+
+    def flush(self) -> None:
+        try:
+            self.stream.flush()
+        except OSError as exc:
+            raise OutputError(exc.errno, exc.strerror) from None
+
+    def __getattr__(self, name: str):
+        return getattr(self.stream, name)
+
+
+def _silence_stdout() -> None:
+    """Point standard output at the null device, so the interpreter's final flush of whatever is
+    still buffered cannot add a second error line."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+
+
+def _internal_error(name: str, exc: Exception, args) -> int:
+    if os.environ.get("RIDGE_DEBUG"):
+        raise  # noqa: PLE0704 - called inside the except block that caught `exc`
+    where = _log_crash(name, getattr(args, "save_dir", None))
+    print(_one_line(f"ridge {name}: internal error: {type(exc).__name__}: {exc} (details in {where})"),
+          file=sys.stderr)
+    return 1
+
+
+def _log_crash(command: str, save_dir: str | None = None) -> str:
+    """Append the current traceback to the error log of the save folder in use (`--save-dir`,
+    else the data folder) and return the log's path."""
     import tempfile
     import traceback
 
     try:
         from saves.locations import log_path
 
-        path = str(log_path())
+        path = str(log_path(save_dir))
     except Exception:
         path = os.path.join(tempfile.gettempdir(), "ridge-error.log")
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "a", encoding="utf-8") as fh:
-            fh.write(f"--- ridge {command}\n{traceback.format_exc()}\n")
-    except OSError:
-        return "stderr (the log could not be written)"
-    return path
+    entry = f"--- ridge {command}\n{traceback.format_exc()}\n"
+    for candidate in (path, os.path.join(tempfile.gettempdir(), "ridge-error.log")):
+        try:
+            os.makedirs(os.path.dirname(candidate), exist_ok=True)
+            with open(candidate, "a", encoding="utf-8") as fh:
+                fh.write(entry)
+            return candidate
+        except (OSError, ValueError):
+            continue
+    return "nowhere (the log could not be written)"

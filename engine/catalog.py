@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 
+from engine import bounds
 from engine.errors import RidgeError
 from engine.record import REQUIRED, Record
 
@@ -150,22 +151,17 @@ class Catalog:
 
 
 def _read_toml(path) -> dict:
-    import tomllib
-
-    try:
-        with open(path, "rb") as fh:
-            return tomllib.load(fh)
-    except FileNotFoundError:
-        raise RidgeError(f"{path}: no such file") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise RidgeError(f"{path}: not valid TOML: {exc}") from None
+    """A catalog file parsed, read with a byte cap and its nesting bounded (see engine.bounds)."""
+    text = bounds.decode_utf8(bounds.read_capped(path, bounds.MAX_CATALOG_BYTES, "catalog"), path)
+    return bounds.load_toml_text(text, path)
 
 
 def _check_number(path, where: str, key: str, value, integer: bool) -> None:
     ok = isinstance(value, int) if integer else isinstance(value, (int, float))
-    if isinstance(value, bool) or not ok or value < 0:
+    if isinstance(value, bool) or not ok or not value >= 0:  # `not >=` also refuses NaN
         kind = "a non-negative integer" if integer else "a non-negative number"
-        raise RidgeError(f"{path}: {where}.{key} must be {kind}, got {value!r}")
+        raise RidgeError(f"{path}: {where}.{key} must be {kind}, got {bounds.shown(repr(value), 60)}")
+    bounds.number(value, f"{path}: {where}.{key}", low=0, integer=integer)  # finite, not 10**400
 
 
 def _check_keys(path, where: str, table: dict, allowed: set, required: set) -> None:
@@ -198,7 +194,8 @@ def model_from_table(model_id: str, table: dict, path: str = "<catalog>") -> Mod
             raise RidgeError(f"{path}: {where}.{key} must be positive, got {table[key]}")
     if table.get("experts", 0) and not (0 < table.get("experts_per_token", 0) <= table["experts"]):
         raise RidgeError(f"{path}: {where}.experts_per_token must be between 1 and experts")
-    return ModelSpec(id=model_id, **table)
+    bounds.check_model_fields(dict(table), f"{path}: ", lambda key: f"{where}.{key}")
+    return ModelSpec(id=model_id, **_clean_texts(table, ModelSpec.TEXT_FIELDS))
 
 
 def gpu_from_table(gpu_id: str, table: dict, path: str = "<catalog>") -> Accelerator:
@@ -218,12 +215,36 @@ def gpu_from_table(gpu_id: str, table: dict, path: str = "<catalog>") -> Acceler
         _check_number(path, where, f"peak_tflops.{precision}", value, integer=False)
         if value <= 0:
             raise RidgeError(f"{path}: {where}.peak_tflops.{precision} must be positive")
-    return Accelerator(id=gpu_id, **table)
+    for key, (low, high) in bounds.GPU_LIMITS.items():
+        for sub, value in (peaks.items() if key == "peak_tflops" else [(None, table[key])]):
+            label = f"{where}.{key}" + (f".{sub}" if sub else "")
+            bounds.number(value, f"{path}: {label}", low=low, high=high, low_open=True)
+    return Accelerator(id=gpu_id, **_clean_texts(table, {"name", "interconnect", "source"}))
+
+
+def _clean_texts(table: dict, text_fields) -> dict:
+    """The table with its text fields stripped of control characters, so a name never carries a
+    terminal escape to the screen."""
+    return {k: bounds.clean_text(v) if k in text_fields and isinstance(v, str) else v for k, v in table.items()}
+
+
+def _check_id(path, section: str, entry_id) -> None:
+    if not entry_id or len(entry_id) > 64 or bounds.has_controls(entry_id) or entry_id != entry_id.strip():
+        raise RidgeError(f"{path}: [{section}.{bounds.shown(repr(entry_id), 60)}]: an id must be 1 to 64 "
+                         "printable characters")
 
 
 def _merge(catalog: Catalog, data: dict, path) -> None:
+    path = bounds.shown(path)
     for section in set(data) - {"models", "gpus", "sources"}:
-        raise RidgeError(f"{path}: unknown section '[{section}]' (expected [models.<id>] or [gpus.<id>])")
+        raise RidgeError(f"{path}: unknown section '[{bounds.shown(section, 60)}]' "
+                         "(expected [models.<id>] or [gpus.<id>])")
+    for section in ("models", "gpus"):
+        if not isinstance(data.get(section, {}), dict):
+            raise RidgeError(f"{path}: '{section}' must be a table of [{section}.<id>] entries, "
+                             f"got {type(data[section]).__name__}")
+        for entry_id in data.get(section, {}):
+            _check_id(path, section, entry_id)
     for model_id, table in data.get("models", {}).items():
         catalog.models[model_id] = model_from_table(model_id, table, str(path))
     for gpu_id, table in data.get("gpus", {}).items():

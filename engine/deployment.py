@@ -46,7 +46,9 @@ class Deployment(Record):
 
 _INT_FIELDS = {"gpus": 1, "prompt": 1, "output": 1, "concurrency": 1, "shared_prefix": 0,
                "spec_k": 0, "chunk_tokens": 1, "max_output": 0}
-_FLOAT_FIELDS = {"reserve_gib": (0.0, None), "mfu": (1e-6, 1.0), "price": (0.0, None),
+# Upper bounds keep every figure finite: no accelerator has 10^6 GiB to reserve, and no GPU-hour
+# costs a million dollars (a price of 0 would make every cost gain 0/0).
+_FLOAT_FIELDS = {"reserve_gib": (0.0, 1e6), "mfu": (1e-6, 1.0), "price": (1e-6, 1e6),
                  "spec_alpha": (0.0, 1.0), "spec_draft_cost": (0.0, 10.0), "route_fraction": (0.0, 1.0)}
 _CHOICES = {"weights": PRECISIONS, "kv": PRECISIONS, "scheduler": SCHEDULERS,
             "allocator": ALLOCATORS, "objective": OBJECTIVES}

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from engine.bounds import (MAX_CONFIG_BYTES, MAX_DEPTH, check_model_fields, decode_utf8,
+                           json_depth, number, read_capped, shown)
 from engine.catalog import ModelSpec
 from engine.errors import RidgeError
 
@@ -18,30 +20,38 @@ SUPPORTED = DENSE_TYPES | MOE_TYPES
 
 
 def load_config(path: str | Path) -> ModelSpec:
-    """Parse the file at `path` and build a ModelSpec whose id is the file's stem or model name."""
-    path = Path(path)
+    """Parse the file at `path` and build a ModelSpec whose id is the file's stem or model name.
+    Read with a byte cap and a nesting check first, so no file can exhaust memory or the stack."""
+    name = shown(path)
+    text = decode_utf8(read_capped(path, MAX_CONFIG_BYTES, "config.json"), path)
+    if json_depth(text) > MAX_DEPTH:
+        raise RidgeError(f"{name}: nested more than {MAX_DEPTH} levels deep; not a model config")
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise RidgeError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RidgeError(f"{path}: cannot read: {exc}") from None
-    try:
-        config = json.loads(text)
+        config = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
-        raise RidgeError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+        raise RidgeError(f"{name}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    except _NotJson as exc:
+        raise RidgeError(f"{name}: {exc}") from None
+    except (RecursionError, ValueError, MemoryError) as exc:
+        raise RidgeError(f"{name}: not valid JSON ({type(exc).__name__})") from None
     if not isinstance(config, dict):
-        raise RidgeError(f"{path}: expected a JSON object at the top level")
+        raise RidgeError(f"{name}: expected a JSON object at the top level")
     return spec_from_config(config, source=str(path))
+
+
+class _NotJson(Exception):
+    pass
+
+
+def _no_constant(word: str):
+    """NaN and Infinity are not JSON, though Python's parser accepts them: refuse them here."""
+    raise _NotJson(f"{word} is not valid JSON (numbers must be finite)")
 
 
 def _get(config: dict, source: str, *keys: str, default=None, required=True):
     for key in keys:
         if key in config and config[key] is not None:
-            value = config[key]
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-                raise RidgeError(f"{source}: key '{key}' must be a non-negative number, got {value!r}")
-            return int(value)
+            return number(config[key], f"{source}: key '{key}'", low=0, integer=True)
     if required and default is None:
         raise RidgeError(f"{source}: missing key '{keys[0]}'")
     return default
@@ -49,12 +59,17 @@ def _get(config: dict, source: str, *keys: str, default=None, required=True):
 
 def spec_from_config(config: dict, source: str = "config.json") -> ModelSpec:
     """Map one config dict onto ModelSpec fields, family by family."""
+    source = shown(source)
     model_type = config.get("model_type")
     if model_type is None:
         archs = config.get("architectures") or []
-        raise RidgeError(f"{source}: missing key 'model_type'" + (f" (architectures: {archs[0]})" if archs else ""))
+        arch = f" (architectures: {shown(archs[0], 60)})" if isinstance(archs, list) and archs else ""
+        raise RidgeError(f"{source}: missing key 'model_type'{arch}")
+    if not isinstance(model_type, str):
+        raise RidgeError(f"{source}: key 'model_type' must be a string, got {type(model_type).__name__}")
     if model_type not in SUPPORTED:
-        raise RidgeError(f"{source}: unsupported model_type '{model_type}' (supported: {', '.join(sorted(SUPPORTED))})")
+        raise RidgeError(f"{source}: unsupported model_type '{shown(model_type, 60)}' "
+                         f"(supported: {', '.join(sorted(SUPPORTED))})")
     g = lambda *keys, **kw: _get(config, source, *keys, **kw)  # noqa: E731
     hidden = g("hidden_size")
     heads = g("num_attention_heads")
@@ -100,6 +115,21 @@ def spec_from_config(config: dict, source: str = "config.json") -> ModelSpec:
         raise RidgeError(f"{source}: layers, vocab_size, num_key_value_heads and head_dim must be positive")
     if not fields.get("experts") and not fields["intermediate"]:
         raise RidgeError(f"{source}: missing key 'intermediate_size'")
+    if model_type in MOE_TYPES and not fields.get("experts"):
+        key = "n_routed_experts" if model_type.startswith("deepseek") else "num_local_experts"
+        raise RidgeError(f"{source}: key '{key}' must be at least 1 for {model_type}")
+    keys = {**_KEYS, **(_DEEPSEEK_KEYS if model_type.startswith("deepseek") else {})}
+    check_model_fields(fields, f"{source}: ", lambda field: f"key '{keys.get(field, field)}'")
     name = config.get("_name_or_path") or Path(source).stem
-    model_id = str(name).rsplit("/", 1)[-1].lower() or "custom"
-    return ModelSpec(id=model_id, name=str(name), source=source, **fields)
+    name = shown(name if isinstance(name, str) else Path(source).stem, 120).strip() or "custom"
+    model_id = name.rsplit("/", 1)[-1].lower().replace(" ", "-") or "custom"
+    return ModelSpec(id=model_id, name=name, source=source, **fields)
+
+
+# The config key behind each ModelSpec field, for messages (families spell a few differently).
+_KEYS = dict(layers="num_hidden_layers", hidden="hidden_size", intermediate="intermediate_size",
+             heads="num_attention_heads", kv_heads="num_key_value_heads", vocab="vocab_size",
+             context="max_position_embeddings", experts="num_local_experts",
+             experts_per_token="num_experts_per_tok", expert_intermediate="moe_intermediate_size",
+             shared_experts="n_shared_experts", dense_layers="first_k_dense_replace")
+_DEEPSEEK_KEYS = dict(experts="n_routed_experts")

@@ -12,13 +12,17 @@ APP_NAME = "ridge"
 ENV_SAVE_DIR = "RIDGE_SAVE_DIR"
 
 
+MAX_PATH = 4000  # characters of a save folder path; PATH_MAX is 4096 bytes on Linux
+MAX_PART = 255  # bytes of one folder name (NAME_MAX)
+
+
 def data_dir(override: str | os.PathLike[str] | None = None) -> Path:
     """The folder holding profiles, settings, the user catalog and logs."""
     if override is not None and str(override) != "":
-        return Path(override).expanduser()
+        return _usable(Path(override).expanduser(), "--save-dir")
     env = os.environ.get(ENV_SAVE_DIR, "")
     if env:
-        return Path(env).expanduser()
+        return _usable(Path(env).expanduser(), ENV_SAVE_DIR)
     import platformdirs  # only when needed: tests and --save-dir never pay for it
 
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
@@ -37,3 +41,20 @@ def user_catalog_path(override: str | os.PathLike[str] | None = None) -> Path:
 def settings_path(override: str | os.PathLike[str] | None = None) -> Path:
     """Folder-wide settings (the last profile used): `<data dir>/settings.toml`."""
     return data_dir(override) / "settings.toml"
+
+
+def _usable(folder: Path, what: str) -> Path:
+    """`folder`, or SaveError when no system could open it (a NUL byte, a name too long), so
+    the mistake is one clear line instead of an OSError from deep inside a read."""
+    from engine.bounds import shown
+    from saves.errors import SaveError
+
+    text = str(folder)
+    if "\0" in text:
+        raise SaveError(f"{what}: a folder path cannot contain a NUL character")
+    if len(text) > MAX_PATH:
+        raise SaveError(f"{what}: the folder path is {len(text):,} characters long (at most {MAX_PATH:,}): {shown(text, 60)}")
+    for part in folder.parts:
+        if len(part.encode("utf-8", "surrogateescape")) > MAX_PART:
+            raise SaveError(f"{what}: a folder name is longer than {MAX_PART} bytes: {shown(part, 60)}")
+    return folder

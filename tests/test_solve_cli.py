@@ -69,7 +69,7 @@ def test_config_file_path(tmp_path):
     (["--model", "llama-3-8b", "--output", "-3"], "output must be at least 1"),
     (["--model", "llama-3-8b", "--concurrency", "0"], "concurrency must be at least 1"),
     (["--model", "llama-3-8b", "--prompt", "9000"], "longer than llama-3-8b's context"),
-    (["--model", "llama-3-8b", "--prompt", "ten"], "invalid int value"),
+    (["--model", "llama-3-8b", "--prompt", "ten"], "expected a whole number"),
     (["--model", "llama-3-8b", "--mfu", "1.5"], "mfu must be between"),
 ])
 def test_bad_input_is_one_clear_line_with_status_2(args, fragment):

@@ -1,0 +1,234 @@
+"""Bounds on everything that comes from outside: numbers, text, file sizes and nesting depth.
+
+Every input surface (flags, config.json, catalogs, packs, saves, match files) calls these, so a
+hostile or broken input becomes one RidgeError line naming the field, never a traceback, a
+non-finite result or a process that eats memory. Pure Python and cheap to import: `ridge solve`
+loads it on every run.
+"""
+from __future__ import annotations
+
+import math
+import os
+
+from engine.errors import RidgeError
+
+# Bytes read from one input file at most: real inputs are far smaller (a config.json is a few
+# KiB, a catalog or pack tens of KiB, a save segment of 32 attempts about 20 KiB).
+MAX_CONFIG_BYTES = 1 << 20
+MAX_CATALOG_BYTES = 4 << 20
+MAX_PACK_BYTES = 8 << 20
+MAX_SAVE_BYTES = 16 << 20
+MAX_DEPTH = 32  # nesting of arrays and tables; real files use three or four levels
+
+# Control characters (C0, DEL, C1) and the invisible bidirectional overrides that can make a
+# terminal show something other than what a file says.
+_BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+_CONTROLS = [*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0), *map(ord, _BIDI)]
+_STRIP = dict.fromkeys(_CONTROLS)
+_SPACE = {**_STRIP, **dict.fromkeys(map(ord, "\t\n\r\v\f"), " ")}
+MAX_SHOWN = 160  # characters of an echoed value shown in a message
+
+
+def clean_text(text: object) -> str:
+    """`text` without control characters (terminal escapes, bidi overrides); line breaks and
+    tabs become spaces, so a name prints as what it says, on one line."""
+    return str(text).translate(_SPACE).translate(_STRIP)
+
+
+def has_controls(text: str) -> bool:
+    return text != text.translate(_STRIP)
+
+
+def shown(value: object, limit: int = MAX_SHOWN) -> str:
+    """A value as an error message may echo it: one line, no control characters, shortened in
+    the middle when long (a 10,000-character path stays readable)."""
+    text = clean_text(value)
+    if len(text) <= limit:
+        return text
+    head = limit * 2 // 3
+    return f"{text[:head]}…{text[-(limit - head - 1):]}"
+
+
+def one_line(message: object, limit: int = 1000) -> str:
+    """A whole message made fit for one terminal line: every long word shortened by `shown`."""
+    words = clean_text(message).split(" ")
+    text = " ".join(w if len(w) <= MAX_SHOWN else shown(w) for w in words)
+    return shown(text, limit)
+
+
+def number(value: object, where: str, *, low: float | None = None, high: float | None = None,
+           integer: bool = False, low_open: bool = False) -> float | int:
+    """`value` checked to be a finite number (whole when `integer`) within [low, high];
+    otherwise RidgeError naming `where`. Booleans are not numbers; floats that are whole
+    are accepted as integers (JSON writers emit 32.0)."""
+    kind = "a whole number" if integer else "a number"
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise RidgeError(f"{where} must be {kind}, got {shown(repr(value), 60)}")
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise RidgeError(f"{where} must be a finite number, got {value}")
+        if integer:
+            if not value.is_integer():
+                raise RidgeError(f"{where} must be a whole number, got {value}")
+            value = int(value)
+    elif not integer:
+        if abs(value) > 1e300:
+            raise RidgeError(f"{where} is far too large ({len(str(abs(value)))} digits)")
+    too_small = low is not None and (value <= low if low_open else value < low)
+    too_big = high is not None and value > high
+    if too_small or too_big:
+        if low is not None and high is not None:
+            bound = f"between {low:g} and {high:g}" if not low_open else f"above {low:g} and at most {high:g}"
+        elif low is not None:
+            bound = f"above {low:g}" if low_open else f"at least {low:g}"
+        else:
+            bound = f"at most {high:g}"
+        digits = len(str(abs(value))) if isinstance(value, int) else 0
+        got = f"a number with {digits} digits" if digits > 30 else f"{value:g}" if isinstance(value, float) else str(value)
+        raise RidgeError(f"{where} must be {bound}, got {got}")
+    return value
+
+
+def read_capped(path: str | os.PathLike[str], limit: int, what: str = "file") -> bytes:
+    """The bytes of the file at `path`, refusing folders and anything larger than `limit` (read
+    with a cap, so /dev/zero or a pipe that never ends costs `limit` bytes, not all memory)."""
+    name = shown(os.fspath(path))
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(limit + 1)
+    except FileNotFoundError:
+        raise RidgeError(f"{name}: no such file") from None
+    except IsADirectoryError:
+        raise RidgeError(f"{name}: is a folder, not a {what}") from None
+    except OSError as exc:
+        raise RidgeError(f"{name}: cannot read: {exc.strerror or type(exc).__name__}") from None
+    except ValueError as exc:  # an embedded NUL in the path
+        raise RidgeError(f"{name}: not a usable path ({exc})") from None
+    if len(data) > limit:
+        raise RidgeError(f"{name}: larger than {limit // 1024:,} KiB; not a {what}")
+    return data
+
+
+def decode_utf8(data: bytes, name: object) -> str:
+    """`data` as UTF-8 text, or RidgeError naming the line where it stops being UTF-8."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise RidgeError(f"{shown(name)}: line {line}: not UTF-8 text") from None
+
+
+def json_depth(text: str) -> int:
+    """How deeply the arrays and objects of a JSON text nest (brackets inside strings ignored).
+    Checked before parsing, because the parser recurses once per level."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > MAX_DEPTH:
+                    return deepest
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
+def data_depth(value: object, limit: int = MAX_DEPTH) -> int:
+    """How deeply lists and dicts nest in parsed data, walked without recursion; stops counting
+    once past `limit`."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (list, dict)):
+            depth += 1
+            deepest = max(deepest, depth)
+            if deepest > limit:
+                return deepest
+            stack.extend((v, depth) for v in (item.values() if isinstance(item, dict) else item))
+    return deepest
+
+
+def load_toml_text(text: str, name: object) -> dict:
+    """Parse TOML with its depth bounded: RidgeError for invalid TOML or nesting past MAX_DEPTH."""
+    import tomllib
+
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise RidgeError(f"{shown(name)}: not valid TOML: {one_line(exc, 200)}") from None
+    except (RecursionError, MemoryError, ValueError, OverflowError) as exc:
+        raise RidgeError(f"{shown(name)}: not valid TOML ({type(exc).__name__}: nested or sized past its limits)") from None
+    if data_depth(data) > MAX_DEPTH:
+        raise RidgeError(f"{shown(name)}: nested more than {MAX_DEPTH} levels deep")
+    return data
+
+
+def finite_tree(value: object) -> bool:
+    """True when no float anywhere in `value` (nested lists, tuples and dicts) is NaN or infinite."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float):
+            if not math.isfinite(item):
+                return False
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return True
+
+
+# What a real transformer can be, generously: a catalog entry or config.json outside these is a
+# typo or an attack, and would otherwise make the arithmetic overflow or run for ever.
+MODEL_LIMITS = {
+    "layers": (1, 10_000), "hidden": (1, 1_000_000), "intermediate": (0, 10_000_000),
+    "heads": (1, 100_000), "kv_heads": (1, 100_000), "head_dim": (1, 100_000),
+    "vocab": (1, 100_000_000), "context": (1, 1_000_000_000), "norms_per_layer": (0, 16),
+    "sliding_window": (0, 1_000_000_000), "experts": (0, 100_000), "experts_per_token": (0, 100_000),
+    "expert_intermediate": (0, 10_000_000), "shared_experts": (0, 1_000), "dense_layers": (0, 10_000),
+    "q_lora_rank": (0, 100_000), "kv_lora_rank": (0, 100_000), "qk_nope_head_dim": (0, 100_000),
+    "qk_rope_head_dim": (0, 100_000), "v_head_dim": (0, 100_000),
+    "published_params": (0, 10**15), "published_active": (0, 10**15),
+}
+GPU_LIMITS = {"memory_gib": (0.0, 1e6), "bandwidth_tbps": (0.0, 1e4), "peak_tflops": (0.0, 1e7)}
+
+
+def check_model_fields(fields: dict, prefix: str, label) -> None:
+    """RidgeError unless `fields` (ModelSpec field names) describe a model that can exist:
+    sizes in range, KV heads dividing the heads, experts per token between 1 and the experts,
+    dense layers within the layer count. Messages start with `prefix` (the file) and name a
+    field as `label(field)`, the way its file spells it."""
+    for name, (low, high) in MODEL_LIMITS.items():
+        if name in fields:
+            fields[name] = number(fields[name], prefix + label(name), low=low, high=high, integer=True)
+    heads, kv_heads = fields.get("heads", 1), fields.get("kv_heads", 1)
+    if not fields.get("kv_lora_rank"):
+        if kv_heads > heads:
+            raise RidgeError(f"{prefix}{label('kv_heads')} ({kv_heads}) cannot exceed {label('heads')} ({heads})")
+        if heads % kv_heads:
+            raise RidgeError(f"{prefix}{label('kv_heads')} ({kv_heads}) must divide {label('heads')} ({heads}) evenly")
+    experts, per_token = fields.get("experts", 0), fields.get("experts_per_token", 0)
+    if experts:
+        if not 1 <= per_token <= experts:
+            raise RidgeError(f"{prefix}{label('experts_per_token')} must be between 1 and {label('experts')} "
+                             f"({experts}), got {per_token}")
+        if not fields.get("expert_intermediate"):
+            raise RidgeError(f"{prefix}{label('expert_intermediate')} must be positive for a mixture of experts")
+    elif per_token:
+        raise RidgeError(f"{prefix}{label('experts_per_token')} is {per_token} but the model has no experts")
+    if fields.get("dense_layers", 0) > fields.get("layers", 0):
+        raise RidgeError(f"{prefix}{label('dense_layers')} ({fields['dense_layers']}) cannot exceed "
+                         f"{label('layers')} ({fields.get('layers')})")
+    if fields.get("kv_lora_rank") and not fields.get("v_head_dim"):
+        raise RidgeError(f"{prefix}{label('v_head_dim')} must be positive for latent attention")
