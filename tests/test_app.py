@@ -240,7 +240,7 @@ async def test_the_napkin_computes_and_refuses_what_is_not_arithmetic(tmp_path):
             assert "✗" in str(result.render()) and refusal in str(result.render()), text
         napkin.value = ""
         await settle(pilot, *"(80 - 16) GiB / 1.25 GiB", "enter")
-        assert str(result.render()) == "= 51.2" and not result.has_class("-error")
+        assert str(result.render()) == "(80 - 16) GiB / 1.25 GiB = 51.2" and not result.has_class("-error")
         assert "141e9 / 3.35e12" in str(app.screen.query_one("#napkin-history").render())
 
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from puzzles.napkin import MAX_LENGTH, NapkinError, evaluate, format_number
+from puzzles.napkin import MAX_LENGTH, NapkinError, evaluate, format_number, measure
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -80,8 +80,22 @@ def test_format_number_reads_well():
     assert format_number(0) == "0"
     assert format_number(0.7) == "0.7"
     assert format_number(2000) == "2,000  ≈ 2 k"
-    assert "42.09 milli" in format_number(141e9 / 3.35e12)
+    assert format_number(141e9 / 3.35e12) == "0.0420896"  # a plain number gets no "milli"
     assert "141 G" in format_number(141e9)
+
+
+@pytest.mark.parametrize("text, shown", [
+    ("140 GB / 3.35 TB/s", "0.041791 s  ≈ 41.79 ms"),
+    ("10.54 ms", "0.01054 s  ≈ 10.54 ms"),
+    ("80 GiB", "≈ 85.9 GB"),
+    ("989.5 TFLOPS / 3.35 TB/s", "295.373 FLOP/B"),
+    ("2 * 70e9 FLOPs / 989.5 TFLOPS", "≈ 141.5 µs"),
+    ("(80 - 16) GiB / 1.25 GiB", "51.2"),
+    ("1 s + 1", "2"),
+])
+def test_results_carry_their_unit_after_the_prefix(text, shown):
+    assert shown in format_number(*measure(text))
+    assert "milli" not in format_number(*measure(text))
 
 
 @given(st.text(max_size=60))

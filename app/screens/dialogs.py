@@ -13,6 +13,7 @@ from textual.widgets import Button, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from app.errors import Guarded
+from app.widgets.inputs import OrderedInput
 
 
 class ConfirmDialog(Guarded, ModalScreen[bool]):
@@ -95,7 +96,7 @@ hyphens or underscores. Press **Enter** to start.
             else:
                 yield Label("A new player", classes="dialog-title")
             yield Label("What name should your progress be saved under?", classes="dialog-text")
-            yield Input(placeholder="your name", id="name", max_length=32)
+            yield OrderedInput(placeholder="your name", id="name", max_length=32)
             yield Label("", id="name-error", classes="dialog-error", markup=False)
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Start", variant="primary", id="start")
@@ -123,10 +124,20 @@ hyphens or underscores. Press **Enter** to start.
 
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:
-        if self.first_run:
-            self.app.exit()
-        else:
+        if not self.first_run:
             self.dismiss(None)
+            return
+
+        def answered(leave: bool | None) -> None:
+            if leave:
+                self.app.exit()
+            else:
+                self.query_one("#name", Input).focus()
+
+        # One stray Escape must not drop a newcomer back at the shell: ask first.
+        self.app.push_screen(ConfirmDialog("Leave Ridge?", "No player has been made yet, so nothing is saved.",
+                                           yes="Leave", no="Stay", dialog_id="leave-first-run", focus_no=True),
+                             answered)
 
 
 NEW_PLAYER = "\x00new"

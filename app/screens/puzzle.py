@@ -54,6 +54,14 @@ def form_spec(puzzle) -> FormSpec:
                     reasons=reasons, estimates=estimates, estimate_labels=estimate_labels)
 
 
+def aligned(name: str, value: str, width: int = 62, indent: int = 13) -> str:
+    """`name` then `value`, the value wrapped under itself, never back under the name."""
+    import textwrap
+
+    return textwrap.fill(value, width=width, initial_indent=f"{name:<{indent}}",
+                         subsequent_indent=" " * indent, break_on_hyphens=False)
+
+
 class HintBox(Vertical):
     """The hints taken so far, and the button for the next one."""
 
@@ -107,13 +115,20 @@ Read the scenario and the deployment card, then fill in your prediction: what li
 deployment, which lever helps most, by roughly how much, and why. Work numbers out on the
 napkin (**n**). Hints (**h**) cost points. When you are ready, lock in (**l**): you are asked
 once, and then the answer is final and the engine shows its working.
+
+**b** moves to the brief on the left and shows its next part each time you press it (the
+scenario, the whole deployment card, the hints, the napkin); arrows and Page Down scroll it.
+**a** goes back to the first part of your prediction still unanswered.
 """
 
     BINDINGS = [
         Binding("l", "lock_in", "Lock in", id="puzzle.lock", tooltip="Lock in your prediction (asked once, then final)"),
         Binding("h", "hint", "Hint", id="puzzle.hint", tooltip="Take the next hint (costs points)"),
+        Binding("b", "brief", "Brief", id="puzzle.brief",
+                tooltip="Read the brief: each press shows its next part (card, hints, napkin)"),
         Binding("n", "napkin", "Napkin", id="puzzle.napkin", tooltip="Jump to the napkin calculator"),
-        Binding("a", "answer", "Answer", id="puzzle.answer", show=False, tooltip="Jump to the prediction form"),
+        Binding("a", "answer", "Answer", id="puzzle.answer", show=False,
+                tooltip="Jump to the first part of your prediction still unanswered"),
         Binding("escape", "back", "Back", id="puzzle.back", tooltip="Leave this puzzle without answering"),
     ]
 
@@ -133,17 +148,17 @@ once, and then the answer is final and the engine shows its working.
         with Horizontal(id="puzzle-body"):
             with VerticalScroll(id="brief"):
                 where = f"Chapter {chapter.number}: {chapter.title}" if chapter else "Generated puzzle"
-                yield Label(puzzle.title, classes="screen-title", markup=False)
+                yield Label(puzzle.title, classes="screen-title", markup=False, id="brief-top")
                 yield Label(f"{where} · difficulty {getattr(puzzle, 'difficulty', '?')}/5", classes="subtle",
                             markup=False)
                 from app.progress import reflow
 
                 yield Static(reflow(puzzle.scenario), id="scenario", markup=False)
-                yield Label("The deployment", classes="section-title")
+                yield Label("The deployment", classes="section-title", id="card-title")
                 yield DeploymentCard(puzzle.deployment, levers=tuple(puzzle.levers), id="card")
-                yield Label("Hints", classes="section-title")
+                yield Label("Hints", classes="section-title", id="hints-title")
                 yield HintBox(tuple(getattr(puzzle, "hints", ()) or ()), hint_cost(), id="hintbox")
-                yield Label("Napkin", classes="section-title")
+                yield Label("Napkin", classes="section-title", id="napkin-title")
                 yield NapkinPad(cursor_blink=app.blink, id="napkin")
             with VerticalScroll(id="answer"):
                 yield Label("Your prediction", classes="section-title")
@@ -188,12 +203,31 @@ once, and then the answer is final and the engine shows its working.
         pad.input.focus()
         pad.scroll_visible()
 
-    def action_answer(self) -> None:
-        """Focus the first part of the prediction still unanswered, other than the one focused
-        now (so Escape always moves on), else the lock-in button."""
-        here = self.focused.id if self.focused is not None else None
+    BRIEF_PARTS = ("#brief-top", "#card-title", "#hints-title", "#napkin-title")
+
+    def action_brief(self) -> None:
+        """Focus the brief and bring its next part to the top, so the card is read whole and
+        each press moves on; after the last part it starts again from the scenario."""
+        brief = self.query_one("#brief", VerticalScroll)
+        was_here = self.focused is brief
+        brief.focus(scroll_visible=False)
+        tops = [self.query_one(part).virtual_region.y for part in self.BRIEF_PARTS]
+        now = round(brief.scroll_y)
+        if not was_here:
+            target = max((top for top in tops if top <= now), default=0)
+        else:
+            later = [top for top in tops if top > now and now < brief.max_scroll_y]
+            target = later[0] if later else 0
+        brief.scroll_to(y=target, animate=False)
+
+    def action_answer(self, skip_focused: bool = False) -> None:
+        """Focus the first part of the prediction still unanswered (with `skip_focused`, other
+        than the one focused now, so Escape always moves on), else the lock-in button."""
+        here = self.focused.id if (skip_focused and self.focused is not None) else None
         gaps = [wid for _, wid in self.query_one("#form", PredictionForm).missing() if wid != here]
-        self.query_one(f"#{gaps[0]}" if gaps else "#lock-in").focus()
+        target = self.query_one(f"#{gaps[0]}" if gaps else "#lock-in")
+        target.focus()
+        target.scroll_visible(animate=False)
 
     # -- lock-in ---------------------------------------------------------------------------
     @on(Button.Pressed, "#lock-in")
@@ -213,18 +247,16 @@ once, and then the answer is final and the engine shows its working.
         from app.screens.dialogs import ConfirmDialog
 
         p = form.prediction()
-        summary = [
-            f"Bottleneck   {labels.bottleneck(p['bottleneck'])}",
-            f"Best lever   {labels.lever(p['lever'])}",
-            f"Its gain     {labels.band(p['gain_band'])}",
-        ]
+        rows = [("Bottleneck", labels.bottleneck(p["bottleneck"])), ("Best lever", labels.lever(p["lever"])),
+                ("Its gain", labels.band(p["gain_band"]))]
         if p["reason"]:
-            summary.append(f"Because      {dict(form.spec.reasons).get(p['reason'], p['reason'])}")
+            rows.append(("Because", dict(form.spec.reasons).get(p["reason"], p["reason"])))
         for est, value in p["estimates"].items():
-            summary.append(f"Estimate     {labels.estimate(est)} ≈ {value:,.4g}")
-        summary.append(f"Certainty    {p['certainty']}")
+            rows.append(("Estimate", f"{labels.estimate(est)} ≈ {value:,.4g}"))
+        rows.append(("Certainty", p["certainty"]))
         if self.hints_used:
-            summary.append(f"Hints taken  {self.hints_used} (−{self.hints_used * hint_cost()} points)")
+            rows.append(("Hints taken", f"{self.hints_used} (−{self.hints_used * hint_cost()} points)"))
+        summary = [aligned(name, value) for name, value in rows]
         body = "\n".join(summary) + "\n\nOnce locked in, this answer cannot change."
         self.app.push_screen(ConfirmDialog("Lock in this prediction?", body, yes="Lock in", no="Keep thinking",
                                            dialog_id="lock-confirm"), self._confirmed)
@@ -267,7 +299,7 @@ once, and then the answer is final and the engine shows its working.
         from textual.widgets import Input
 
         if isinstance(self.focused, Input):  # Escape in a text box leaves the box, not the puzzle
-            self.action_answer()
+            self.action_answer(skip_focused=True)
             return
         form = self.query_one("#form", PredictionForm)
         if self.locked or not (form.is_dirty() or self.hints_used):

@@ -27,6 +27,7 @@ from app import labels
 from app import sim_model as sm
 from app import sim_plots as sp
 from app.errors import Guarded, log_exception
+from app.widgets.inputs import OrderedInput
 from engine.errors import RidgeError
 
 TABS = (("tab-results", "Results"), ("tab-roofline", "Roofline"), ("tab-spec", "Spec"),
@@ -53,7 +54,7 @@ within 10% of the edge). Changing any input asks again. Press **f** to switch pr
 """
 
 
-class NumberInput(Input):
+class NumberInput(OrderedInput):
     """A one-line Input for a number. Letters other than `e` are not numbers, so they pass through
     to the screen's key bindings instead of being swallowed. Its width is fixed by the stylesheet,
     so a keystroke repaints the field without laying out the whole screen again."""
@@ -169,7 +170,7 @@ puzzle in your own pack, **Escape** back. Letter keys work while a number field 
         elif f.kind == "bool":
             widget = Switch(value=bool(sim.raw[f.name]), animate=False, id=wid, tooltip=f.help)
         elif f.kind == "path":
-            widget = Input(str(sim.raw[f.name]), placeholder="config.json or .toml", id=wid, compact=True,
+            widget = OrderedInput(str(sim.raw[f.name]), placeholder="config.json or .toml", id=wid, compact=True,
                            tooltip=f.help)
             widget.cursor_blink = blink
         else:

@@ -50,7 +50,7 @@ def card_rows(dep, levers: tuple[str, ...] = ()) -> list[tuple[str, str]]:
         extras.append(f"speculating {dep.spec_k} tokens")
     rows.append(("Serving", " · ".join(extras)))
     if dep.spec_k or "speculative-decoding" in levers:
-        rows.append(("Draft model", f"{dep.spec_alpha:.0%} of drafted tokens accepted; a draft token costs "
+        rows.append(("Draft model", f"{dep.spec_alpha:.0%} of drafted tokens accepted; each costs "
                                     f"{dep.spec_draft_cost:g} of a full step"))
     if dep.shared_prefix:
         cached = "cached" if dep.prefix_caching else "not cached"

@@ -12,7 +12,8 @@ from textual.message import Message
 from textual.widgets import Input, Label, RadioButton, RadioSet, Select
 
 from app import labels
-from puzzles.napkin import NapkinError, evaluate, format_number
+from puzzles.napkin import NapkinError, evaluate, format_number, measure
+from app.widgets.inputs import OrderedInput
 
 CERTAINTY_STAKES = {"low": "+10 right, 0 wrong", "medium": "+20 right, −20 wrong",
                     "high": "+30 right, −60 wrong"}
@@ -155,7 +156,7 @@ class PredictionForm(Vertical):
             title = spec.estimate_labels.get(est) or labels.estimate(est)
             yield FormField(
                 f"Estimate: {title}",
-                Input(placeholder=("a number or a sum, e.g. 12 ms" if est.endswith("_seconds")
+                OrderedInput(placeholder=("a number or a sum, e.g. 12 ms" if est.endswith("_seconds")
                                    else "a number or a sum, e.g. 2 * 80 * 8"), compact=True, id=f"est-{est}"),
                 Label("", id=f"est-{est}-note", classes="field-note", markup=False),
                 help_text=FIELD_HELP["estimates"], classes="estimate")
@@ -246,7 +247,7 @@ class PredictionForm(Vertical):
             note.remove_class("-error")
         else:
             try:
-                note.update(f"= {format_number(evaluate(text))}")
+                note.update(f"= {format_number(*measure(text))}")
                 note.remove_class("-error")
             except NapkinError as error:
                 note.update(f"✗ {error}")

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input, Label, Static
 
-from puzzles.napkin import NapkinError, evaluate, format_number
+from app.widgets.inputs import SumInput
+from puzzles.napkin import NapkinError, format_number, measure
 
 MAX_LINES = 6
 
@@ -25,9 +27,18 @@ Type a sum and press **Enter**: `141e9 / 3.35e12`, `2 * 80 * 8 * 128 * 2`, `(80 
 - Operators: `+ - * / **` (or `^`) and parentheses
 - Suffixes after a number: `k M G T`, `GB TB GiB TiB`, `TB/s`, `TFLOPS`, `ms us`, `%`
 
-Names, calls and anything else are refused, with the reason. Earlier results stay listed
-under the line. There are no variables: copy a number by typing it, as on a real napkin.
+Units carry through: `140 GB / 3.35 TB/s` reads `0.04179 s ≈ 41.79 ms`. The line clears after
+each result, ready for the next sum; **Up** and **Down** bring back earlier sums to edit.
+Names, calls and anything else are refused, with the reason. There are no variables: copy a
+number by typing it, as on a real napkin.
 """
+
+    BINDINGS = [
+        Binding("up", "recall(-1)", "Earlier sum", id="napkin.earlier", show=False,
+                tooltip="Bring back the sum before (napkin)"),
+        Binding("down", "recall(1)", "Later sum", id="napkin.later", show=False,
+                tooltip="Bring back the sum after (napkin)"),
+    ]
 
     DEFAULT_CSS = """
     NapkinPad {
@@ -52,10 +63,11 @@ under the line. There are no variables: copy a number by typing it, as on a real
         super().__init__(**kwargs)
         self._cursor_blink = cursor_blink
         self.history: list[str] = []
+        self.sums: list[str] = []  # what was typed, oldest first, for Up and Down
+        self._recall_at = 0
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder="napkin: e.g. 141e9 / 3.35e12", id="napkin-input",
-                    compact=True)
+        yield SumInput(placeholder="napkin: e.g. 141e9 / 3.35e12", id="napkin-input", compact=True)
         yield Label("", id="napkin-result", markup=False)
         yield Static("", id="napkin-history", markup=False)
 
@@ -63,28 +75,59 @@ under the line. There are no variables: copy a number by typing it, as on a real
         self.input.cursor_blink = self._cursor_blink
 
     @property
-    def input(self) -> Input:
-        return self.query_one("#napkin-input", Input)
+    def input(self) -> SumInput:
+        return self.query_one("#napkin-input", SumInput)
 
-    def calculate(self, text: str) -> float | None:
-        """Evaluate `text`, show the value or the refusal; return the value or None."""
+    def calculate(self, text: str, submitted: Input.Submitted | None = None) -> float | None:
+        """Evaluate `text`, show the value or the refusal; return the value or None. An accepted
+        sum clears the line, so the next one starts fresh; a refused one stays to be fixed."""
         result = self.query_one("#napkin-result", Label)
         try:
-            value = evaluate(text)
+            value, unit = measure(text)
         except NapkinError as error:
             result.update(f"✗ {error}")
             result.add_class("-error")
+            self._show_history(everything=True)
+            if submitted is not None:
+                self.input.give_back(submitted)
             return None
         result.remove_class("-error")
-        shown = format_number(value)
-        result.update(f"= {shown}")
+        shown = format_number(value, unit)
+        result.update(f"{text.strip()} = {shown}")
         self.history.append(f"{text.strip()} = {shown}")
         del self.history[:-MAX_LINES]
-        self.query_one("#napkin-history", Static).update("\n".join(reversed(self.history[:-1])))
+        self.sums.append(text.strip())
+        del self.sums[:-50]
+        self._recall_at = len(self.sums)
+        self._show_history()
         self.post_message(self.Evaluated(text, value))
         return value
+
+    def _show_history(self, everything: bool = False) -> None:
+        """Earlier results under the line, newest first (all of them while an error is shown)."""
+        earlier = self.history if everything else self.history[:-1]
+        self.query_one("#napkin-history", Static).update("\n".join(reversed(earlier)))
 
     @on(Input.Submitted, "#napkin-input")
     def _submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        self.calculate(event.value)
+        self.calculate(event.value, event)
+
+    @on(Input.Changed, "#napkin-input")
+    def _changed(self, event: Input.Changed) -> None:
+        """An emptied line takes its stale error with it."""
+        event.stop()
+        result = self.query_one("#napkin-result", Label)
+        if not self.input.value.strip() and result.has_class("-error"):  # the box now, not then
+            result.update("")
+            result.remove_class("-error")
+            self._show_history(everything=True)
+
+    def action_recall(self, step: int) -> None:
+        """Up/Down: walk back and forth through the sums already worked out."""
+        if not self.sums:
+            return
+        self._recall_at = max(0, min(len(self.sums), self._recall_at + step))
+        text = self.sums[self._recall_at] if self._recall_at < len(self.sums) else ""
+        self.input.value = text
+        self.input.cursor_position = len(text)

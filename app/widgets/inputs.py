@@ -1,0 +1,66 @@
+"""Text boxes that take keys in the order they arrive.
+
+Textual's Input inserts a printable key as soon as it reaches the box, but its editing keys
+(Backspace, Delete, arrows, Enter) are bindings, run only after the key has bubbled up through
+every container to the app and come back as an action. Typed fast (a paste, a quick typist, a
+browser sending a burst), a digit that follows Backspace lands first and the Backspace then
+deletes it: the edit is lost and the field seems to revert. Enter has the same race, so the next
+sum typed after Enter is glued onto the one being submitted. These boxes run their own editing
+keys at once, in order with the printable ones.
+"""
+from __future__ import annotations
+
+from functools import cache
+
+from textual import events
+from textual.binding import Binding
+from textual.widgets import Input
+
+
+@cache
+def _own_keys(cls: type) -> dict[str, str]:
+    """key → action for the bindings an Input class declares itself (Textual's and ours)."""
+    keys: dict[str, str] = {}
+    for klass in reversed(cls.__mro__):
+        if not (isinstance(klass, type) and issubclass(klass, Input)):
+            continue
+        for binding in klass.__dict__.get("BINDINGS", ()):
+            if isinstance(binding, Binding):
+                for key in binding.key.split(","):
+                    keys[key.strip()] = binding.action
+    return keys
+
+
+class OrderedInput(Input):
+    """An Input whose editing keys act in arrival order with the characters typed."""
+
+    async def _on_key(self, event: events.Key) -> None:
+        # Textual calls each class's `_on_key` in turn (this one before Input's), unless one
+        # prevents the default; so this handles only the editing keys and leaves the rest alone.
+        if event.is_printable:
+            return
+        keys = _own_keys(type(self))
+        action = next((keys[key] for key in event.aliases if key in keys), None)
+        if action is not None:
+            event.stop()
+            event.prevent_default()
+            await self.run_action(action)
+
+
+class SumInput(OrderedInput):
+    """A line for one sum at a time: Enter hands the text on and empties the line at once, so
+    keys typed straight after Enter start the next sum instead of joining this one."""
+
+    last_submitted: Input.Submitted | None = None
+
+    async def action_submit(self) -> None:
+        self.last_submitted = message = self.Submitted(self, self.value, None)
+        self.post_message(message)
+        self.value = ""
+
+    def give_back(self, message: Input.Submitted) -> None:
+        """Put a refused sum back on the line to be fixed, unless the player has moved on since
+        (typed or submitted something else)."""
+        if message is self.last_submitted and not self.value:
+            self.value = message.value
+            self.cursor_position = len(message.value)

@@ -1,0 +1,129 @@
+"""Comfort at 80×24 by keyboard: keys that arrive in a burst, the napkin's sums one after another,
+the brief key, `a` and the first-run Escape. Driven by keys with Pilot over the fixture packs."""
+from __future__ import annotations
+
+from textual import events
+from textual.widgets import Label, Select
+
+from app.screens.dialogs import ConfirmDialog, NameDialog
+from app.screens.puzzle import PuzzleScreen
+from snapshot_app import build_app
+
+SIZE = (80, 24)
+
+
+async def settle(pilot, *keys: str) -> None:
+    if keys:
+        await pilot.press(*keys)
+    await pilot.pause()
+    if any(not w.is_finished for w in pilot.app.workers):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+
+_NAMED = {" ": "space", "*": "asterisk", "+": "plus", "/": "slash", ".": "full_stop", "-": "minus"}
+
+
+async def burst(pilot, *keys: str) -> None:
+    """Queue every key before the app handles any of them, as a paste or a fast typist does
+    (Pilot's own `press` waits for the app between keys)."""
+    for key in keys:
+        if len(key) == 1:
+            pilot.app.post_message(events.Key(_NAMED.get(key, key), key))
+        else:
+            pilot.app.post_message(events.Key(key, None))
+    await settle(pilot)
+
+
+async def to_puzzle(pilot) -> PuzzleScreen:
+    await settle(pilot)
+    await settle(pilot, "c", "s")
+    assert isinstance(pilot.app.screen, PuzzleScreen)
+    return pilot.app.screen
+
+
+async def test_two_napkin_sums_typed_in_a_burst_both_evaluate(tmp_path):
+    async with build_app(tmp_path, profile="Ada").run_test(size=SIZE) as pilot:
+        screen = await to_puzzle(pilot)
+        await settle(pilot, "n")
+        await burst(pilot, *"2 * 3", "enter", *"4 * 5", "enter")
+        pad = screen.query_one("#napkin")
+        assert pad.history == ["2 * 3 = 6", "4 * 5 = 20"]
+        assert pad.input.value == ""
+        assert "4 * 5 = 20" in str(screen.query_one("#napkin-result", Label).render())
+
+
+async def test_napkin_error_clears_with_the_line_and_up_recalls(tmp_path):
+    async with build_app(tmp_path, profile="Ada").run_test(size=SIZE) as pilot:
+        screen = await to_puzzle(pilot)
+        await settle(pilot, "n", *"140 GB / 3.35 TB/s", "enter")
+        result = screen.query_one("#napkin-result", Label)
+        assert "41.79 ms" in str(result.render())
+        await settle(pilot, *"1 +", "enter")
+        assert "ends too early" in str(result.render())
+        pad = screen.query_one("#napkin")
+        assert pad.input.value == "1 +"  # a refused sum stays on the line to be fixed
+        await settle(pilot, "backspace", "backspace", "backspace")
+        assert str(result.render()).strip() == ""
+        await settle(pilot, "up")
+        assert pad.input.value == "140 GB / 3.35 TB/s"
+
+
+async def test_backspace_then_a_digit_in_a_burst_is_kept(tmp_path):
+    async with build_app(tmp_path, profile="Ada").run_test(size=SIZE) as pilot:
+        screen = await to_puzzle(pilot)
+        field = screen.query_one("#est-intensity")
+        field.focus()
+        await burst(pilot, *"12", "backspace", "5", "backspace", "backspace", *"40", "left", "3")
+        assert field.value == "430"
+
+
+async def test_a_goes_to_the_first_unanswered_part_even_when_focused(tmp_path):
+    async with build_app(tmp_path, profile="Ada").run_test(size=SIZE) as pilot:
+        screen = await to_puzzle(pilot)
+        screen.query_one("#lever").focus()
+        await settle(pilot, "a")
+        assert pilot.app.focused is screen.query_one("#bottleneck")
+        await settle(pilot, "a")  # still empty, so it stays
+        assert pilot.app.focused is screen.query_one("#bottleneck")
+        screen.query_one("#bottleneck", Select).value = "decode-weights"
+        await settle(pilot, "a")
+        assert pilot.app.focused is screen.query_one("#lever")
+
+
+async def test_b_moves_to_the_brief_and_shows_the_card_whole(tmp_path):
+    async with build_app(tmp_path, profile="Ada").run_test(size=SIZE) as pilot:
+        screen = await to_puzzle(pilot)
+        assert "b" in [key for key, _ in _footer_keys(screen)]
+        brief = screen.query_one("#brief")
+        await settle(pilot, "b")
+        assert pilot.app.focused is brief and brief.scroll_y == 0
+        await settle(pilot, "b")
+        card_title = screen.query_one("#card-title")
+        card = screen.query_one("#card")
+        assert card_title.region.y == brief.region.y  # the card's heading at the top
+        assert brief.region.contains_region(card.region)  # and all of the card in view
+        for _ in range(4):
+            await settle(pilot, "b")
+            if brief.scroll_y == 0:
+                break
+        assert brief.scroll_y == 0  # round again to the scenario
+
+
+def _footer_keys(screen):
+    return [(key, active.binding.description) for key, active in screen.active_bindings.items()
+            if active.binding.show]
+
+
+async def test_escape_on_the_first_run_screen_asks_before_leaving(tmp_path):
+    app = build_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, NameDialog)
+        await settle(pilot, "escape")
+        assert isinstance(app.screen, ConfirmDialog) and app.screen.id == "leave-first-run"
+        await settle(pilot, "escape")  # Escape again is "Stay"
+        assert isinstance(app.screen, NameDialog) and app.is_running
+        assert app.focused is app.screen.query_one("#name")
+        await settle(pilot, "escape", "y")
+        assert not app.is_running or app._exit_renderables is not None
