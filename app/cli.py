@@ -24,6 +24,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "lab": ("app.commands.lab", "run the toy serving lab"),
     "match": ("app.commands.match", "merge match result files into a leaderboard"),
     "serve": ("app.commands.serve", "play in a browser through textual-serve"),
+    "host": ("app.commands.host", "run a live match for a room (players join in a browser)"),
+    "join": ("app.commands.join", "play a hosted live match from this terminal"),
 }
 
 

@@ -1,0 +1,71 @@
+"""A small client for the lobby API, over plain HTTP with the standard library: the player app
+(in a browser or a terminal) and tests use it. Each call returns the JSON body, or raises
+LobbyRefused with the host's one-line reason, or LobbyUnreachable when the host cannot be reached
+(the host may be restarting: callers retry)."""
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from typing import Any
+
+TOKEN_HEADER = "X-Ridge-Token"
+
+
+class LobbyRefused(Exception):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+class LobbyUnreachable(Exception):
+    pass
+
+
+class LobbyClient:
+    def __init__(self, url: str, token: str | None = None, timeout: float = 10.0) -> None:
+        url = url.strip().rstrip("/")
+        if not url.startswith(("http://", "https://")):
+            url = "http://" + url
+        self.url = url
+        self.token = token
+        self.timeout = timeout
+
+    def _call(self, method: str, path: str, body: Any = None) -> Any:
+        data = None if body is None else json.dumps(body).encode("utf-8")
+        request = urllib.request.Request(self.url + path, data=data, method=method)
+        request.add_header("Content-Type", "application/json")
+        if self.token:
+            request.add_header(TOKEN_HEADER, self.token)
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                return json.loads(response.read().decode("utf-8"))
+        except urllib.error.HTTPError as error:
+            try:
+                message = json.loads(error.read().decode("utf-8")).get("error") or str(error)
+            except (ValueError, AttributeError):
+                message = f"the host answered {error.code}"
+            raise LobbyRefused(error.code, message) from None
+        except (urllib.error.URLError, OSError, ValueError) as error:
+            reason = getattr(error, "reason", error)
+            raise LobbyUnreachable(f"cannot reach the host at {self.url} ({reason})") from None
+
+    def join(self, pin: str, name: str) -> str:
+        self.token = self._call("POST", "/api/join", {"pin": pin, "name": name})["token"]
+        return self.token
+
+    def state(self) -> dict:
+        return self._call("GET", "/api/state")
+
+    def answer(self, index: int, prediction: dict) -> dict:
+        body = {"index": index, "bottleneck": prediction.get("bottleneck", ""), "lever": prediction.get("lever", ""),
+                "gain": prediction.get("gain_band", ""), "reason": prediction.get("reason", ""),
+                "estimates": dict(prediction.get("estimates") or {}), "certainty": prediction.get("certainty", "")}
+        return self._call("POST", "/api/answer", body)
+
+    def reveal(self, index: int) -> dict:
+        return self._call("GET", f"/api/reveal?index={int(index)}")
+
+    def board(self) -> dict:
+        return self._call("GET", "/api/board")

@@ -1,0 +1,177 @@
+"""A live match's lobby on disk: one SQLite file (standard library, write-ahead log) per match.
+
+It holds what must survive the host being killed: the match's settings and pin, its phase and
+open question with that question's deadline, every player (nickname and token) and every locked
+prediction with the host time it arrived. Scores are not stored: the room derives them from the
+predictions. Each change is one short transaction, committed before the player hears back, so
+an answer the host accepted is on disk (the WAL survives a killed process; `synchronous=FULL`
+also survives a power cut).
+
+Where: `<data folder>/lobby/<match>.sqlite`. A match that finished is kept under a dated name
+when the same match is hosted again.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = 1
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS players (
+    token TEXT PRIMARY KEY, name TEXT NOT NULL, folded TEXT NOT NULL UNIQUE,
+    joined REAL NOT NULL, removed INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS answers (
+    idx INTEGER NOT NULL, token TEXT NOT NULL, prediction TEXT NOT NULL, received REAL NOT NULL,
+    late INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (idx, token));
+"""
+
+
+class LobbyError(Exception):
+    """A lobby file that cannot be used; the message says why, in one line."""
+
+
+@dataclass(frozen=True)
+class Player:
+    token: str
+    name: str
+    joined: float
+    removed: bool = False
+
+
+@dataclass(frozen=True)
+class Locked:
+    """One locked prediction as stored."""
+
+    index: int
+    token: str
+    prediction: dict
+    received: float
+    late: bool
+
+
+def lobby_path(folder: Path, match_id: str) -> Path:
+    return Path(folder) / "lobby" / f"{match_id}.sqlite"
+
+
+class LobbyStore:
+    """The durable lobby. Every method is one transaction; readers see committed state only."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=FULL")
+            self.db.execute("PRAGMA busy_timeout=5000")
+            self.db.executescript(_SCHEMA)
+            version = self.get("schema_version")
+        except sqlite3.DatabaseError as exc:
+            raise LobbyError(f"{self.path}: not a usable lobby file ({exc})") from None
+        if version is None:
+            self.set("schema_version", SCHEMA_VERSION)
+        elif version != SCHEMA_VERSION:
+            raise LobbyError(f"{self.path}: lobby format {version!r}; this Ridge reads format {SCHEMA_VERSION}")
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- settings and phase -------------------------------------------------------------------
+    def get(self, key: str, default: Any = None) -> Any:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return default if row is None else json.loads(row[0])
+
+    def set(self, key: str, value: Any) -> None:
+        self.set_many({key: value})
+
+    def set_many(self, values: dict[str, Any]) -> None:
+        with self._tx():
+            self.db.executemany("INSERT INTO meta (key, value) VALUES (?, ?) "
+                                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                                [(k, json.dumps(v)) for k, v in values.items()])
+
+    def meta(self) -> dict[str, Any]:
+        return {k: json.loads(v) for k, v in self.db.execute("SELECT key, value FROM meta")}
+
+    # -- players ------------------------------------------------------------------------------
+    def add_player(self, token: str, name: str, folded: str, joined: float) -> bool:
+        """False when the (folded) name is already taken: the UNIQUE column decides, so two joins
+        racing for one name cannot both win."""
+        try:
+            with self._tx():
+                self.db.execute("INSERT INTO players (token, name, folded, joined) VALUES (?, ?, ?, ?)",
+                                (token, name, folded, joined))
+        except sqlite3.IntegrityError:
+            return False
+        return True
+
+    def remove_player(self, token: str) -> None:
+        with self._tx():
+            self.db.execute("UPDATE players SET removed = 1 WHERE token = ?", (token,))
+
+    def players(self) -> list[Player]:
+        rows = self.db.execute("SELECT token, name, joined, removed FROM players ORDER BY joined, rowid")
+        return [Player(t, n, j, bool(r)) for t, n, j, r in rows]
+
+    # -- answers ------------------------------------------------------------------------------
+    def lock(self, index: int, token: str, prediction: dict, received: float, late: bool = False) -> bool:
+        """Record a prediction; False when this player already has one for this question (the
+        primary key decides, so a second answer can never replace the first)."""
+        try:
+            with self._tx():
+                self.db.execute("INSERT INTO answers (idx, token, prediction, received, late) VALUES (?, ?, ?, ?, ?)",
+                                (index, token, json.dumps(prediction, sort_keys=True), received, int(late)))
+        except sqlite3.IntegrityError:
+            return False
+        return True
+
+    def answers(self, index: int | None = None) -> list[Locked]:
+        sql = "SELECT idx, token, prediction, received, late FROM answers"
+        rows = self.db.execute(sql + " WHERE idx = ? ORDER BY received" if index is not None else sql + " ORDER BY idx, received",
+                               () if index is None else (index,))
+        return [Locked(i, t, json.loads(p), r, bool(late)) for i, t, p, r, late in rows]
+
+    # -- plumbing -----------------------------------------------------------------------------
+    def _tx(self):
+        return _Transaction(self.db)
+
+
+class _Transaction:
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def __enter__(self):
+        self.db.execute("BEGIN IMMEDIATE")
+        return self.db
+
+    def __exit__(self, kind, value, tb) -> None:
+        self.db.execute("COMMIT" if kind is None else "ROLLBACK")
+
+
+def archive(path: Path) -> Path:
+    """Move a finished match's lobby aside (with its WAL files) so the same match can start
+    afresh; returns where it went."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    target = path.with_name(f"{path.stem}-{stamp}{path.suffix}")
+    n = 1
+    while target.exists():
+        target = path.with_name(f"{path.stem}-{stamp}-{n}{path.suffix}")
+        n += 1
+    try:
+        with sqlite3.connect(str(path)) as db:  # fold the WAL back into the file first
+            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        db.close()
+    except sqlite3.DatabaseError:
+        pass
+    os.replace(path, target)
+    for extra in ("-wal", "-shm"):
+        side = Path(str(path) + extra)
+        if side.exists():
+            side.unlink()
+    return target

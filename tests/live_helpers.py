@@ -1,0 +1,132 @@
+"""Shared by the live-play tests: start a headless host on a free loopback port, wait on its
+output and its API (conditions, never fixed sleeps), and play bots that know the right answer."""
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from app.live.client import LobbyClient, LobbyRefused, LobbyUnreachable
+
+ROOT = Path(__file__).resolve().parents[1]
+LIMIT = 60.0  # every wait gives up after this long: a hang fails, it never blocks the suite
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Host:
+    """A `ridge host --headless` process and the lines it prints."""
+
+    def __init__(self, save_dir: Path, port: int | None = None, seed: int = 5, count: int = 3, pin: str = "4321",
+                 seconds: float = 30, lobby_seconds: float = 1, reveal_seconds: float = 0.5, extra=()) -> None:
+        self.port = port or free_port()
+        self.args = [sys.executable, "-m", "app", "host", "--seed", str(seed), "--count", str(count), "--headless",
+                     "--port", str(self.port), "--pin", pin, "--seconds", str(seconds), "--save-dir", str(save_dir),
+                     "--lobby-seconds", str(lobby_seconds), "--reveal-seconds", str(reveal_seconds), *extra]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen | None = None
+        self.lines: queue.Queue = queue.Queue()
+        self.seen: list[str] = []
+
+    def start(self) -> str:
+        env = {k: v for k, v in os.environ.items() if k != "RIDGE_SAVE_DIR"}
+        self.lines = queue.Queue()
+        self.seen = []
+        self.proc = subprocess.Popen(self.args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                     cwd=str(ROOT), env=env)
+        threading.Thread(target=self._read, args=(self.proc.stdout, self.lines), daemon=True).start()
+        threading.Thread(target=self._drain, args=(self.proc.stderr,), daemon=True).start()
+        return self.wait_line(lambda line: line.startswith("lobby "))
+
+    def _read(self, stream, lines: queue.Queue) -> None:
+        for line in stream:
+            lines.put(line.rstrip("\n"))
+        lines.put(None)
+
+    def _drain(self, stream) -> None:
+        self.stderr = stream.read()
+
+    def wait_line(self, test, limit: float = LIMIT) -> str:
+        deadline = time.monotonic() + limit
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"the host never printed the line; it printed {self.seen}")
+            try:
+                line = self.lines.get(timeout=left)
+            except queue.Empty:
+                continue
+            if line is None:
+                raise AssertionError(f"the host exited; it printed {self.seen}")
+            self.seen.append(line)
+            if test(line):
+                return line
+
+    def kill(self) -> None:
+        """SIGKILL: nothing gets a chance to tidy up."""
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(timeout=LIMIT)
+
+    def stop(self) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:  # pragma: no cover - a hang is a failure, but never leave it running
+            self.proc.kill()
+            self.proc.wait(timeout=LIMIT)
+            raise AssertionError("the host did not stop within 20 s of SIGTERM")
+
+
+def wait_for(check, what: str, limit: float = LIMIT, every: float = 0.05):
+    """Poll `check()` until it returns something true; fail naming `what` after `limit` seconds."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        try:
+            value = check()
+        except LobbyUnreachable:
+            value = None
+        if value:
+            return value
+        time.sleep(every)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def right_prediction(made) -> dict:
+    """The key's own answer, stated with high certainty."""
+    key, puzzle = made.key, made.puzzle
+    return {"bottleneck": key.bottleneck, "lever": key.best_lever, "gain_band": key.gain_band, "reason": key.reason,
+            "certainty": "high", "estimates": {e: key.estimates[e] for e in puzzle.estimates}}
+
+
+def wrong_prediction(made) -> dict:
+    """A confident answer that is wrong in every part."""
+    key, puzzle = made.key, made.puzzle
+    card_ask = __import__("puzzles.cards", fromlist=["puzzle_json"]).puzzle_json(puzzle)["ask"]
+    other = lambda options, right: next(o for o in options if o != right)  # noqa: E731
+    return {"bottleneck": other(card_ask["bottleneck"], key.bottleneck), "lever": other(card_ask["lever"], key.best_lever),
+            "gain_band": other(card_ask["gain_band"], key.gain_band), "reason": other(card_ask["reason"], key.reason),
+            "certainty": "high", "estimates": {e: key.estimates[e] * 50 for e in puzzle.estimates}}
+
+
+def refused(call) -> LobbyRefused:
+    try:
+        call()
+    except LobbyRefused as exc:
+        return exc
+    raise AssertionError("the host accepted what it should refuse")
+
+
+__all__ = ["Host", "LobbyClient", "LobbyRefused", "free_port", "wait_for", "right_prediction", "wrong_prediction",
+           "refused"]
