@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 import time
 from pathlib import Path
 
@@ -84,10 +85,43 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"),
+          (stat.S_ISFIFO, "a pipe"), (stat.S_ISSOCK, "a socket"))
+
+
+def write_target(path: Path) -> Path:
+    """Where a write to `path` lands. A symlink is written through: the file it points to is
+    replaced (atomically) and the link itself stays. Anything else that exists and is not a
+    regular file (a device such as /dev/full, a pipe, a folder) is refused, because replacing
+    it by rename would destroy it."""
+    path = Path(path)
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return path
+    except OSError as exc:
+        raise SaveError(f"could not write {path}: {exc.strerror or exc}", path=path) from None
+    if stat.S_ISLNK(st.st_mode):
+        real = Path(os.path.realpath(path))
+        try:
+            st = os.stat(real)
+        except FileNotFoundError:
+            return real  # a dangling link: its target is created, the link then resolves
+        except OSError as exc:
+            raise SaveError(f"could not write {path}: {exc.strerror or exc}", path=path) from None
+        path = real
+    if not stat.S_ISREG(st.st_mode):
+        kind = next((name for test, name in _KINDS if test(st.st_mode)), "not a regular file")
+        raise SaveError(f"{path} is {kind}, not a regular file; it was not replaced", path=path)
+    return path
+
+
 def write_atomic(path: Path, data: bytes | str) -> None:
-    """Replace `path` with `data` so that a crash leaves either the old or the new file whole."""
+    """Replace `path` with `data` so that a crash leaves either the old or the new file whole
+    (a symlink is written through and kept; a device or other special file is refused)."""
     if isinstance(data, str):
         data = data.encode("utf-8")
+    path = write_target(path)
     tmp = path.with_name(temp_name(path.name))
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o644)

@@ -30,12 +30,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from engine.bounds import MAX_DEPTH, data_depth, one_line
 from engine.errors import RidgeError
 from saves.chain import GENESIS, chain_hash, verify_chain
 
 FILE_KIND = "ridge-match-result"
 FILE_VERSION = 1
 MAX_COUNT = 50
+MAX_RESULT_BYTES = 4 << 20  # a 50-answer result file is about 40 KiB
 MAX_SEED = 10**12 - 1
 SPEED_WINDOW_SECONDS = 120.0
 SPEED_BONUS_MAX = 5
@@ -435,17 +437,26 @@ def read_result(path: Path | str, regrade: bool = True) -> MatchResult:
     """Read and verify one result file; MatchFileError (one line, without the path) if it fails."""
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_RESULT_BYTES + 1)  # capped: /dev/zero must not fill memory
     except FileNotFoundError:
         raise _fail("no such file") from None
+    except IsADirectoryError:
+        raise _fail("is a folder, not a match result") from None
     except OSError as exc:
         raise _fail(f"cannot be read ({exc.strerror or exc})") from None
+    if len(raw) > MAX_RESULT_BYTES:
+        raise _fail(f"larger than {MAX_RESULT_BYTES >> 20} MiB, so not a Ridge match result")
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
         raise _fail("not UTF-8 text, so not a Ridge match result") from None
     except tomllib.TOMLDecodeError as exc:
-        raise _fail(f"not valid TOML ({exc})") from None
+        raise _fail(f"not valid TOML ({one_line(exc, 200)})") from None
+    except (RecursionError, MemoryError, ValueError, OverflowError) as exc:
+        raise _fail(f"not valid TOML ({type(exc).__name__})") from None
+    if data_depth(data) > MAX_DEPTH:
+        raise _fail(f"nested more than {MAX_DEPTH} levels deep, so not a Ridge match result")
     return verify_doc(data, str(path), regrade)
 
 

@@ -10,6 +10,7 @@ import re
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StringConstraints
@@ -201,7 +202,18 @@ class Profile:
 
     def chain_problems(self) -> list[ChainProblem]:
         """Breaks in the attempts' hash chain (empty when the history is as it was recorded)."""
-        return verify_chain([a.to_record() for a in self.attempts], prev_hash=GENESIS, first_seq=1)
+        return list(self._chain_problems)
+
+    @cached_property
+    def _chain_problems(self) -> tuple[ChainProblem, ...]:
+        return tuple(verify_chain([a.to_record() for a in self.attempts], prev_hash=GENESIS, first_seq=1))
+
+    def counted_attempts(self) -> tuple[Attempt, ...]:
+        """The attempts a score may count: every one except those edited by hand (contents that
+        do not match their hash, a forged link, a repeated seq), which are flagged and never
+        counted. Attempts around a deletion are genuine and still count."""
+        edited = {p.index for p in self._chain_problems if p.kind == "edited"}
+        return tuple(a for i, a in enumerate(self.attempts) if i not in edited) if edited else self.attempts
 
 
 # Profile names double as file names, so they are kept short and plain.

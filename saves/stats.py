@@ -103,7 +103,7 @@ def derive(profile: Profile | Iterable[Attempt], *, now: _dt.datetime | None = N
            tz: _dt.tzinfo | None = None) -> Stats:
     """Every figure for `profile` (or a list of attempts, oldest first), with local days in `tz`
     (the machine's zone when None) and "today" taken from `now` (the clock when None)."""
-    attempts = list(profile.attempts if isinstance(profile, Profile) else profile)
+    attempts = list(profile.counted_attempts() if isinstance(profile, Profile) else profile)  # edits never count
     now = now or _dt.datetime.now(_dt.timezone.utc)
     by_outcome = {o: 0 for o in OUTCOMES}
     calibration = {c: [0, 0] for c in CERTAINTIES}

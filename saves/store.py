@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from saves import atomic
 from saves.chain import GENESIS, verify_chain
 from saves.errors import SaveError
+from saves.history import check_before_append
 from saves.locations import data_dir
 from saves.model import (INT64, SCHEMA_VERSION, Attempt, AttemptIn, FolderSettings, Profile,
                          ProfileHeader, SegmentFile, check_profile_name, clean_card,
@@ -269,7 +270,7 @@ class SaveStore:
             segments = self._segments(name)
             if segments:
                 path = segments[-1]
-                data, text = self._read_segment(path)
+                data, text = check_before_append(self, name, segments)  # never papers over damage
                 last = data["attempts"][-1]
                 if last["seq"] >= INT64:
                     raise SaveError(f"{path}: attempt numbers are used up (last is {last['seq']})",

@@ -9,7 +9,10 @@ from typing import Any
 
 import tomli_w
 
+from engine.bounds import MAX_DEPTH, MAX_SAVE_BYTES, data_depth
 from saves.errors import SaveError
+
+MAX_BYTES = MAX_SAVE_BYTES
 
 
 class Stamp(_dt.datetime):
@@ -36,11 +39,14 @@ def dumps(doc: dict[str, Any]) -> str:
 def read_toml(path: Path) -> tuple[dict[str, Any], str] | None:
     """(data, text) of the TOML file at `path`, None if it does not exist; SaveError if unreadable."""
     try:
-        raw = path.read_bytes()
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_BYTES + 1)  # capped: a save is never anywhere near this
     except FileNotFoundError:
         return None
     except OSError as exc:
         raise SaveError(f"could not read {path}: {exc.strerror or exc}", path=path) from None
+    if len(raw) > MAX_BYTES:
+        raise SaveError(f"{path}: larger than {MAX_BYTES >> 20} MiB, so not a Ridge save", path=path)
     return parse_toml(path, raw)
 
 
@@ -52,7 +58,10 @@ def parse_toml(path: Path, raw: bytes) -> tuple[dict[str, Any], str]:
         line = raw.count(b"\n", 0, exc.start) + 1
         raise SaveError(f"{path}: line {line}: not UTF-8 text", path=path, line=line) from None
     try:
-        return tomllib.loads(text), text
+        data = tomllib.loads(text)
+        if data_depth(data) > MAX_DEPTH:
+            raise SaveError(f"{path}: nested more than {MAX_DEPTH} levels deep, so not a Ridge save", path=path)
+        return data, text
     except tomllib.TOMLDecodeError as exc:
         msg = str(exc)
         m = re.search(r"\(at line (\d+), column \d+\)", msg)

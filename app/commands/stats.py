@@ -28,14 +28,15 @@ def run(args: argparse.Namespace) -> int:
     store = SaveStore(data_dir(args.save_dir))
     name = store.choose_profile(args.profile)
     exists = name is not None and store.header_path(name).exists()
-    attempts, problems = [], []
+    profile, problems, uncounted = None, [], 0
     if exists:
         profile = store.load(name)
-        attempts, problems = profile.attempts, profile.chain_problems()
-    stats = derive(attempts)
+        problems = profile.chain_problems()
+        uncounted = len(profile.attempts) - len(profile.counted_attempts())
+    stats = derive(profile if profile is not None else [])  # hand-edited attempts are not counted
     if args.json:
         out = {"profile": name, "exists": exists, **stats.to_json(),
-               "history_intact": not problems}
+               "history_intact": not problems, "edited_not_counted": uncounted}
         print(json.dumps(out, indent=2))
         return 0
     if not exists:
@@ -56,8 +57,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"    {module:<22} {m.cleared_latest}/{m.puzzles} ({_percent(m.mastery)}), "
                   f"{_n(m.attempts, 'attempt')}, {_n(m.score, 'point')}")
     if problems:
-        print(f"  history      edited by hand ({_n(len(problems), 'problem')}): "
-              "`ridge saves check` lists them")
+        print(f"  history      edited by hand ({_n(len(problems), 'problem')}; "
+              f"{_n(uncounted, 'edited attempt')} not counted): `ridge saves check` lists them")
     else:
         print("  history      intact (hash chain verified)")
     return 0

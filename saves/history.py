@@ -1,0 +1,112 @@
+"""The whole history checked before anything is appended to it, so a new answer never papers over
+a damaged one.
+
+Before an attempt is recorded, every segment file must be in place (numbered 1..N), each must
+hold as many attempts as it says (`count`), and the hash chain must run unbroken from the first
+attempt to the last. Re-reading every segment would make recording cost grow with the history,
+so a segment that is no longer written to ("closed": every one but the last) is read in full
+once, and then sealed: its size, modification and change times and inode, with the seq and hash
+it ends on, are kept in `.verified.json` beside the segments. A later append only compares those
+with `os.stat`; any change to a closed file (an edit, a deletion, a copy over it) changes its
+change time, so it is read and checked again. The last segment is read in full every time, as
+recording always did. The seals are a cache, never trusted over the files: a missing or damaged
+seal file only means reading more. `ridge saves check` ignores them and checks everything.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from saves import atomic
+from saves.chain import GENESIS, verify_chain
+from saves.errors import SaveError
+
+SEALS = ".verified.json"
+_STAT_KEYS = ("size", "mtime_ns", "ctime_ns", "ino")
+
+
+def _stat(path: Path) -> dict[str, int]:
+    st = os.stat(path)
+    return {"size": st.st_size, "mtime_ns": st.st_mtime_ns, "ctime_ns": st.st_ctime_ns, "ino": st.st_ino}
+
+
+def _read_seals(folder: Path) -> dict[str, dict[str, Any]]:
+    try:
+        with open(folder / SEALS, "rb") as fh:
+            data = json.loads(fh.read(1 << 20))
+        seals = data["segments"]
+        return {k: v for k, v in seals.items() if isinstance(v, dict)} if isinstance(seals, dict) else {}
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):
+        return {}
+
+
+def damaged(name: str, where: str, detail: str, path: Path | None = None) -> SaveError:
+    """The one line a damaged history gives: what is wrong, and where to look next."""
+    return SaveError(f"{name}'s history is damaged ({where}: {detail}); new answers are not recorded "
+                     "until it is dealt with: run `ridge saves check` to see every problem", path=path)
+
+
+def check_before_append(store, name: str, segments: list[Path]) -> tuple[dict[str, Any], str]:
+    """Verify `name`'s whole history (its `segments`, in order, at least one); return the last
+    segment's (data, text), already read and validated, for the append. SaveError if damaged."""
+    folder = store.segments_dir(name)
+    rel = lambda p: p.relative_to(store.dir).as_posix()  # noqa: E731
+    for number, path in enumerate(segments, start=1):
+        if int(path.stem) != number:
+            raise damaged(name, rel(folder), f"segment {number:06d} is missing", path)
+    seals = _read_seals(folder)
+    changed = False
+    prev_hash, next_seq = GENESIS, 1
+    for path in segments[:-1]:
+        try:
+            stat = _stat(path)
+        except OSError as exc:
+            raise damaged(name, rel(path), exc.strerror or "cannot be read", path) from None
+        seal = seals.get(path.name)
+        if not (seal and all(seal.get(k) == stat[k] for k in _STAT_KEYS)
+                and seal.get("first_seq") == next_seq and seal.get("prev_hash") == prev_hash):
+            data, _ = _read(store, name, path)
+            last = _verified(name, rel(path), path, data["attempts"], data.get("count"), prev_hash, next_seq)
+            seal = {**stat, "first_seq": next_seq, "prev_hash": prev_hash,
+                    "last_seq": last["seq"], "last_hash": last["hash"]}
+            seals[path.name] = seal
+            changed = True
+        prev_hash, next_seq = seal["last_hash"], seal["last_seq"] + 1
+    path = segments[-1]
+    data, text = _read(store, name, path)
+    _verified(name, rel(path), path, data["attempts"], data.get("count"), prev_hash, next_seq)
+    if changed:
+        keep = {p.name for p in segments[:-1]}
+        try:
+            atomic.write_atomic(folder / SEALS, json.dumps(
+                {"segments": {k: v for k, v in seals.items() if k in keep}}, indent=0))
+        except SaveError:
+            pass  # only a cache: the next append reads those segments again
+    return data, text
+
+
+def _read(store, name: str, path: Path) -> tuple[dict[str, Any], str]:
+    try:
+        return store._read_segment(path)
+    except SaveError as exc:
+        message = str(exc)
+        prefix = f"{exc.path}: "
+        detail = message[len(prefix):] if exc.path and message.startswith(prefix) else message
+        raise damaged(name, path.relative_to(store.dir).as_posix(), detail, path) from None
+
+
+def _verified(name: str, where: str, path: Path, records: list[dict[str, Any]], stated: object,
+              prev_hash: str, first_seq: int) -> dict[str, Any]:
+    """The segment's last record, once its count and its links from `prev_hash` hold."""
+    if not records:
+        raise damaged(name, where, "it holds no attempts", path)
+    if stated != len(records):
+        raise damaged(name, where, f"it was written with {stated} attempts but holds {len(records)}", path)
+    problems = verify_chain(records, prev_hash=prev_hash, first_seq=first_seq)
+    if problems:
+        first = problems[0]
+        at = f"attempt {first.seq}: " if first.seq is not None else ""
+        raise damaged(name, where, f"{at}{first.kind}: {first.detail}", path)
+    return records[-1]
