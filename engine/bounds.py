@@ -232,3 +232,25 @@ def check_model_fields(fields: dict, prefix: str, label) -> None:
                          f"{label('layers')} ({fields.get('layers')})")
     if fields.get("kv_lora_rank") and not fields.get("v_head_dim"):
         raise RidgeError(f"{prefix}{label('v_head_dim')} must be positive for latent attention")
+
+
+def first_control(value: object, allow: str = "\n\t") -> tuple[str, str] | None:
+    """(dotted key, the character as U+XXXX) of the first string in parsed data that holds a
+    control character other than those in `allow`, or None. For authored files (packs), where
+    a terminal escape in a title is refused rather than silently changed."""
+    stack: list[tuple[str, object]] = [("", value)]
+    keep = set(map(ord, allow))
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, str):
+            for ch in item:
+                if ord(ch) in _STRIP and ord(ch) not in keep:
+                    return where or "(top level)", f"U+{ord(ch):04X}"
+        elif isinstance(item, dict):
+            stack.extend((f"{where}.{k}" if where else str(k), v) for k, v in reversed(list(item.items())))
+            for k in item:
+                if isinstance(k, str) and has_controls(k):
+                    return f"{where}.{shown(repr(k), 40)}" if where else shown(repr(k), 40), "in a key"
+        elif isinstance(item, list):
+            stack.extend((f"{where}.{i}", v) for i, v in reversed(list(enumerate(item))))
+    return None

@@ -166,22 +166,37 @@ _TABLE_KEYS = {"model", "gpu", "route_model"} | (set(FIELD_NAMES) - {"model", "g
 
 
 def read_pack_text(path: str | Path) -> str:
+    """The pack's text, read with a byte cap (engine.bounds) so no file can exhaust memory."""
+    from engine.bounds import MAX_PACK_BYTES, decode_utf8, read_capped, shown
+
     try:
-        return Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise PackError("no such file", path=str(path)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PackError(f"cannot read: {exc}", path=str(path)) from None
+        return decode_utf8(read_capped(path, MAX_PACK_BYTES, "puzzle pack"), path)
+    except RidgeError as exc:  # the bounds name the file first; PackError names it its own way
+        raise PackError(str(exc).removeprefix(f"{shown(path)}: "), path=shown(path)) from None
 
 
 def parse_toml(path: str, text: str) -> dict:
+    """The pack's data; nesting past engine.bounds.MAX_DEPTH and control characters in any text
+    (a terminal escape in a title) are refused, naming the key."""
+    from engine.bounds import MAX_DEPTH, data_depth, first_control
+
     try:
-        return tomllib.loads(text)
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         message = str(exc)
         match = re.search(r"at line (\d+)", message)
         line = int(match.group(1)) if match else None
         raise PackError(f"not valid TOML: {message}", path=path, line=line) from None
+    except (RecursionError, MemoryError, ValueError, OverflowError) as exc:
+        raise PackError(f"not valid TOML ({type(exc).__name__}: nested or sized past its limits)", path=path) from None
+    if data_depth(data) > MAX_DEPTH:
+        raise PackError(f"nested more than {MAX_DEPTH} levels deep", path=path)
+    found = first_control(data)
+    if found:
+        raise PackError(f"{found[0]}: text holds a control character ({found[1]}), which could "
+                        "rewrite the terminal", path=path)
+    return data
+
 
 
 def _pydantic_problem(exc: ValidationError) -> tuple[str, str]:
