@@ -24,7 +24,7 @@ class ModelSpec(Record):
         id=REQUIRED, name=REQUIRED, layers=REQUIRED, hidden=REQUIRED, intermediate=REQUIRED,
         heads=REQUIRED, kv_heads=REQUIRED, head_dim=REQUIRED, vocab=REQUIRED, context=REQUIRED,
         tied_embeddings=False, norms_per_layer=2, qkv_bias=False, attention_bias=False,
-        attention_sinks=False, sliding_window=0,
+        attention_sinks=False, sliding_window=0, sliding_layers=0,
         # mixture of experts
         experts=0, experts_per_token=0, expert_intermediate=0, shared_experts=0, dense_layers=0,
         expert_bias=False, router_bias=False,
@@ -36,6 +36,10 @@ class ModelSpec(Record):
     TEXT_FIELDS = frozenset(("id", "name", "hf_repo", "source"))
 
     def _derive(self) -> None:
+        if self.sliding_window and not self.sliding_layers:
+            self._set("sliding_layers", self.layers)   # a window with no layer count: every layer
+        if not self.sliding_window:
+            self._set("sliding_layers", 0)
         total, active, expert, moe_layers = _count_params(self)
         self._set("params", total)
         self._set("active_params", active)
@@ -105,7 +109,11 @@ class Accelerator(Record):
     """One accelerator's datasheet: memory in GiB, bandwidth in TB/s, dense peaks in TFLOP/s."""
 
     FIELDS = dict(id=REQUIRED, name=REQUIRED, memory_gib=REQUIRED, bandwidth_tbps=REQUIRED,
-                  peak_tflops=REQUIRED, interconnect="", source="")
+                  peak_tflops=REQUIRED, interconnect="", source="",
+                  link_gbps=32.0, tp_domain=2, allreduce_latency_us=25.0)
+    # link_gbps: GB/s per direction per GPU that a tensor-parallel all-reduce moves data at;
+    # tp_domain: the most GPUs one tensor-parallel group spans (NVLink board 8, bridged pair 2);
+    # allreduce_latency_us: a small all-reduce's fixed cost. The defaults are a PCIe Gen4 card's.
 
     @property
     def memory_bytes(self) -> float:
@@ -123,6 +131,10 @@ class Accelerator(Record):
     def native(self, precision: str) -> bool:
         return precision in self.peak_tflops
 
+    @property
+    def link_bytes_per_s(self) -> float:
+        return self.link_gbps * 1e9
+
 
 _MODEL_FIELDS = set(ModelSpec.FIELDS) - {"id"}
 _GPU_FIELDS = set(Accelerator.FIELDS) - {"id"}
@@ -133,9 +145,10 @@ _GPU_REQUIRED = {"name", "memory_gib", "bandwidth_tbps", "peak_tflops"}
 class Catalog:
     """Models and accelerators by id, with lookups that fail with the list of known ids."""
 
-    def __init__(self, models: dict[str, ModelSpec], gpus: dict[str, Accelerator]) -> None:
+    def __init__(self, models: dict[str, ModelSpec], gpus: dict[str, Accelerator], corrections: dict | None = None) -> None:
         self.models = models
         self.gpus = gpus
+        self.corrections = corrections if corrections is not None else {}
 
     def model(self, model_id: str) -> ModelSpec:
         try:
@@ -219,7 +232,16 @@ def gpu_from_table(gpu_id: str, table: dict, path: str = "<catalog>") -> Acceler
         for sub, value in (peaks.items() if key == "peak_tflops" else [(None, table[key])]):
             label = f"{where}.{key}" + (f".{sub}" if sub else "")
             bounds.number(value, f"{path}: {label}", low=low, high=high, low_open=True)
+    for key, (low, high) in _LINK_LIMITS.items():
+        if key in table:
+            bounds.number(table[key], f"{path}: {where}.{key}", low=low, high=high, low_open=key != "allreduce_latency_us",
+                          integer=key == "tp_domain")
     return Accelerator(id=gpu_id, **_clean_texts(table, {"name", "interconnect", "source"}))
+
+
+# The realistic fidelity's per-accelerator link figures: GB/s each way, GPUs per tensor-parallel
+# domain, microseconds per small all-reduce.
+_LINK_LIMITS = {"link_gbps": (0.0, 1e5), "tp_domain": (0, 100_000), "allreduce_latency_us": (0.0, 1e6)}
 
 
 def _clean_texts(table: dict, text_fields) -> dict:
@@ -236,9 +258,13 @@ def _check_id(path, section: str, entry_id) -> None:
 
 def _merge(catalog: Catalog, data: dict, path) -> None:
     path = bounds.shown(path)
-    for section in set(data) - {"models", "gpus", "sources"}:
+    for section in set(data) - {"models", "gpus", "sources", "corrections"}:
         raise RidgeError(f"{path}: unknown section '[{bounds.shown(section, 60)}]' "
                          "(expected [models.<id>] or [gpus.<id>])")
+    if "corrections" in data:
+        if not isinstance(data["corrections"], dict):
+            raise RidgeError(f"{path}: 'corrections' must be a table")
+        catalog.corrections.update(data["corrections"])
     for section in ("models", "gpus"):
         if not isinstance(data.get(section, {}), dict):
             raise RidgeError(f"{path}: '{section}' must be a table of [{section}.<id>] entries, "
@@ -252,7 +278,7 @@ def _merge(catalog: Catalog, data: dict, path) -> None:
 
 
 _BUILTIN: Catalog | None = None
-_BUILTIN_FILES = ("models.toml", "hardware.toml")
+_BUILTIN_FILES = ("models.toml", "hardware.toml", "corrections.toml")
 _CACHE = os.path.join(DATA, ".parsed-cache.json")
 
 
@@ -298,7 +324,7 @@ def load_catalog(extra=()) -> Catalog:
     base = builtin_catalog()
     if not extra:
         return base
-    cat = Catalog(dict(base.models), dict(base.gpus))
+    cat = Catalog(dict(base.models), dict(base.gpus), dict(base.corrections))
     for path in extra:
         _merge(cat, _read_toml(os.fspath(path)), path)
     return cat

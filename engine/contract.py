@@ -19,8 +19,13 @@ CONTRACT_KEYS = (
 EXTRA_KEYS = (
     "kv_replication", "peak_flops", "compute_precision", "memory_bytes", "reserve_bytes",
     "decode_weight_bytes_per_step", "decode_kv_bytes_per_step", "step_seconds", "prefill_flops",
-    "worst_stall_seconds",
+    "worst_stall_seconds", "kv_tokens_held", "kv_bytes_per_sequence", "prefill_compute_seconds",
+    "prefill_weight_seconds", "prefill_charge_seconds", "prefill_comm_seconds", "step_extra_seconds",
+    "step_overhead_seconds", "tensor_parallel", "tp_groups", "draft_weight_bytes",
 )
+_ALWAYS = ("params", "active_params", "weight_bytes", "kv_bytes_per_token", "ridge", "seq_len_avg",
+           "usable_kv_bytes", "kv_replication", "peak_flops", "compute_precision", "memory_bytes",
+           "reserve_bytes", "kv_tokens_held", "kv_bytes_per_sequence", "draft_weight_bytes")
 
 
 def _clean(value):
@@ -41,9 +46,7 @@ def solution_to_json(solution: Solution) -> dict:
     out: dict = {"model": dep.model.id, "gpu": dep.gpu.id, "inputs": deployment_to_dict(dep)}
     for key in CONTRACT_KEYS + EXTRA_KEYS:
         value = getattr(r, key)
-        if not fits and key not in ("params", "active_params", "weight_bytes", "kv_bytes_per_token",
-                                    "ridge", "seq_len_avg", "usable_kv_bytes", "kv_replication",
-                                    "peak_flops", "compute_precision", "memory_bytes", "reserve_bytes"):
+        if not fits and key not in _ALWAYS:
             value = None
         out[key] = _clean(value)
     out["fits"] = fits
@@ -58,4 +61,25 @@ def solution_to_json(solution: Solution) -> dict:
     out["gain_band"] = gain_band(solution.best.gain)
     if dep.spec_k:
         out["spec_expected_tokens"] = _clean(r.spec_expected_tokens) if fits else None
+    out["fidelity"] = dep.fidelity
+    out["objective_bottleneck"] = r.objective_bottleneck
+    out["corrections"] = [{"name": name, "changed": changed} for name, changed in r.corrections]
+    out["floor"] = floor_json(solution.floor_solution)
     return out
+
+
+def floor_json(floor: Solution) -> dict:
+    """The floor's figures for the objective and each lever's gain (the `floor` key)."""
+    r = floor.report
+    return {
+        "objective_value": _clean(r.objective_value()),
+        "tpot_seconds": _clean(r.tpot_seconds) if r.fits else None,
+        "ttft_seconds": _clean(r.ttft_seconds) if r.fits else None,
+        "cost_per_million_output_tokens": _clean(r.cost_per_million_output_tokens) if r.fits else None,
+        "bottleneck": r.bottleneck,
+        "objective_bottleneck": r.objective_bottleneck,
+        "best_lever": floor.best_lever,
+        "best_gain": _clean(floor.best.gain),
+        "gain_band": gain_band(floor.best.gain),
+        "levers": [{"name": lv.name, "gain": _clean(lv.gain), "band": gain_band(lv.gain)} for lv in floor.levers],
+    }

@@ -14,24 +14,34 @@ SCHEDULERS = ("none", "static", "continuous")
 ALLOCATORS = ("contiguous", "paged")
 OBJECTIVES = ("cost", "tpot", "ttft", "stall")
 PRECISIONS = tuple(PRECISION_BYTES)
+FIDELITIES = ("floor", "realistic")
 
 
 class Deployment(Record):
-    """Every input of the analysis; defaults are the course's (8 GiB reserve per GPU, $3/GPU-hour).
+    """Every input of the analysis; defaults are the course's ($3/GPU-hour; a reserve of 10% of
+    each GPU's memory, 8 GiB on an H100, when `reserve_gib` is None).
 
     model and gpu are a ModelSpec and an Accelerator; lengths are average tokens; `concurrency`
     is the sequences the traffic wants in flight; spec_k 0 means no speculative decoding;
-    max_output 0 means "four times the average output, capped by the context".
+    max_output 0 means "four times the average output, capped by the context". `fidelity` is
+    "floor" (the course's model) or "realistic" (plus named corrections); `draft_model` is the
+    speculative draft whose own weights and KV cache the realistic fidelity charges.
     """
 
     FIELDS = dict(
         model=REQUIRED, gpu=REQUIRED, gpus=1, prompt=1024, output=256, concurrency=32,
-        weights="bf16", kv="bf16", reserve_gib=8.0, mfu=1.0, price=3.0,
+        weights="bf16", kv="bf16", reserve_gib=None, mfu=1.0, price=3.0,
         shared_prefix=0, prefix_caching=False,
         spec_k=0, spec_alpha=0.7, spec_draft_cost=0.05,
         scheduler="continuous", allocator="paged", chunked_prefill=False, chunk_tokens=512,
         max_output=0, objective="cost", route_model=None, route_fraction=0.5,
+        fidelity="floor", draft_model=None,
     )
+
+    @property
+    def reserve_gib_per_gpu(self) -> float:
+        """The reserve each GPU holds back: `reserve_gib`, else 10% of its memory."""
+        return 0.1 * self.gpu.memory_gib if self.reserve_gib is None else self.reserve_gib
 
     @property
     def reserve_length(self) -> int:
@@ -51,7 +61,7 @@ _INT_FIELDS = {"gpus": 1, "prompt": 1, "output": 1, "concurrency": 1, "shared_pr
 _FLOAT_FIELDS = {"reserve_gib": (0.0, 1e6), "mfu": (1e-6, 1.0), "price": (1e-6, 1e6),
                  "spec_alpha": (0.0, 1.0), "spec_draft_cost": (0.0, 10.0), "route_fraction": (0.0, 1.0)}
 _CHOICES = {"weights": PRECISIONS, "kv": PRECISIONS, "scheduler": SCHEDULERS,
-            "allocator": ALLOCATORS, "objective": OBJECTIVES}
+            "allocator": ALLOCATORS, "objective": OBJECTIVES, "fidelity": FIDELITIES}
 FIELD_NAMES = tuple(Deployment.FIELDS)
 
 
@@ -65,6 +75,8 @@ def validate(dep: Deployment) -> Deployment:
             raise RidgeError(f"{name} must be at least {low}, got {value}")
     for name, (low, high) in _FLOAT_FIELDS.items():
         value = getattr(dep, name)
+        if value is None and name == "reserve_gib":
+            continue
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
             raise RidgeError(f"{name} must be a number, got {value!r}")
         if value < low or (high is not None and value > high) or value in (float("inf"), float("-inf")):
@@ -97,7 +109,10 @@ def build_deployment(catalog: Catalog, model: str | ModelSpec, gpu: str | Accele
     model_spec = catalog.model(model) if isinstance(model, str) else model
     gpu_spec = catalog.gpu(gpu) if isinstance(gpu, str) else gpu
     route = catalog.model(route_model) if isinstance(route_model, str) else route_model
-    return validate(Deployment(model=model_spec, gpu=gpu_spec, route_model=route, **values))
+    draft = values.pop("draft_model", None)
+    if isinstance(draft, str):
+        draft = catalog.model(draft)
+    return validate(Deployment(model=model_spec, gpu=gpu_spec, route_model=route, draft_model=draft, **values))
 
 
 def deployment_to_dict(dep: Deployment) -> dict:
@@ -107,9 +122,11 @@ def deployment_to_dict(dep: Deployment) -> dict:
         value = getattr(dep, name)
         if name in ("model", "gpu"):
             value = value.id
-        elif name == "route_model":
+        elif name in ("route_model", "draft_model"):
             if value is None:
                 continue
             value = value.id
+        elif name == "reserve_gib" and value is None:
+            continue   # the default: 10% of each GPU's memory
         out[name] = value
     return out

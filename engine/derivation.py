@@ -11,6 +11,7 @@ from engine import units as u
 from engine.analysis import experts_touched, harmonic
 from engine.catalog import PRECISION_BYTES
 from engine.levers import Solution, gain_band
+from engine.physics import constants, routing_tokens
 
 VERDICT_TEXT = {
     "does-not-fit": "does not fit: the weights and reserve exceed the memory",
@@ -19,6 +20,7 @@ VERDICT_TEXT = {
     "decode-compute": "decode compute: the step's FLOPs outlast its memory traffic",
     "decode-kv": "decode, KV read: the step reads more cache bytes than weight bytes",
     "decode-weights": "decode, weight read: the step waits on reading the weights",
+    "prefill-weights": "prefill, weight read: one prompt's pass waits on reading the weights, not on its FLOPs",
 }
 
 
@@ -45,16 +47,24 @@ def derivation_lines(solution: Solution) -> list[str]:
         _kv_line(r),
     ]
     if r.kv_replication > 1:
-        why = "a latent cache is not split by head" if m.is_mla else f"{dep.gpus} GPUs outnumber {m.kv_heads} KV heads"
-        lines.append(f"Replication  {why}: the GPUs hold {r.kv_replication:g} copies of each token's KV")
+        lines.append(f"Replication  {dep.gpus} GPUs outnumber {m.kv_heads} KV heads: the GPUs hold "
+                     f"{r.kv_replication:g} copies of each token's KV")
+    elif m.is_mla and dep.gpus > 1:
+        lines.append(f"Latent split data-parallel attention: each of the {dep.gpus} GPUs keeps the latents of its own "
+                     f"sequences, so the cache is stored once, not once per GPU")
+    if m.sliding_layers:
+        lines.append(f"Sliding      {m.sliding_layers} of {m.layers} layers keep only the last {u.count(m.sliding_window)} "
+                     f"tokens: a sequence of {u.count(r.seq_len_avg)} holds {u.count(r.kv_tokens_held)} full-layer tokens of KV")
+    default = " (10% of each GPU)" if dep.reserve_gib is None else ""
     lines.append(
         f"Memory       {dep.gpus} x {g.memory_gib:g} GiB = {u.gib(r.memory_bytes)}; minus weights "
-        f"{u.gib(r.weight_bytes)} and reserve {dep.gpus} x {dep.reserve_gib:g} GiB leaves {u.gib(r.usable_kv_bytes)} for the KV cache")
+        f"{u.gib(r.weight_bytes)} and reserve {dep.gpus} x {dep.reserve_gib_per_gpu:g} GiB{default} leaves "
+        f"{u.gib(r.usable_kv_bytes)} for the KV cache")
     if not r.fits:
         lines.append(f"Verdict      does-not-fit: {r.fit_problem}")
         return lines + _lever_lines(solution)
 
-    per_seq = r.kv_bytes_per_token * r.kv_replication * r.seq_len_avg
+    per_seq = r.kv_bytes_per_token * r.kv_replication * r.kv_tokens_held
     lines.append(f"Avg length   S = {u.count(dep.prompt)} + {u.count(dep.output)}/2 = {u.count(r.seq_len_avg)} tokens, "
                  f"{u.gib(per_seq)} of KV per sequence")
     if dep.allocator == "paged":
@@ -69,12 +79,15 @@ def derivation_lines(solution: Solution) -> list[str]:
     else:
         capped = "  <- the KV cache caps it" if dep.concurrency > r.max_concurrency else ""
         lines.append(f"Batch        min({u.count(dep.concurrency)} wanted, {u.count(r.max_concurrency)} fit) = {u.count(r.batch)}{capped}")
-    tokens = r.batch * (dep.spec_k + 1)
+    reuse = constants()["moe_route_reuse"]
+    tokens = routing_tokens(r.batch, dep.spec_k, reuse)
     if m.is_moe:
         touched = r.decode_weight_bytes_per_step / bpw
+        spec_note = (f"; the {dep.spec_k} drafted positions of a sequence reuse its experts {reuse:.0%} of the time, "
+                     f"so they count as {u.count(tokens)} independent tokens") if dep.spec_k else ""
         lines.append(f"MoE read     all {m.experts} experts resident; {u.count(tokens)} tokens per step touch about "
                      f"{_touched(m, tokens):.1f} of them per layer: {u.params(touched)} of {u.params(m.params)} params read "
-                     f"(routing assumed uniform)")
+                     f"(routing assumed uniform across sequences{spec_note})")
     lines.append(f"Step bytes   weights {u.gb(r.decode_weight_bytes_per_step)} + KV {u.count(r.batch)} x "
                  f"{u.count(r.seq_len_avg)} x {u.count(r.kv_bytes_per_token * r.kv_replication)} B = "
                  f"{u.gb(r.decode_kv_bytes_per_step)} -> {u.gb(r.decode_bytes_per_step)}")
@@ -83,19 +96,29 @@ def derivation_lines(solution: Solution) -> list[str]:
     lines.append(f"Intensity    {u.flops(r.decode_flops_per_step)} / {u.flops(r.decode_bytes_per_step)} B = "
                  f"{r.intensity:,.1f} FLOP/B; ridge {r.peak_flops / 1e12:,.1f} TFLOP/s ({r.compute_precision}) / "
                  f"{g.bandwidth_tbps:g} TB/s = {r.ridge:,.0f}")
+    if dep.fidelity == "floor":
+        tail = "(perfect tensor-parallel scaling, no communication cost, no per-step overhead)"
+    else:
+        tail = f"plus {u.seconds(r.step_extra_seconds)} of communication and per-step overhead (realistic)"
     lines.append(f"Step time    memory {u.gb(r.decode_bytes_per_step)} / ({dep.gpus} x {g.bandwidth_tbps:g} TB/s) = "
                  f"{u.seconds(r.decode_memory_seconds)}; compute at MFU {dep.mfu:g} = {u.seconds(r.decode_compute_seconds)} "
-                 f"-> {u.seconds(r.step_seconds)} (perfect tensor-parallel scaling, no communication cost)")
+                 f"-> {u.seconds(r.step_seconds)} {tail}")
     if dep.spec_k:
         lines.append(f"Speculation  E[tokens] = (1 - {dep.spec_alpha:g}^{dep.spec_k + 1}) / (1 - {dep.spec_alpha:g}) = "
                      f"{r.spec_expected_tokens:.2f} per verification; plus the draft's {dep.spec_k} x {dep.spec_draft_cost:g} "
-                     f"of a step -> TPOT {u.seconds(r.tpot_seconds)} (the draft's own KV cache is not counted)")
+                     f"of a step -> TPOT {u.seconds(r.tpot_seconds)}"
+                     + (" (the draft's own KV cache is not counted)" if dep.fidelity == "floor" or dep.draft_model is None else ""))
     else:
         lines.append(f"TPOT         {u.seconds(r.tpot_seconds)} per output token for each user")
     fresh = dep.prompt - (dep.shared_prefix if dep.prefix_caching else 0)
     cached = f" ({u.count(dep.shared_prefix)} cached prefix tokens skipped)" if fresh != dep.prompt else ""
+    lone = "compute" if r.prefill_compute_seconds >= r.prefill_weight_seconds else "the weight read"
     lines.append(f"Prefill      2 x {u.params(m.active_params)} x {u.count(fresh)} tokens + attention = "
-                 f"{u.flops(r.prefill_flops)} FLOPs -> {u.seconds(r.prefill_seconds)}{cached}")
+                 f"{u.flops(r.prefill_flops)} FLOPs -> {u.seconds(r.prefill_compute_seconds)} of compute; reading the "
+                 f"weights takes {u.seconds(r.prefill_weight_seconds)}, so one prompt alone waits "
+                 f"{u.seconds(r.prefill_seconds)} (bound by {lone}){cached}")
+    lines.append(f"Batched      in the steady state prompts share passes (and decode steps), so each is charged its "
+                 f"compute, {u.seconds(r.prefill_charge_seconds)}, not a weight read of its own")
     if dep.chunked_prefill:
         lines.append(f"Chunked      worst decode stall {u.seconds(r.worst_stall_seconds)} instead of "
                      f"{u.seconds(r.prefill_seconds)}; TTFT {u.seconds(r.ttft_seconds)}")
@@ -104,19 +127,28 @@ def derivation_lines(solution: Solution) -> list[str]:
                      f"the decode batch for {u.seconds(r.worst_stall_seconds)}")
     decode = f"{u.count(dep.output)} x {u.seconds(r.tpot_seconds)}"
     if dep.scheduler == "static":
-        per_output = (1.0 / r.throughput_tokens_per_s * r.batch * dep.output - r.batch * r.prefill_seconds) / dep.output
+        per_output = (1.0 / r.throughput_tokens_per_s * r.batch * dep.output - r.batch * r.prefill_charge_seconds) / dep.output
         decode = f"{u.count(dep.output)} x {u.seconds(per_output)}"
         lines.append(f"Static batch runs until its longest member is done: H({r.batch}) = {harmonic(r.batch):.2f} average "
                      f"output lengths (exponential lengths), reading the weights every step while fewer and fewer "
                      f"sequences remain, so decoding takes {decode} instead of {u.count(dep.output)} x "
                      f"{u.seconds(r.tpot_seconds)} with continuous refill")
-    lines.append(f"Throughput   {u.count(r.batch)} x {u.count(dep.output)} / ({u.count(r.batch)} x {u.seconds(r.prefill_seconds)} + "
+    lines.append(f"Throughput   {u.count(r.batch)} x {u.count(dep.output)} / ({u.count(r.batch)} x {u.seconds(r.prefill_charge_seconds)} + "
                  f"{decode}) = {r.throughput_tokens_per_s:,.0f} tokens/s; "
                  f"prefill share {r.prefill_share:.0%}")
     lines.append(f"Cost         ${dep.price:g}/GPU-hour x {dep.gpus} / 3600 / {r.throughput_tokens_per_s:,.0f} tokens/s x 1e6 = "
                  f"{u.dollars(r.cost_per_million_output_tokens)} per million output tokens (no idle time, no queueing)")
     lines.append(f"Verdict      {VERDICT_TEXT[r.bottleneck]} ({_verdict_numbers(r)})")
-    return lines + _lever_lines(solution)
+    if dep.objective != "cost":
+        lines.append(f"Objective    what bounds the {dep.objective.upper() if dep.objective != 'stall' else 'stall'}: "
+                     f"{VERDICT_TEXT[r.objective_bottleneck]}")
+    lines += _lever_lines(solution)
+    if solution.floor is not None:
+        from engine.compare import side_by_side_lines
+
+        lines.append("Fidelities   the course's floor beside the realistic figure:")
+        lines += side_by_side_lines(solution)
+    return lines
 
 
 def _touched(m, tokens: float) -> float:

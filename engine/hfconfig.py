@@ -94,6 +94,13 @@ def spec_from_config(config: dict, source: str = "config.json") -> ModelSpec:
         fields["norms_per_layer"] = 4
     if config.get("sliding_window") and config.get("use_sliding_window", True):
         fields["sliding_window"] = g("sliding_window")
+        kinds = config.get("layer_types")
+        if isinstance(kinds, list) and kinds:
+            fields["sliding_layers"] = sum(1 for kind in kinds if kind == "sliding_attention")
+            if not fields["sliding_layers"]:
+                del fields["sliding_window"], fields["sliding_layers"]   # every layer is global
+        elif model_type in ("gemma2", "gpt_oss"):
+            fields["sliding_layers"] = fields["layers"] // 2   # local and global layers alternate
     if model_type == "mixtral":
         fields.update(experts=g("num_local_experts"), experts_per_token=g("num_experts_per_tok"),
                       expert_intermediate=fields["intermediate"])

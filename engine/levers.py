@@ -146,9 +146,19 @@ def evaluate_lever(dep: Deployment, base: Report, name: str) -> LeverResult:
 
 
 class Solution(Record):
-    """A deployment's report plus every lever, ranked best first."""
+    """A deployment's report plus every lever, ranked best first. A realistic solution carries the
+    floor's solution of the same deployment as `floor`, so both can be shown side by side."""
 
-    FIELDS = dict(report=REQUIRED, levers=REQUIRED)
+    FIELDS = dict(report=REQUIRED, levers=REQUIRED, floor=None)
+
+    @property
+    def fidelity(self) -> str:
+        return self.report.deployment.fidelity
+
+    @property
+    def floor_solution(self) -> "Solution":
+        """The floor's solution (this one when it is the floor)."""
+        return self.floor if self.floor is not None else self
 
     @property
     def best(self) -> LeverResult:
@@ -177,7 +187,20 @@ def rank_levers(results) -> tuple:
     return tuple(sorted(results, key=_rank_key))
 
 
-def solve(dep: Deployment, levers: tuple[str, ...] = LEVERS, base: Report | None = None) -> Solution:
-    """Analyse a deployment (or reuse `base`, its report) and every lever, ranked best first."""
+def solve(dep: Deployment, levers: tuple[str, ...] = LEVERS, base: Report | None = None,
+          floor: "Solution | None" = None) -> Solution:
+    """Analyse a deployment (or reuse `base`, its report) and every lever, ranked best first. In
+    the realistic fidelity the floor's solution is solved too (or `floor` reused) and attached."""
     base = analyze(dep) if base is None else base
-    return Solution(report=base, levers=rank_levers(evaluate_lever(dep, base, name) for name in levers))
+    ranked = rank_levers(evaluate_lever(dep, base, name) for name in levers)
+    if dep.fidelity == "floor":
+        return Solution(report=base, levers=ranked)
+    if floor is None:
+        floor = solve(dep.with_(fidelity="floor"), levers)
+    return Solution(report=base, levers=ranked, floor=floor)
+
+
+def solve_both(dep: Deployment, levers: tuple[str, ...] = LEVERS) -> tuple[Solution, Solution]:
+    """(floor solution, realistic solution) of one deployment, whatever its own fidelity."""
+    realistic = solve(dep.with_(fidelity="realistic"), levers)
+    return realistic.floor, realistic

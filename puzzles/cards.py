@@ -79,8 +79,8 @@ def deployment_lines(puzzle: Puzzle) -> list[str]:
         extras.append(f"{fmt.pct(d.route_fraction)} of requests could go to {d.route_model.id}")
     if d.chunked_prefill:
         extras.append(f"chunked prefill ({d.chunk_tokens} tokens)")
-    if d.reserve_gib != 8.0 or d.mfu != 1.0 or d.price != 3.0:
-        extras.append(f"reserve {d.reserve_gib:g} GiB/GPU, MFU {d.mfu:g}, ${d.price:g}/GPU-hour")
+    if d.reserve_gib_per_gpu != 0.1 * d.gpu.memory_gib or d.mfu != 1.0 or d.price != 3.0:
+        extras.append(f"reserve {d.reserve_gib_per_gpu:g} GiB/GPU, MFU {d.mfu:g}, ${d.price:g}/GPU-hour")
     lines.append("Also         " + "; ".join(extras))
     return lines
 

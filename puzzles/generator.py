@@ -28,6 +28,7 @@ import random
 import re
 from dataclasses import dataclass
 
+from engine import physics
 from engine.analysis import analyze
 from engine.catalog import PRECISION_BYTES, builtin_catalog
 from engine.deployment import Deployment, validate
@@ -138,12 +139,12 @@ def _weight_bytes(model, weights: str) -> float:
 
 
 def _stored_per_token(model, kv: str, gpus: int) -> float:
-    rep = float(gpus) if model.is_mla else max(1.0, gpus / model.kv_heads)
-    return model.kv_values_per_token * PRECISION_BYTES[kv] * rep
+    return model.kv_values_per_token * PRECISION_BYTES[kv] * physics.kv_replication(float(gpus), model.kv_heads, model.is_mla)
 
 
-def _usable(model, gpu, gpus: int, weights: str, reserve: float = 8.0) -> float:
-    return gpus * gpu.memory_gib * GIB - _weight_bytes(model, weights) - gpus * reserve * GIB
+def _usable(model, gpu, gpus: int, weights: str, reserve: float | None = None) -> float:
+    return physics.usable_kv_bytes(gpus, gpu.memory_gib, _weight_bytes(model, weights),
+                                   physics.reserve_per_gpu_gib(gpu.memory_gib, reserve))
 
 
 def _fit_gpus(rng: random.Random, model, gpu, weights: str, level: Level, room: float = 0.25) -> int | None:
@@ -229,21 +230,17 @@ class _Shape:
         self.ridge = gpu.peak_flops(compute) / (gpu.bandwidth_tbps * 1e12)
         self.bpw = PRECISION_BYTES[weights]
         self.seq = prompt + output / 2
-        self.kv_seq = _stored_per_token(model, kv, gpus) * self.seq
+        held = physics.tokens_held(self.seq, model.layers, model.sliding_layers, model.sliding_window)
+        self.kv_seq = _stored_per_token(model, kv, gpus) * held
         self.capacity = _usable(model, gpu, gpus, weights) / self.kv_seq
         flops = 2.0 * model.active_params
-        attention = model.layers * model.heads * model.prefill_attention_dim * prompt ** 2
+        attention = physics.prefill_attention_flops(model, prompt, 0)
         self.prefill = (flops * prompt + attention) / self.peak
         self.flops_per_seq = flops
         self.dense_weights = 0.0 if model.experts else model.params * self.bpw
 
     def weights_read(self, batch: float) -> float:
-        m = self.model
-        if not m.experts:
-            return m.params * self.bpw
-        routed = m.moe_layers * m.experts * m.expert_params
-        touched = m.experts * (1.0 - (1.0 - m.experts_per_token / m.experts) ** batch) if batch > 1 else m.experts_per_token
-        return (m.params - routed + m.moe_layers * touched * m.expert_params) * self.bpw
+        return physics.weight_read_bytes(self.model, max(batch, 1.0), self.bpw)
 
     def figures(self, batch: float) -> dict:
         w = self.dense_weights if self.dense_weights else self.weights_read(batch)

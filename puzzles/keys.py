@@ -16,6 +16,7 @@ import math
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from engine import physics
 from engine.deployment import Deployment
 from engine.levers import DEFAULT_SPEC_K, GAIN_BANDS, LEVERS, Solution, gain_band, solve
 
@@ -70,8 +71,8 @@ def _finite(x):
 
 
 def spec_expected_tokens(k: int, alpha: float) -> float:
-    """E[tokens per verification] = (1 - alpha^(k+1)) / (1 - alpha): the geometric sum."""
-    return float(k + 1) if alpha >= 1.0 else (1.0 - alpha ** (k + 1)) / (1.0 - alpha)
+    """E[tokens per verification] = (1 - alpha^(k+1)) / (1 - alpha): the engine's geometric sum."""
+    return float(physics.spec_expected_tokens(float(k), alpha))
 
 
 def true_estimates(solution: Solution) -> dict[str, float | None]:

@@ -9,7 +9,7 @@ import argparse
 import json
 import os
 
-from engine.deployment import ALLOCATORS, OBJECTIVES, PRECISIONS, SCHEDULERS, Deployment
+from engine.deployment import ALLOCATORS, FIDELITIES, OBJECTIVES, PRECISIONS, SCHEDULERS, Deployment
 
 
 def build(parser: argparse.ArgumentParser) -> None:
@@ -24,7 +24,7 @@ def build(parser: argparse.ArgumentParser) -> None:
     add("--concurrency", type=int, default=d["concurrency"], help="sequences the traffic wants in flight")
     add("--weights", choices=PRECISIONS, default="bf16", help="weight precision")
     add("--kv", choices=PRECISIONS, default="bf16", help="KV cache precision")
-    add("--reserve-gib", type=float, default=8.0, help="per-GPU reserve for activations (GiB, default 8)")
+    add("--reserve-gib", type=float, default=None, help="per-GPU reserve for activations (GiB; default 10%% of each GPU's memory)")
     add("--mfu", type=float, default=1.0, help="fraction of dense peak compute reached (default 1.0)")
     add("--price", type=float, default=3.0, help="price per GPU-hour in dollars (default 3)")
     add("--shared-prefix", type=int, default=0, help="prompt tokens shared by every request")
@@ -40,6 +40,9 @@ def build(parser: argparse.ArgumentParser) -> None:
     add("--objective", choices=OBJECTIVES, default="cost", help="what the levers are ranked on")
     add("--route-model", help="a smaller model to route easy requests to")
     add("--route-fraction", type=float, default=0.5, help="share of requests routed (default 0.5)")
+    add("--fidelity", choices=FIDELITIES, default="floor",
+        help="floor: the course's optimistic model; realistic: plus named, sourced corrections (shown beside the floor)")
+    add("--draft-model", help="the speculative draft model (its weights and KV cache count in the realistic fidelity)")
     add("--catalog", action="append", default=[], metavar="TOML", help="extra catalog file with [models.*] / [gpus.*]")
     add("--json", action="store_true", help="print the JSON contract")
     add("--list", action="store_true", help="list catalog model and accelerator ids")
@@ -78,6 +81,7 @@ def run(args) -> int:
         spec_alpha=args.spec_alpha, spec_draft_cost=args.spec_draft_cost, scheduler=args.scheduler,
         allocator=args.allocator, chunked_prefill=args.chunked_prefill, chunk_tokens=args.chunk_tokens,
         max_output=args.max_output, objective=args.objective, route_fraction=args.route_fraction,
+        fidelity=args.fidelity, draft_model=args.draft_model,
     )
     from engine.levers import solve
 

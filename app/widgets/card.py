@@ -57,7 +57,8 @@ def card_rows(dep, levers: tuple[str, ...] = ()) -> list[tuple[str, str]]:
         rows.append(("Shared", f"first {dep.shared_prefix:,} prompt tokens identical ({cached})"))
     if dep.route_model is not None:
         rows.append(("Small model", f"{dep.route_model.name}: could answer {dep.route_fraction:.0%} of requests"))
-    rows.append(("Reserve", f"{dep.reserve_gib:g} GiB per GPU for activations"))
+    rows.append(("Reserve", f"{dep.reserve_gib_per_gpu:g} GiB per GPU for activations"
+                 + (" (10% of its memory)" if dep.reserve_gib is None else "")))
     rows.append(("Price", f"${dep.price:g} per GPU-hour"))
     rows.append(("Goal", OBJECTIVE_SHORT.get(dep.objective, labels.objective(dep.objective))))
     return rows

@@ -1,0 +1,532 @@
+"""The physics core: every quantity of the analysis written once, over floats or numpy arrays.
+
+`engine.analysis` calls these with plain floats for one deployment; `engine.grid` calls the very
+same functions with numpy arrays for a whole grid of deployments; the generator's estimator calls
+them too. Each function is small and says why it has the shape it has. Nothing here imports numpy:
+when an argument is an array, numpy is already loaded and is found in `sys.modules`, so a
+`ridge solve` process never pays for importing it.
+
+Units are SI: bytes, seconds, FLOP, FLOP/s. GiB = 2**30 bytes.
+"""
+from __future__ import annotations
+
+import math
+import sys
+
+GIB = 2**30
+DEFAULT_RESERVE_SHARE = 0.10      # of each GPU's memory, for activations and workspace (DESIGN.md)
+
+
+# --- helpers that work on floats and arrays alike --------------------------------------------
+
+def _np():
+    return sys.modules["numpy"]
+
+
+def vmax(a, b):
+    """max(a, b) elementwise."""
+    if hasattr(a, "shape") or hasattr(b, "shape"):
+        return _np().maximum(a, b)
+    return a if a > b else b
+
+
+def vmin(a, b):
+    """min(a, b) elementwise."""
+    if hasattr(a, "shape") or hasattr(b, "shape"):
+        return _np().minimum(a, b)
+    return a if a < b else b
+
+
+def where(cond, a, b):
+    """a where cond holds, else b (numpy's where for arrays, a conditional for scalars)."""
+    if hasattr(cond, "shape") or hasattr(a, "shape") or hasattr(b, "shape"):
+        return _np().where(cond, a, b)
+    return a if cond else b
+
+
+def vfloor(x):
+    if hasattr(x, "shape"):
+        return _np().floor(x)
+    return float(math.floor(x))
+
+
+def vceil(x):
+    if hasattr(x, "shape"):
+        return _np().ceil(x)
+    return float(math.ceil(x))
+
+
+def vlog(x):
+    if hasattr(x, "shape"):
+        return _np().log(x)
+    return math.log(x)
+
+
+# --- memory -----------------------------------------------------------------------------------
+
+def reserve_per_gpu_gib(memory_gib, reserve_gib):
+    """The per-GPU reserve: the stated one, else 10% of the GPU's memory (8 GiB on an H100)."""
+    return DEFAULT_RESERVE_SHARE * memory_gib if reserve_gib is None else reserve_gib
+
+
+def usable_kv_bytes(gpus, memory_gib, weight_bytes, reserve_gib, other_bytes=0.0):
+    """Memory left for the KV cache: all GPUs' memory less the weights (stored once across the
+    GPUs), each GPU's reserve, and anything else resident (a named draft model's weights)."""
+    return gpus * memory_gib * GIB - weight_bytes - gpus * reserve_gib * GIB - other_bytes
+
+
+def kv_replication(gpus, kv_heads, is_mla):
+    """Copies of each token's KV the GPUs hold between them. A latent (MLA) cache is split across
+    the GPUs, because serving stacks run MLA models with data-parallel attention (each GPU keeps
+    the latents of its own sequences); head-split KV is copied once GPUs outnumber KV heads."""
+    if is_mla:
+        return 1.0 if not hasattr(gpus, "shape") else gpus * 0.0 + 1.0
+    return vmax(1.0, gpus / kv_heads)
+
+
+def tokens_held(length, layers, sliding_layers, window):
+    """Tokens of KV one sequence of `length` holds, counted in full-attention layer equivalents:
+    a sliding-window layer keeps only the last `window` tokens (Gemma 2, gpt-oss)."""
+    if not sliding_layers:
+        return length
+    full = layers - sliding_layers
+    return (full * length + sliding_layers * vmin(length, window)) / layers
+
+
+def max_concurrency(usable, per_sequence, shared=0.0):
+    """Whole sequences the KV cache holds: after the `shared` (prefix) store, usable over what one
+    sequence needs; 0 where nothing fits."""
+    room = usable - shared
+    return where(room > 0, vfloor(room / per_sequence), 0.0)
+
+
+# --- weights a pass reads ---------------------------------------------------------------------
+
+def experts_touched(experts, per_token, tokens):
+    """Expected distinct experts a pass over `tokens` independent tokens routes to, each picking
+    `per_token` of `experts` uniformly: exactly per_token at one token, nearly all at many."""
+    if hasattr(tokens, "shape"):
+        np = _np()
+        spread = experts * (1.0 - (1.0 - per_token / experts) ** np.maximum(tokens, 1.0))
+        return np.where(tokens <= 1, np.where(tokens >= 1, float(per_token), 0.0), spread)
+    if tokens <= 1:
+        return float(per_token) if tokens >= 1 else 0.0
+    return experts * (1.0 - (1.0 - per_token / experts) ** tokens)
+
+
+def weight_read_bytes(model, tokens, bytes_per_weight):
+    """Weight bytes one forward pass over `tokens` tokens reads: all of a dense model; for a
+    mixture of experts, the always-on weights plus only the experts those tokens route to."""
+    if not model.experts:
+        return model.params * bytes_per_weight + 0.0 * tokens
+    m = model
+    routed = m.moe_layers * m.experts * m.expert_params
+    touched = experts_touched(m.experts, m.experts_per_token, tokens)
+    return (m.params - routed + m.moe_layers * touched * m.expert_params) * bytes_per_weight
+
+
+def routing_tokens(sequences, k, reuse):
+    """Independent routing draws a verification pass of k+1 positions per sequence makes: the
+    first position draws afresh, and each drafted position repeats the experts already picked
+    for its own sequence with probability `reuse` (consecutive positions of one sequence route
+    alike), so it adds only (1 - reuse) of a fresh token's draws."""
+    return sequences * (1.0 + k * (1.0 - reuse))
+
+
+# --- speculation ------------------------------------------------------------------------------
+
+def spec_expected_tokens(k, alpha):
+    """E[tokens per verification] = (1 - alpha^(k+1)) / (1 - alpha), the geometric sum."""
+    if hasattr(k, "shape") or hasattr(alpha, "shape"):
+        np = _np()
+        safe = np.minimum(alpha, 0.999999999)
+        return np.where(alpha >= 1.0, k + 1.0, (1.0 - safe ** (k + 1)) / (1.0 - safe))
+    return (k + 1.0) if alpha >= 1.0 else (1.0 - alpha ** (k + 1)) / (1.0 - alpha)
+
+
+# --- time -------------------------------------------------------------------------------------
+
+def memory_seconds(nbytes, gpus, bandwidth):
+    """Time to stream `nbytes` spread evenly over `gpus` GPUs' memory bandwidth."""
+    return nbytes / (gpus * bandwidth)
+
+
+def compute_seconds(flops, gpus, peak, mfu):
+    """Time for `flops` at `mfu` of the GPUs' peak."""
+    return flops / (gpus * peak * mfu)
+
+
+def tp_layout(gpus, domain):
+    """(tensor-parallel width, groups): GPUs beyond one tensor-parallel domain (the NVLink board,
+    a bridged pair, a TPU slice) form more groups, replicas or pipeline stages, each reading its
+    own weights, never a wider tensor-parallel group."""
+    tp = vmin(gpus, domain)
+    return tp, gpus / tp
+
+
+def allreduce_seconds(tokens, hidden, tp, layers, latency, link_bandwidth, per_layer=2, act_bytes=2.0):
+    """Tensor-parallel communication of one forward pass: `per_layer` all-reduces per layer (after
+    attention and after the MLP), each a fixed latency plus a ring's 2(tp-1)/tp of the
+    activations (tokens x hidden x act_bytes) over the link. Zero on one GPU."""
+    ring = 2.0 * (tp - 1.0) / tp
+    each = latency + ring * tokens * hidden * act_bytes / link_bandwidth
+    return where(tp > 1, layers * per_layer * each, 0.0 * each)
+
+
+def step_overhead_seconds(layers, per_layer, per_step):
+    """Fixed time of one forward pass that no roofline term covers: kernel launches and
+    synchronisation per layer, plus scheduling and sampling per step."""
+    return layers * per_layer + per_step
+
+
+def prefill_attention_flops(model, prompt, prefix):
+    """Causal attention FLOPs of a prefill over the uncached part of the prompt. A full layer
+    costs heads x width x (P^2 - prefix^2); a sliding-window layer attends to at most `window`
+    earlier tokens, so its P^2 becomes 2WP - W^2 beyond the window."""
+    m = model
+    unit = m.heads * m.prefill_attention_dim
+    full = m.layers - m.sliding_layers
+    out = full * unit * (prompt * prompt - prefix * prefix)
+    if m.sliding_layers:
+        w = float(m.sliding_window)
+
+        def banded(x):
+            return where(x <= w, x * x, 2.0 * w * x - w * w)
+
+        out = out + m.sliding_layers * unit * (banded(prompt) - banded(prefix))
+    return out
+
+
+# --- static batches ---------------------------------------------------------------------------
+
+_H_SMALL = [0.0]
+for _i in range(1, 64):
+    _H_SMALL.append(_H_SMALL[-1] + 1.0 / _i)
+
+
+def harmonic(n):
+    """H_n = 1 + 1/2 + ... + 1/n (0 for n < 1): the expected longest of n exponential lengths,
+    in means; exact below 64, by its asymptotic expansion above."""
+    if hasattr(n, "shape"):
+        np = _np()
+        nn = np.maximum(n, 1).astype(float)
+        table = np.asarray(_H_SMALL)
+        small = table[np.minimum(nn, 63).astype(int)]
+        large = np.log(nn) + 0.5772156649015329 + 1.0 / (2 * nn) - 1.0 / (12 * nn * nn)
+        return np.where(n >= 1, np.where(nn < 64, small, large), 0.0)
+    if n < 1:
+        return 0.0
+    n = int(n)
+    if n < 64:
+        return _H_SMALL[n]
+    return math.log(n) + 0.5772156649015329 + 1.0 / (2 * n) - 1.0 / (12 * n * n)
+
+
+def _ladder() -> tuple[int, ...]:
+    """Active-sequence counts at which a draining static batch is sampled: every count up to 8,
+    then steps of a half, so a batch of 10,000 needs 26 samples."""
+    rungs = list(range(1, 9))
+    while rungs[-1] < 10**9:
+        rungs.append(rungs[-1] * 3 // 2)
+    return tuple(rungs)
+
+
+LADDER = _ladder()
+
+
+def static_ladder_sum(batch, tpot_at):
+    """Decode time of a static batch per average output length, with output lengths taken as
+    exponential: the batch runs with all `batch` sequences for 1/batch of a mean length, then
+    batch-1 for 1/(batch-1), and so on down to the last straggler, so the time is the sum over j
+    of tpot_at(j)/j. Between two rungs of LADDER the sum is taken at the counts' harmonic mean,
+    which is exact wherever the step time is linear in j."""
+    array = hasattr(batch, "shape")
+    top = (_np().nanmax(batch) if batch.size else 0) if array else batch
+    total, prev_edge, prev_h = 0.0, 0.0, 0.0
+    for rung in LADDER:
+        edge = vmin(float(rung), batch)
+        h = harmonic(edge)
+        count = edge - prev_edge
+        if array:
+            live = count > 0
+            mid = _np().where(live, count / _np().where(live, h - prev_h, 1.0), 1.0)
+            total = total + _np().where(live, count * tpot_at(mid) / mid, 0.0)
+        elif count > 0:
+            mid = count / (h - prev_h)
+            total += count * tpot_at(mid) / mid
+        prev_edge, prev_h = edge, h
+        if rung >= top:
+            break
+    return total
+
+
+def static_dense_sum(batch, weight_s, kv_s, flop_s, fixed_s=0.0, per_seq_s=0.0):
+    """The same sum for a dense model without speculation, exactly: with j sequences left a step
+    takes max(weight_s + j*kv_s, j*flop_s) + fixed_s + j*per_seq_s, so tpot(j)/j is
+    memory-bound below j* = weight_s / (flop_s - kv_s) and compute-bound from there on."""
+    gap = flop_s - kv_s
+    crossover = vceil(weight_s / where(gap > 0, gap, 1.0)) - 1.0
+    n_mem = where(gap > 0, vmin(batch, vmax(0.0, crossover)), batch)
+    return (weight_s * harmonic(n_mem) + n_mem * kv_s + (batch - n_mem) * flop_s
+            + fixed_s * harmonic(batch) + batch * per_seq_s)
+
+
+# --- steady state -----------------------------------------------------------------------------
+
+def throughput(batch, output, prefill_each, decode_time):
+    """Output tokens per second when each of `batch` sequences costs one prefill (charged at its
+    batched compute time) and `output` decode tokens taking `decode_time` in all."""
+    return batch * output / (batch * prefill_each + decode_time)
+
+
+def prefill_share(batch, prefill_each, decode_time):
+    """The prefill term's part of a sequence's GPU time."""
+    return batch * prefill_each / (batch * prefill_each + decode_time)
+
+
+def cost_per_million(price, gpus, tokens_per_s):
+    """Dollars per million output tokens at `price` per GPU-hour."""
+    return price * gpus / 3600.0 / tokens_per_s * 1e6
+
+
+# --- the whole analysis, once, over floats or arrays ------------------------------------------
+
+NUMERIC = ("gpus", "prompt", "output", "concurrency", "reserve_gib", "mfu", "price",
+           "shared_prefix", "spec_k", "spec_alpha", "spec_draft_cost", "max_output")
+PRECISION_BYTES = {"bf16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5}
+_DEFAULTS = {"moe_route_reuse": 0.6, "allreduces_per_layer": 2, "activation_bytes": 2.0,
+             "per_layer_overhead_us": 5.0, "per_step_overhead_us": 50.0, "low_precision_efficiency": 0.8}
+_CONSTANTS: dict | None = None
+
+
+def constants() -> dict:
+    """The corrections' calibrated values (engine/data/corrections.toml), read once."""
+    global _CONSTANTS
+    if _CONSTANTS is None:
+        from engine.catalog import builtin_catalog
+
+        merged = dict(_DEFAULTS)
+        merged.update(builtin_catalog().corrections)
+        _CONSTANTS = merged
+    return _CONSTANTS
+
+
+def compute_precision(dep) -> str:
+    """The precision the matrix units run at: the weights' where the chip has it natively
+    (INT4 never), else BF16 (weights are upcast)."""
+    return dep.weights if dep.weights != "int4" and dep.gpu.native(dep.weights) else "bf16"
+
+
+def effective_peak(dep, precision: str, realistic: bool, c: dict) -> float:
+    """Dense peak FLOP/s at `precision`; the realistic fidelity takes 8-bit arithmetic at its
+    achieved share of the datasheet figure."""
+    peak = dep.gpu.peak_flops(precision)
+    if realistic and precision in ("fp8", "int8"):
+        peak *= c["low_precision_efficiency"]
+    return peak
+
+
+def numeric_inputs(dep) -> dict:
+    """A deployment's numeric fields as floats, with the reserve resolved per GPU."""
+    n = {name: float(getattr(dep, name)) for name in NUMERIC if name != "reserve_gib"}
+    n["reserve_gib"] = float(dep.reserve_gib_per_gpu)
+    return n
+
+
+def evaluate(dep, n: dict) -> dict:
+    """Every figure of the analysis for the categorical choices of `dep` (model, GPU, precisions,
+    scheduler, allocator, switches, fidelity) and the numeric inputs `n` (floats, or numpy arrays
+    that broadcast together). For scalars that do not fit it stops after the memory figures."""
+    m, g = dep.model, dep.gpu
+    c = constants()
+    real = dep.fidelity == "realistic"
+    array = any(hasattr(v, "shape") for v in n.values())
+    gpus, prompt, output, conc = n["gpus"], n["prompt"], n["output"], n["concurrency"]
+    k, mfu = n["spec_k"], n["mfu"]
+    bpw, kvb = PRECISION_BYTES[dep.weights], PRECISION_BYTES[dep.kv]
+    precision = compute_precision(dep)
+    peak = effective_peak(dep, precision, real, c)
+    bw = g.bandwidth_tbps * 1e12
+    weight_bytes = m.params * bpw
+    kv_tok = m.kv_values_per_token * kvb
+    repl = kv_replication(gpus, m.kv_heads, m.is_mla)
+    stored = kv_tok * repl
+    seq = prompt + output / 2
+    held = tokens_held(seq, m.layers, m.sliding_layers, m.sliding_window)
+    prefix = n["shared_prefix"] if dep.prefix_caching else 0.0 * prompt
+    memory = gpus * g.memory_gib * GIB
+    reserve = gpus * n["reserve_gib"] * GIB
+    spec_on = (k > 0) if array else k > 0
+    draft = dep.draft_model if real else None
+    draft_w = 0.0
+    draft_tok = 0.0
+    if draft is not None:
+        draft_w = where(spec_on, draft.params * bpw, 0.0)
+        draft_tok = where(spec_on, draft.kv_values_per_token * kvb * kv_replication(gpus, draft.kv_heads, draft.is_mla), 0.0)
+    usable = usable_kv_bytes(gpus, g.memory_gib, weight_bytes, n["reserve_gib"], draft_w)
+    if dep.allocator == "paged":
+        held_prefix = tokens_held(prefix, m.layers, m.sliding_layers, m.sliding_window)
+        per_seq = stored * (held - held_prefix)
+        if draft is not None:
+            per_seq = per_seq + draft_tok * tokens_held(seq, draft.layers, draft.sliding_layers, draft.sliding_window)
+        shared = stored * held_prefix
+    else:
+        longest = where(n["max_output"] > 0, n["max_output"], vmin(4 * output, m.context - prompt))
+        length = prompt + vmax(longest, output)
+        per_seq = stored * tokens_held(length, m.layers, m.sliding_layers, m.sliding_window)
+        if draft is not None:
+            per_seq = per_seq + draft_tok * tokens_held(length, draft.layers, draft.sliding_layers, draft.sliding_window)
+        shared = 0.0
+    out = dict(weight_bytes=weight_bytes, kv_bytes_per_token=kv_tok, kv_replication=repl, peak_flops=peak,
+               compute_precision=precision, ridge=peak / bw, seq_len_avg=seq, kv_tokens_held=held,
+               memory_bytes=memory, reserve_bytes=reserve, usable_kv_bytes=usable,
+               kv_bytes_per_sequence=per_seq, shared_kv_bytes=shared, draft_weight_bytes=draft_w)
+    if not array and (usable <= 0 or usable <= shared):
+        out.update(fits=False, max_concurrency=0.0)
+        return out
+    max_conc = max_concurrency(usable, per_seq, shared)
+    fits = (usable > 0) & (max_conc >= 1) if array else max_conc >= 1
+    out.update(fits=fits, max_concurrency=max_conc)
+    if not array and not fits:
+        return out
+    if array:
+        max_conc = where(fits, max_conc, 0.0)
+        out["max_concurrency"] = max_conc
+    batch = (1.0 + 0.0 * conc) if dep.scheduler == "none" else vmin(conc, max_conc)
+
+    # Tensor parallelism: floor is perfect scaling; realistic stops at the accelerator's domain.
+    if real:
+        tp, groups = tp_layout(gpus, float(g.tp_domain))
+    else:
+        tp, groups = gpus, 1.0 + 0.0 * gpus
+    reuse = c["moe_route_reuse"]
+    fpt = 2.0 * m.active_params
+    kv_seq_read = stored * held
+    link = g.link_bytes_per_s
+    lat = g.allreduce_latency_us * 1e-6
+    per_layer = c["allreduces_per_layer"]
+    act = c["activation_bytes"]
+    over = step_overhead_seconds(m.layers, c["per_layer_overhead_us"] * 1e-6, c["per_step_overhead_us"] * 1e-6) if real else 0.0
+    alpha = n["spec_alpha"]
+    expected = spec_expected_tokens(k, alpha)
+
+    def comm(tokens, model=m):
+        return allreduce_seconds(tokens / groups, model.hidden, tp, model.layers, lat, link, per_layer, act) if real else 0.0
+
+    def draft_token_seconds(j, plain_step):
+        """One drafted token for j sequences: a named draft's own pass (its weights, its KV, its
+        overhead) in the realistic fidelity, else the stated fraction of a target step."""
+        if draft is None:
+            return n["spec_draft_cost"] * plain_step
+        d_seq = draft_tok * tokens_held(seq, draft.layers, draft.sliding_layers, draft.sliding_window)
+        d_mem = memory_seconds(groups * weight_read_bytes(draft, j / groups, bpw) + j * d_seq, gpus, bw)
+        d_comp = compute_seconds(2.0 * draft.active_params * j, gpus, peak, mfu)
+        d_over = step_overhead_seconds(draft.layers, c["per_layer_overhead_us"] * 1e-6, c["per_step_overhead_us"] * 1e-6)
+        return vmax(d_mem, d_comp) + comm(j, draft) + d_over
+
+    def step_at(j):
+        """One decode step (the verification pass when speculating) with j sequences in flight:
+        (weight bytes, KV bytes, FLOPs, memory s, compute s, extra s, step s, TPOT s)."""
+        kv_read = j * kv_seq_read
+        plain_w = groups * weight_read_bytes(m, j / groups, bpw)
+        plain_mem = memory_seconds(plain_w + kv_read, gpus, bw)
+        plain_comp = compute_seconds(fpt * j, gpus, peak, mfu)
+        plain_extra = comm(j) + over
+        plain_step = vmax(plain_mem, plain_comp) + plain_extra
+        if not array and not spec_on:
+            return plain_w, kv_read, fpt * j, plain_mem, plain_comp, plain_extra, plain_step, plain_step
+        w = groups * weight_read_bytes(m, routing_tokens(j, k, reuse) / groups, bpw)
+        flops = fpt * j * (k + 1.0)
+        mem_t = memory_seconds(w + kv_read, gpus, bw)
+        comp_t = compute_seconds(flops, gpus, peak, mfu)
+        extra = comm(j * (k + 1.0)) + over
+        step = vmax(mem_t, comp_t) + extra
+        tpot = (step + k * draft_token_seconds(j, plain_step)) / expected
+        return w, kv_read, flops, mem_t, comp_t, extra, step, tpot
+
+    step_w, kv_read, step_flops, mem_t, comp_t, extra, step, tpot = step_at(batch)
+
+    # Prefill of one request alone (its TTFT) and as charged in the steady state (batched with
+    # other prompts, so it pays its compute, never a weight read of its own).
+    fresh = prompt - prefix
+    prefill_flops = fpt * fresh + prefill_attention_flops(m, prompt, prefix)
+    lone_comp = compute_seconds(prefill_flops, tp, peak, mfu)
+    lone_mem = memory_seconds(weight_read_bytes(m, fresh, bpw), tp, bw)
+    prefill_comm = comm(fresh * groups)
+    prefill = vmax(lone_comp, lone_mem) + prefill_comm + over
+    charge = compute_seconds(prefill_flops, gpus, peak, mfu) + (prefill_comm / groups if real else 0.0)
+    if dep.chunked_prefill:
+        chunks = vmax(1.0, vceil(fresh / dep.chunk_tokens))
+        chunked = fresh > dep.chunk_tokens
+        stall = where(chunked, (prefill - over) / chunks + over, prefill)
+        ttft = where(chunked, chunks * (stall + step), prefill)
+    else:
+        stall, ttft = prefill, prefill
+
+    # Steady state: each sequence costs one prefill and `output` decode tokens.
+    if dep.scheduler == "static":
+        closed = None
+        if not m.experts:
+            fixed = over + (allreduce_seconds(0.0, m.hidden, tp, m.layers, lat, link, per_layer, act) if real else 0.0)
+            per_seq_comm = (comm(1.0) - comm(0.0)) if real else 0.0
+            closed = static_dense_sum(batch, groups * weight_bytes / (gpus * bw), kv_seq_read / (gpus * bw),
+                                      fpt / (gpus * peak * mfu), fixed, per_seq_comm)
+        if closed is not None and not array and not spec_on:
+            decode_time = output * closed
+        else:
+            ladder = static_ladder_sum(batch, lambda j: step_at(j)[7])
+            decode_time = output * (ladder if closed is None else where(spec_on, ladder, closed))
+    else:
+        decode_time = output * tpot
+    tput = throughput(batch, output, charge, decode_time)
+    share = prefill_share(batch, charge, decode_time)
+    cost = cost_per_million(n["price"], gpus, tput)
+    capped = (conc > max_conc) if dep.scheduler != "none" else (0.0 * conc > 1.0)
+    out.update(
+        batch=batch, tensor_parallel=tp, tp_groups=groups, decode_weight_bytes_per_step=step_w,
+        decode_kv_bytes_per_step=kv_read, decode_bytes_per_step=step_w + kv_read,
+        decode_flops_per_step=step_flops, decode_memory_seconds=mem_t, decode_compute_seconds=comp_t,
+        step_extra_seconds=extra, step_overhead_seconds=over, step_seconds=step, tpot_seconds=tpot,
+        intensity=step_flops / (step_w + kv_read), prefill_flops=prefill_flops,
+        prefill_compute_seconds=lone_comp, prefill_weight_seconds=lone_mem, prefill_comm_seconds=prefill_comm,
+        prefill_seconds=prefill, prefill_charge_seconds=charge, ttft_seconds=ttft, worst_stall_seconds=stall,
+        prefill_share=share, throughput_tokens_per_s=tput, cost_per_million_output_tokens=cost,
+        spec_expected_tokens=expected, capped=capped,
+    )
+    return out
+
+
+VERDICT_CODES = ("does-not-fit", "kv-capacity", "prefill-compute", "prefill-weights",
+                 "decode-compute", "decode-kv", "decode-weights")
+
+
+def verdict_code(f: dict):
+    """The six-rule whole-deployment verdict, as an index into VERDICT_CODES."""
+    return _select(
+        [~f["fits"] if hasattr(f["fits"], "shape") else not f["fits"], f["capped"], f["prefill_share"] > 0.5,
+         f["decode_compute_seconds"] > f["decode_memory_seconds"],
+         f["decode_kv_bytes_per_step"] > f["decode_weight_bytes_per_step"]],
+        [0, 1, 2, 4, 5], 6)
+
+
+def objective_verdict_code(f: dict, objective: str):
+    """What bounds `objective` (DESIGN.md, "What the bottleneck question asks"), as an index into
+    VERDICT_CODES: the six rules for cost; the cap or the binding decode term for TPOT; for TTFT
+    and the stall, whether one prompt's prefill waits on its FLOPs or on reading the weights."""
+    unfit = ~f["fits"] if hasattr(f["fits"], "shape") else not f["fits"]
+    if objective == "cost":
+        return verdict_code(f)
+    if objective == "tpot":
+        return _select([unfit, f["capped"], f["decode_compute_seconds"] > f["decode_memory_seconds"],
+                        f["decode_kv_bytes_per_step"] > f["decode_weight_bytes_per_step"]], [0, 1, 4, 5], 6)
+    return _select([unfit, f["prefill_compute_seconds"] > f["prefill_weight_seconds"]], [0, 2], 3)
+
+
+def _select(conditions, codes, default):
+    if any(hasattr(x, "shape") for x in conditions):
+        np = _np()
+        return np.select([np.asarray(x, dtype=bool) for x in conditions], codes, default=default)
+    for cond, code in zip(conditions, codes):
+        if cond:
+            return code
+    return default
