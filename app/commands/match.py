@@ -77,6 +77,9 @@ def _results(args: argparse.Namespace) -> int:
     from saves.match import board_json, board_lines, merge_files
 
     merged = merge_files(args.files)
+    if merged.board is None and len(merged.rejected) == 1 and not args.json:
+        path, reason = merged.rejected[0]  # one file, one reason: one line
+        raise RidgeError(f"{path}: {reason}")
     for path, reason in merged.rejected:
         print(f"ridge match: rejected {path}: {reason}", file=sys.stderr)
     if merged.board is None:
