@@ -5,41 +5,55 @@ of the id, so the screen never shows a raw `kv-capacity` where words belong.
 """
 from __future__ import annotations
 
+from engine.ids import GainBand, Lever, Objective, Verdict
+
 BOTTLENECKS: dict[str, str] = {
-    "does-not-fit": "does not fit in memory",
-    "kv-capacity": "KV cache caps the batch",
-    "prefill-compute": "prefill: compute-bound",
-    "decode-compute": "decode: compute-bound",
-    "decode-kv": "decode: KV cache read",
-    "decode-weights": "decode: weight read",
+    Verdict.DOES_NOT_FIT: "does not fit in memory",
+    Verdict.KV_CAPACITY: "KV cache caps the batch",
+    Verdict.PREFILL_COMPUTE: "prefill: compute-bound",
+    Verdict.PREFILL_WEIGHTS: "prefill: weight read",
+    Verdict.DECODE_COMPUTE: "decode: compute-bound",
+    Verdict.DECODE_KV: "decode: KV cache read",
+    Verdict.DECODE_WEIGHTS: "decode: weight read",
 }
 
-LEVERS: dict[str, str] = {
-    "batching": "continuous batching",
-    "paged-kv": "paged KV cache",
-    "prefix-caching": "prefix caching",
-    "quantization": "quantize weights + KV",
-    "kv-quantization": "quantize the KV cache only",
-    "speculative-decoding": "speculative decoding",
-    "chunked-prefill": "chunked prefill",
-    "more-gpus": "twice the GPUs",
-    "routing": "route easy requests to a small model",
+# Each lever's words: (in sentences and lists, on narrow chart bars).
+LEVER_WORDS: dict[str, tuple[str, str]] = {
+    Lever.BATCHING: ("continuous batching", "cont. batching"),
+    Lever.PAGED_KV: ("paged KV cache", "paged KV"),
+    Lever.PREFIX_CACHING: ("prefix caching", "prefix cache"),
+    Lever.QUANTIZATION: ("quantize weights + KV", "quantize W+KV"),
+    Lever.KV_QUANTIZATION: ("quantize the KV cache only", "quantize KV"),
+    Lever.SPECULATIVE_DECODING: ("speculative decoding", "speculative"),
+    Lever.CHUNKED_PREFILL: ("chunked prefill", "chunked prefill"),
+    Lever.MORE_GPUS: ("twice the GPUs", "2× the GPUs"),
+    Lever.ROUTING: ("route easy requests to a small model", "routing"),
 }
+LEVERS: dict[str, str] = {k: v[0] for k, v in LEVER_WORDS.items()}
+LEVERS_SHORT: dict[str, str] = {k: v[1] for k, v in LEVER_WORDS.items()}
 
 BANDS: dict[str, str] = {
-    "under-1.25x": "under 1.25×",
-    "1.25-2x": "1.25× to 2×",
-    "2-4x": "2× to 4×",
-    "over-4x": "over 4×",
+    GainBand.UNDER_1_25: "under 1.25×",
+    GainBand.FROM_1_25_TO_2: "1.25× to 2×",
+    GainBand.FROM_2_TO_4: "2× to 4×",
+    GainBand.OVER_4: "over 4×",
+}
+
+# The bottleneck question as the form asks it, per objective (DESIGN.md, "What the bottleneck question asks").
+BOTTLENECK_QUESTIONS: dict[str, str] = {
+    Objective.COST: "What bounds the cost per million output tokens here?",
+    Objective.TPOT: "What bounds the time per output token here?",
+    Objective.TTFT: "What bounds the time to first token here?",
+    Objective.STALL: "What bounds the longest pause a stream sees here?",
 }
 
 CERTAINTIES: dict[str, str] = {"low": "low", "medium": "medium", "high": "high"}
 
 OBJECTIVES: dict[str, str] = {
-    "cost": "lower the cost per million output tokens",
-    "tpot": "lower the time per output token for one user",
-    "ttft": "lower the time to first token",
-    "stall": "shorten the longest pause a streaming user sees",
+    Objective.COST: "lower the cost per million output tokens",
+    Objective.TPOT: "lower the time per output token for one user",
+    Objective.TTFT: "lower the time to first token",
+    Objective.STALL: "shorten the longest pause a streaming user sees",
 }
 
 ESTIMATES: dict[str, str] = {
@@ -91,8 +105,32 @@ def lever(identifier: str) -> str:
     return LEVERS.get(identifier, tidy(identifier))
 
 
+def lever_short(identifier: str) -> str:
+    return LEVERS_SHORT.get(identifier, tidy(identifier))
+
+
 def band(identifier: str) -> str:
     return BANDS.get(identifier, tidy(identifier))
+
+
+def bottleneck_question(objective: str) -> str:
+    return BOTTLENECK_QUESTIONS.get(objective, "What bounds this deployment?")
+
+
+def reason(identifier: str) -> str:
+    from puzzles.reasons import REASONS
+
+    return REASONS.get(identifier, tidy(identifier))
+
+
+def words(kind: str, identifier: str) -> str:
+    """Any id in the words the game shows, by kind (bottleneck, lever, band, reason, estimate,
+    objective); the grader's feedback and the reports take this as their `words`."""
+    if not identifier:
+        return "(blank)"
+    table = {"bottleneck": bottleneck, "lever": lever, "band": band, "reason": reason, "estimate": estimate,
+             "objective": objective}.get(kind)
+    return table(identifier) if table else str(identifier)
 
 
 def estimate(identifier: str) -> str:

@@ -217,33 +217,17 @@ class Session:
         return None
 
     # -- recording -------------------------------------------------------------------------
-    def record(self, puzzle, prediction: dict, outcome: str, key, hints_used: int,
-               seconds_taken: float, locked_at: _dt.datetime, mode: str = "campaign"):
-        """Append the locked-in attempt to the save; return the recorded Attempt."""
-        from saves.model import AnswerKey, AttemptIn, GeneratorRef, Prediction
+    def record(self, puzzle, grade, hints_used: int, seconds_taken: float, locked_at: _dt.datetime,
+               mode: str = "campaign"):
+        """Append the graded attempt (built by `puzzles.attempts`) to the save; return it."""
+        from saves.model import AttemptIn
 
-        generator = None
-        gen = getattr(puzzle, "extra", {}).get("generator") if isinstance(getattr(puzzle, "extra", None), dict) else None
-        if isinstance(gen, dict):
-            try:
-                generator = GeneratorRef(**gen)
-            except Exception:  # noqa: BLE001 - provenance is optional
-                generator = None
-        attempt = AttemptIn(
-            puzzle_id=puzzle.id, module=puzzle.module, mode=mode,
-            prediction=Prediction(
-                bottleneck=prediction.get("bottleneck", ""), lever=prediction.get("lever", ""),
-                gain_band=prediction.get("gain_band", ""), reason=prediction.get("reason", ""),
-                certainty=prediction["certainty"],
-                estimates={k: float(v) for k, v in (prediction.get("estimates") or {}).items()}),
-            outcome=outcome, hints_used=hints_used, locked_at=locked_at,
-            seconds_taken=round(max(0.0, seconds_taken), 3),
-            key=AnswerKey(bottleneck=key.bottleneck, best_lever=key.best_lever,
-                          gain_band=key.gain_band, reason=key.reason or ""),
-            generator=generator,
-        )
+        from puzzles.attempts import attempt_fields
+
+        attempt = AttemptIn.model_validate(attempt_fields(puzzle, grade, mode=mode, locked_at=locked_at,
+                                                          hints_used=hints_used, seconds=seconds_taken))
         recorded = self.store.record_attempt(self.name, attempt)
-        if outcome == "cleared":
+        if grade.outcome == "cleared":
             self._dequeue(puzzle.id)
         self.reload()
         return recorded

@@ -182,43 +182,31 @@ class Result:
 
 
 # --- predict first ----------------------------------------------------------------------------
+# The simulator asks no reason and no certainty, so the one grader's outcome here is cleared (the
+# answer right) or missed.
 
-@dataclass(frozen=True)
-class SimGrade:
-    """How a prediction made in the simulator fared. There is no reason to give here, so the
-    outcome is `cleared` when the answer is right and `missed` otherwise."""
+def sim_puzzle(result: Result):
+    """The simulator's deployment as a puzzle the grader can judge: every lever on offer."""
+    from puzzles.puzzle import Puzzle
 
-    outcome: str
-    parts: dict
-    bottleneck: str
-    best_lever: str
-    gain: float | None
-    gain_band: str
-    prediction: dict = field(default_factory=dict)
-
-    @property
-    def right(self) -> bool:
-        return self.outcome == "cleared"
+    dep = result.deployment
+    return Puzzle(id="simulator", module="clearing-test", title="the simulator's deployment", difficulty=3,
+                  scenario="", objective=dep.objective, deployment=dep, levers=tuple(LEVERS), estimates=(),
+                  reasons=(), hints=())
 
 
-def grade_prediction(result: Result, bottleneck: str, lever: str, band: str) -> SimGrade:
-    """Grade bottleneck, best lever and gain band against the engine, by the puzzles' rules: the
-    band may be the neighbouring one when the true gain is within 10% of their shared edge."""
-    if bottleneck not in VERDICTS:
-        raise RidgeError(f"bottleneck must be one of {', '.join(VERDICTS)}, got {bottleneck!r}")
-    if lever not in LEVERS:
-        raise RidgeError(f"lever must be one of {', '.join(LEVERS)}, got {lever!r}")
-    if band not in GAIN_BANDS:
-        raise RidgeError(f"gain band must be one of {', '.join(GAIN_BANDS)}, got {band!r}")
-    from puzzles.grading import band_right
+def grade_prediction(result: Result, bottleneck: str, lever: str, band: str):
+    """Grade bottleneck, best lever and gain band by the one grader (`puzzles.grading.grade`):
+    RidgeError for an id the game does not know; a verdict that cannot bound the objective is
+    simply wrong."""
+    from engine.ids import GainBand, Lever, Verdict
+    from puzzles.grading import grade
 
-    key = result.key
-    parts = {"bottleneck": bottleneck == key.bottleneck, "lever": lever == key.best_lever,
-             "gain_band": band_right(band, key)}
-    outcome = "cleared" if all(parts.values()) else "missed"
-    return SimGrade(outcome=outcome, parts=parts, bottleneck=key.bottleneck, best_lever=key.best_lever,
-                    gain=key.gain, gain_band=key.gain_band,
-                    prediction={"bottleneck": bottleneck, "lever": lever, "gain_band": band})
+    for what, value, known in (("bottleneck", bottleneck, Verdict), ("lever", lever, Lever), ("gain band", band, GainBand)):
+        if value not in list(known):
+            raise RidgeError(f"{what} must be one of {', '.join(known)}, got {value!r}")
+    prediction = {"bottleneck": bottleneck, "lever": lever, "gain_band": band, "certainty": "low"}
+    return grade(sim_puzzle(result), result.key, prediction, ask_reason=False, strict=False)
 
 
 # --- curve data -------------------------------------------------------------------------------
@@ -639,7 +627,7 @@ class Simulator:
         return self._cached("cost", cost_tpot_data, self.tpot_budget_ms)
 
     # -- predict first ---------------------------------------------------------------------
-    def grade(self, bottleneck: str, lever: str, band: str) -> SimGrade:
+    def grade(self, bottleneck: str, lever: str, band: str):
         if self.result is None:
             raise RidgeError("there is no result to grade against yet")
         return grade_prediction(self.result, bottleneck, lever, band)

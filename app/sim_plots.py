@@ -18,9 +18,6 @@ from engine import units as u
 
 BRAILLE_BITS = ((0x01, 0x08), (0x02, 0x10), (0x04, 0x20), (0x40, 0x80))
 CURVE_SAMPLE = "⠤⠤"
-SHORT_LEVERS = {"batching": "cont. batching", "paged-kv": "paged KV", "prefix-caching": "prefix cache",
-                "quantization": "quantize W+KV", "kv-quantization": "quantize KV", "speculative-decoding": "speculative",
-                "chunked-prefill": "chunked prefill", "more-gpus": "2× the GPUs", "routing": "routing"}
 
 
 @dataclass(frozen=True)
@@ -319,7 +316,7 @@ def results_lines(result, width: int = 60, with_derivation: bool = True) -> list
     for lv in sol.levers:
         gain = lv.gain if lv.gain is not None else 0.0
         shown = f"{lv.gain:.2f}×" if lv.gain is not None else "n/a"
-        bars.append(plots.Bar(SHORT_LEVERS.get(lv.name, lv.name), gain, shown, "★ best" if lv is sol.best else ""))
+        bars.append(plots.Bar(labels.lever_short(lv.name), gain, shown, "★ best" if lv is sol.best else ""))
     lines += plots.bar_chart(bars, width=max(30, width), baseline=1.0)
     if with_derivation:
         lines += ["", "How the engine got there:"] + derivation(result)

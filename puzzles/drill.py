@@ -1,9 +1,12 @@
 """Drill rounds: timed, generated puzzles at one difficulty, chosen by which concept is due.
 
 Concepts are the course's module ids (without the clearing test) and the four napkin question ids
-(`puzzles.questions`). A generated puzzle exercises the concept of its verdict and the concept of
-its best lever (`concepts_of`); a napkin concept is drilled by adding its question to a puzzle
-that gives it a clear answer. A round takes the concepts in the order spaced repetition gives
+(`puzzles.questions`). A generated puzzle reviews the concept that decides its key
+(`deciding_concept`): the best lever's concept when the lever works through its own mechanism
+(batching, paged KV, prefix caching, speculation, routing, chunked prefill), else the concept of
+the bottleneck that bounds the objective. So a batching answer reschedules batching, never the
+arithmetic intensity its verdict mentions. A napkin concept is drilled by adding its question to
+a puzzle that gives it a clear answer. A round takes the concepts in the order spaced repetition gives
 (`saves.review.due_order`: due first) and finds, for each, the next generated puzzle at the chosen
 difficulty that exercises it. Everything is deterministic from the seed. Imports no Textual.
 """
@@ -14,6 +17,7 @@ from dataclasses import dataclass
 from puzzles import generator
 from puzzles.puzzle import MODULES
 from puzzles.questions import NAPKIN_IDS, Item, make_item, suitable
+from puzzles.reasons import mechanism_reason
 
 MODULE_CONCEPTS = tuple(m for m in MODULES if m != "clearing-test")
 CONCEPTS = MODULE_CONCEPTS + NAPKIN_IDS
@@ -24,8 +28,10 @@ SCAN_LIMIT = 240  # generated indexes tried per concept before settling for any 
 
 VERDICT_CONCEPT = {
     "does-not-fit": "kv-cache", "kv-capacity": "kv-cache", "decode-kv": "kv-cache",
-    "prefill-compute": "two-phases", "decode-compute": "intensity", "decode-weights": "intensity",
+    "prefill-compute": "two-phases", "prefill-weights": "two-phases", "decode-compute": "intensity",
+    "decode-weights": "intensity",
 }
+MECHANISM_LEVERS = ("batching", "paged-kv", "prefix-caching", "speculative-decoding", "routing", "chunked-prefill")
 LEVER_CONCEPT = {
     "batching": "batching", "paged-kv": "paged-attention", "prefix-caching": "prefix-caching",
     "quantization": "quantization", "kv-quantization": "kv-cache",
@@ -54,10 +60,27 @@ def concepts_of(key) -> tuple[str, ...]:
     return concepts_of_pair(key.bottleneck, key.best_lever)
 
 
+def deciding_concept_of_pair(verdict: str, lever: str) -> str | None:
+    """The concept that decides a (verdict, best lever) pair: the lever's own when it works
+    through its mechanism, else the verdict's."""
+    if lever in MECHANISM_LEVERS and lever in LEVER_CONCEPT:
+        return LEVER_CONCEPT[lever]
+    return VERDICT_CONCEPT.get(verdict)
+
+
+def deciding_concept(key) -> str | None:
+    """The concept that decides a puzzle's key (the review it is tagged with)."""
+    from puzzles.grading import objective_bottleneck
+
+    if mechanism_reason(key.solution) is not None and key.best_lever in LEVER_CONCEPT:
+        return LEVER_CONCEPT[key.best_lever]
+    return VERDICT_CONCEPT.get(objective_bottleneck(key))
+
+
 def reachable(difficulty: int) -> tuple[str, ...]:
-    """The concepts a drill at `difficulty` can exercise, in course order."""
+    """The concepts a drill at `difficulty` can review, in course order."""
     level = generator.LEVELS[difficulty]
-    found = {c for verdict, lever in level.targets for c in concepts_of_pair(verdict, lever)}
+    found = {deciding_concept_of_pair(verdict, lever) for verdict, lever in level.targets}
     return tuple(c for c in MODULE_CONCEPTS if c in found) + NAPKIN_IDS
 
 
@@ -73,7 +96,7 @@ class Planned:
 def _fits_concept(concept: str, gen) -> bool:
     if concept in NAPKIN_IDS:
         return suitable(concept, gen.puzzle, gen.key)
-    return concept in concepts_of(gen.key)
+    return concept == deciding_concept(gen.key)
 
 
 def _target_may_fit(concept: str, difficulty: int, index: int) -> bool:
@@ -101,7 +124,7 @@ def find(concept: str, difficulty: int, seed: int, start: int = 0, used: frozens
             napkin = concept if concept in NAPKIN_IDS else None
             return Planned(concept, make_item(gen.puzzle, gen.key, napkin), index)
     gen = generator.make(seed, difficulty, fallback if fallback is not None else start)
-    module = next(iter(concepts_of(gen.key)), concept)
+    module = deciding_concept(gen.key) or concept
     return Planned(module, make_item(gen.puzzle, gen.key), gen_index(gen.puzzle.id))
 
 

@@ -26,9 +26,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from puzzles import generator
+from puzzles.grading import ESTIMATE_TOLERANCE as TOLERANCE
+from puzzles.grading import Grade, decided_text, objective_bottleneck
+from puzzles.grading import grade as grade_one
 from puzzles.puzzle import OBJECTIVE_TEXT, Puzzle
-from puzzles.questions import (NAPKIN_IDS, QUESTIONS, SPEC_FIELD, SPEC_HELPS_ABOVE, TOLERANCE, Item, Judged,
-                               distance_text, judge, make_item, suitable, truth_text)
+from puzzles.questions import (NAPKIN_IDS, QUESTIONS, SPEC_FIELD, SPEC_HELPS_ABOVE, Item, distance_text, make_item,
+                               suitable, truth_text)
 
 EXAM_LENGTH = 12
 PASS_SHARE = 0.75
@@ -39,7 +42,7 @@ PARTS = ("bottleneck", "lever", "napkin")
 PART_TITLES = {"bottleneck": "Bottleneck", "lever": "Best lever and its gain", "napkin": "Napkin question"}
 
 RULES = (
-    "Bottleneck: the engine's verdict exactly.",
+    "Bottleneck: what bounds the item's objective, exactly as the engine finds it.",
     "Best lever and its gain: the engine's best lever, and the band its gain falls in (a "
     "neighbouring band also counts when the gain is within 10% of the edge between them).",
     f"Numbers (intensity, ridge, max concurrency, cost): within a factor of {TOLERANCE:g} of the "
@@ -116,10 +119,9 @@ def build(seed: int, length: int = EXAM_LENGTH, pack: Iterable[Puzzle] | None = 
     return [s for s in slots if s is not None]
 
 
-def part_marks(judged: Judged) -> dict[str, bool]:
+def part_marks(judged: Grade) -> dict[str, bool]:
     """The item's three questions, right or wrong."""
-    p = judged.parts
-    return {"bottleneck": p["bottleneck"], "lever": p["lever"] and p["gain_band"],
+    return {"bottleneck": judged.right("bottleneck"), "lever": judged.right("lever") and judged.right("gain_band"),
             "napkin": judged.napkin_right}
 
 
@@ -130,7 +132,7 @@ class ExamResult:
     seed: int
     items: tuple[Item, ...]
     predictions: tuple[dict, ...]
-    judged: tuple[Judged, ...]
+    judged: tuple[Grade, ...]
     length: int = EXAM_LENGTH
 
     @property
@@ -168,9 +170,9 @@ class ExamResult:
 
 def grade(seed: int, items: list[Item], predictions: list[dict], length: int | None = None,
           words: Callable[[str, str], str] | None = None) -> ExamResult:
-    """Judge every answered item (answers may stop early: the rest count as wrong)."""
-    kwargs = {"words": words} if words else {}
-    judged = tuple(judge(item, p, 0, **kwargs) for item, p in zip(items, predictions))
+    """Grade every answered item by the one grader (answers may stop early: the rest count as
+    wrong). `words` is accepted for older callers; the report takes its own."""
+    judged = tuple(grade_one(item.puzzle, item.key, p, **item.asks) for item, p in zip(items, predictions))
     return ExamResult(seed, tuple(items[:len(judged)]), tuple(predictions[:len(judged)]), judged,
                       length if length is not None else len(items))
 
@@ -223,7 +225,7 @@ def report_markdown(result: ExamResult, player: str, when: _dt.datetime,
     return "\n".join(lines)
 
 
-def item_markdown(n: int, item: Item, p: dict, j: Judged, words: Callable[[str, str], str] = _plain) -> list[str]:
+def item_markdown(n: int, item: Item, p: dict, j: Grade, words: Callable[[str, str], str] = _plain) -> list[str]:
     """One item of the report: the deployment, a table of answers, and the engine's reasoning."""
     key, puzzle = item.key, item.puzzle
     marks = part_marks(j)
@@ -237,23 +239,24 @@ def item_markdown(n: int, item: Item, p: dict, j: Judged, words: Callable[[str, 
         lines += [f"Napkin question: {question.prompt}", ""]
     lines += ["| Question | Your answer | The engine | |", "|---|---|---|---|",
               f"| Bottleneck | {_cell(words('bottleneck', p.get('bottleneck', '')))} | "
-              f"{_cell(words('bottleneck', key.bottleneck))} | {tick[marks['bottleneck']]} |",
+              f"{_cell(words('bottleneck', objective_bottleneck(key)))} | {tick[marks['bottleneck']]} |",
               f"| Best lever | {_cell(words('lever', p.get('lever', '')))} | {_cell(words('lever', key.best_lever))} | "
-              f"{tick[j.parts['lever']]} |",
+              f"{tick[j.right('lever')]} |",
               f"| Its gain | {_cell(words('band', p.get('gain_band', '')))} | "
-              f"{_cell(words('band', key.gain_band))} ({gain}) | {tick[j.parts['gain_band']]} |"]
+              f"{_cell(words('band', key.gain_band))} ({gain}) | {tick[j.right('gain_band')]} |"]
     estimates = p.get("estimates") or {}
     for name in puzzle.estimates:
         value = estimates.get(name)
         said = "(blank)" if value is None else f"{value:,.4g}"
         lines.append(f"| {name.replace('_', ' ')} | {said} | {_cell(truth_text(item, name))} | "
-                     f"{tick[j.parts[f'estimate:{name}']]} |")
-    if SPEC_FIELD in j.parts:
+                     f"{tick[j.right(f'estimate:{name}')]} |")
+    if j.part(SPEC_FIELD) is not None:
         lines.append(f"| Speculative decoding helps? | {p.get(SPEC_FIELD) or '(blank)'} | "
-                     f"{_cell(truth_text(item, SPEC_FIELD))} | {tick[j.parts[SPEC_FIELD]]} |")
+                     f"{_cell(truth_text(item, SPEC_FIELD))} | {tick[j.right(SPEC_FIELD)]} |")
     lines.append(f"| Certainty | {p.get('certainty') or '(blank: counted as low)'} | | |")
     lines += ["", f"Outcome: **{j.outcome}** ({j.points:+d} points). Bottleneck {tick[marks['bottleneck']]}, "
-                  f"lever and gain {tick[marks['lever']]}, napkin {tick[marks['napkin']]}.", "",
+                  f"lever and gain {tick[marks['lever']]}, napkin {tick[marks['napkin']]}. "
+                  f"{decided_text(j, words)}", "",
               "Reasoning:", "",
               f"- What decides it: {key.deciding}.",
               f"- Where it sits: {distance_text(item)}."]

@@ -23,8 +23,22 @@ def objective_value_text(objective: str, value: float | None) -> str:
     return fmt.dollars(value) if objective == "cost" else fmt.secs(value)
 
 
+def prefill_compute_seconds(r) -> float:
+    """One request's prefill arithmetic alone: its FLOPs at peak times MFU on every GPU."""
+    dep = r.deployment
+    return r.prefill_flops / (dep.gpus * r.peak_flops * dep.mfu)
+
+
+def prefill_bound(r) -> bool:
+    """One request's prefill waits on its arithmetic, not on reading the weights (the engine's
+    prefill time is the larger of the two)."""
+    return prefill_compute_seconds(r) >= r.prefill_seconds * (1 - 1e-9)
+
+
 def rule_holds(verdict: str, r) -> bool:
-    """Whether a verdict's own rule is true for this report (ignoring the rules before it)."""
+    """Whether a verdict's own rule is true for this report (ignoring the rules before it). The
+    prefill verdicts are judged as what bounds one request's prefill when the objective is the
+    first token or the stall, and as the prefill share of GPU time otherwise."""
     dep = r.deployment
     if verdict == "does-not-fit":
         return not r.fits
@@ -33,7 +47,9 @@ def rule_holds(verdict: str, r) -> bool:
     if verdict == "kv-capacity":
         return dep.concurrency > r.max_concurrency and dep.scheduler != "none"
     if verdict == "prefill-compute":
-        return r.prefill_share > 0.5
+        return prefill_bound(r) if dep.objective in ("ttft", "stall") else r.prefill_share > 0.5
+    if verdict == "prefill-weights":
+        return not prefill_bound(r)
     if verdict == "decode-compute":
         return r.decode_compute_seconds > r.decode_memory_seconds
     if verdict == "decode-kv":
@@ -57,6 +73,13 @@ def verdict_fact(verdict: str, r) -> str:
         if dep.scheduler == "none":
             text += ", but with no batching only one runs at a time, so the cap never binds"
         return text
+    if verdict in ("prefill-compute", "prefill-weights") and (dep.objective in ("ttft", "stall") or verdict == "prefill-weights"):
+        compute = prefill_compute_seconds(r)
+        if prefill_bound(r):
+            return (f"one request's {fmt.num(dep.prompt)}-token prefill computes for {fmt.secs(compute)}, "
+                    "longer than it takes to read the weights")
+        return (f"one request's {fmt.num(dep.prompt)}-token prefill computes for only {fmt.secs(compute)} but "
+                f"waits {fmt.secs(r.prefill_seconds)} to read the weights")
     if verdict == "prefill-compute":
         return (f"prefill takes {fmt.pct(r.prefill_share)} of the GPU time "
                 f"({fmt.secs(r.prefill_seconds)} per request, {fmt.num(dep.output)} output tokens at {fmt.secs(r.tpot_seconds)})")
@@ -68,10 +91,10 @@ def verdict_fact(verdict: str, r) -> str:
             f"{fmt.gb(r.decode_weight_bytes_per_step)} of weights")
 
 
-def why_not_verdict(guess: str, key: Key) -> str:
-    """One line: why `guess` is not this deployment's verdict."""
+def why_not_verdict(guess: str, key: Key, truth: str | None = None) -> str:
+    """One line: why `guess` is not the verdict `truth` (the key's bottleneck when None)."""
     r = key.solution.report
-    truth = key.bottleneck
+    truth = truth or key.bottleneck
     if guess == truth:
         return f"{guess}: right: {verdict_fact(guess, r)}"
     if rule_holds(guess, r):

@@ -1,133 +1,283 @@
-"""Grading one locked-in prediction against the engine's key: right for the right reason?
+"""THE grader: one locked-in prediction against the engine's key. Every mode calls `grade` (the
+campaign, `ridge answer`, the drill, the exam, hot-seat, match files, the simulator and the live
+host); nothing else decides an outcome.
 
-The answer is right when the bottleneck and the best lever match the key and the gain band
-matches, or is the neighbouring band while the true gain is within 10% of the edge between them.
-The reason is right when the reason id matches AND every estimate the puzzle asks for is within
-tolerance. Estimates are judged on a log scale: right when |ln(estimate / truth)| <= ln(1.5),
-i.e. within a factor of 1.5 either way (the feedback states this tolerance).
+What is judged, part by part (each part says what you said, what the engine says, and whether it
+is right; `Grade.parts`):
+
+- the answer: the bottleneck (what bounds the puzzle's objective: `objective_bottleneck`), the
+  best lever, and the band of its gain. A gain within 10% of a band edge accepts both bands.
+- the reason: the reason id, right when it holds and decides here (`reasons.accepted_reasons`:
+  the key's reason, the bottleneck's own quantity, or the best lever's mechanism), plus every
+  estimate that IS the reason in numbers: one that quantifies an accepted reason
+  (`reasons.MEASURES`), the napkin question a drill or exam item asks, or any estimate when no
+  reason id is asked. Estimates are right within a factor of 1.5 either way, on a log scale.
+- a check on your working: any other estimate. It is marked and shown beside the engine's value,
+  and costs nothing: a wrong one never changes the outcome or the points.
 
     right answer + right reason  -> cleared
     right answer + wrong reason  -> lucky
     wrong answer + right reason  -> close
     neither                      -> missed
 
+The parts that decided the outcome are marked `decided`: the reason for cleared (it made the
+answer more than lucky) or lucky, the wrong answer parts for close, every wrong part for missed.
 Points come from `puzzles.scoring.points` (certainty-based marking, less a cost per hint).
+
+`strict=True` (the command line, the JSON API) refuses, in one line, anything the puzzle does not
+offer. `strict=False` (timed modes, where the clock can stop a half-filled form) grades blanks
+and unknown ids as wrong, and a blank certainty as low.
 """
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
-from engine.analysis import VERDICTS
 from engine.errors import RidgeError
-from engine.levers import GAIN_BANDS
+from engine.ids import OBJECTIVE_VERDICTS, Certainty, GainBand, Objective, Outcome, Verdict
 
 from puzzles import fmt
-from puzzles.explain import band_text, lever_story, why_not_verdict
-from puzzles.keys import BAND_EDGES, Key
-from puzzles.misconceptions import detect
+from puzzles.explain import band_text, lever_story, prefill_bound, why_not_verdict
+from puzzles.keys import BAND_EDGES
 from puzzles.puzzle import ESTIMATE_NAMES, Puzzle
-from puzzles.reasons import REASONS, reason_fact
-from puzzles.scoring import CERTAINTIES, points
+from puzzles.questions import QUESTIONS, SPEC_FIELD, SPEC_HELPS_ABOVE
+from puzzles.reasons import MEASURES, REASONS, accepted_reasons
+from puzzles.scoring import points
 
 ESTIMATE_TOLERANCE = 1.5      # a factor either way, judged on a log scale
 BAND_EDGE_TOLERANCE = 1.10    # a neighbouring band counts when the gain is within 10% of the edge
+ANSWER, REASON, CHECK = "answer", "reason", "check"
+ANSWER_PARTS = ("bottleneck", "lever", "gain_band")
 
 
 @dataclass(frozen=True)
 class Prediction:
-    """A locked-in answer: choices by id, a certainty level, and numeric estimates by name."""
+    """A locked-in answer: choices by id (blank "" when not given), a certainty level, numeric
+    estimates by name and, for the napkin yes/no, `spec_helps` ("yes", "no" or "")."""
 
-    bottleneck: str
-    lever: str
-    gain_band: str
-    reason: str
-    certainty: str
-    estimates: dict = field(default_factory=dict)
+    bottleneck: str = ""
+    lever: str = ""
+    gain_band: str = ""
+    reason: str = ""
+    certainty: str = ""
+    estimates: Mapping[str, float] = field(default_factory=dict)
+    spec_helps: str = ""
+
+    @classmethod
+    def of(cls, value: Prediction | Mapping[str, Any]) -> Prediction:
+        """A Prediction from itself or from a form's dict of ids (None and missing are blank)."""
+        if isinstance(value, Prediction):
+            return value
+        text = {k: str(value.get(k) or "") for k in
+                ("bottleneck", "lever", "gain_band", "reason", "certainty", SPEC_FIELD)}
+        estimates = value.get("estimates") or {}
+        return cls(estimates=dict(estimates) if isinstance(estimates, Mapping) else {}, **text)
 
     def to_json(self) -> dict:
-        return {"bottleneck": self.bottleneck, "lever": self.lever, "gain_band": self.gain_band,
-                "reason": self.reason, "certainty": self.certainty, "estimates": dict(self.estimates)}
+        out = {"bottleneck": self.bottleneck, "lever": self.lever, "gain_band": self.gain_band,
+               "reason": self.reason, "certainty": self.certainty, "estimates": dict(self.estimates)}
+        if self.spec_helps:
+            out[SPEC_FIELD] = self.spec_helps
+        return out
 
 
 @dataclass(frozen=True)
-class EstimateResult:
+class Part:
+    """One part judged: its name (`bottleneck`, `lever`, `gain_band`, `reason`, `estimate:<name>`,
+    `spec_helps`), what you said (None when blank), the engine's value, whether yours is right,
+    what it counts toward (answer, reason, or a check that changes nothing), whether it decided
+    the outcome, and a note on how it was judged."""
+
     name: str
-    value: float | None
-    truth: float
+    yours: Any
+    engine: Any
     right: bool
+    counts: str
+    decided: bool = False
+    note: str = ""
+
+    @property
+    def estimate(self) -> str | None:
+        """The estimate's name for an estimate part, else None."""
+        return self.name.split(":", 1)[1] if self.name.startswith("estimate:") else None
 
     @property
     def ratio(self) -> float | None:
-        return None if not self.value or self.value <= 0 else self.value / self.truth
+        """Yours over the engine's, for a number given and positive."""
+        if not isinstance(self.yours, (int, float)) or not isinstance(self.engine, (int, float)):
+            return None
+        return self.yours / self.engine if self.yours > 0 and self.engine > 0 else None
 
     def to_json(self) -> dict:
-        return {"name": self.name, "value": self.value, "truth": self.truth, "ratio": self.ratio,
-                "right": self.right, "tolerance": ESTIMATE_TOLERANCE}
+        engine = self.engine if not isinstance(self.engine, float) or math.isfinite(self.engine) else None
+        out = {"name": self.name, "yours": self.yours, "engine": engine, "right": self.right,
+               "decided": self.decided, "counts": self.counts}
+        if self.note:
+            out["note"] = self.note
+        if self.estimate is not None:
+            out.update(ratio=self.ratio, tolerance=ESTIMATE_TOLERANCE)
+        return out
 
 
 @dataclass(frozen=True)
 class Grade:
-    outcome: str
+    """The one result of grading: outcome, points, the certainty used, every part judged, what
+    was left blank, feedback lines in the engine's words, named misconceptions, and the key."""
+
+    outcome: Outcome
     points: int
-    answer_right: bool
-    reason_right: bool
-    parts: dict
-    estimates: tuple
-    feedback: tuple
+    certainty: Certainty
+    parts: tuple[Part, ...]
+    blanks: tuple[str, ...]
+    feedback: tuple[str, ...]
     misconceptions: tuple
-    key: Key = field(repr=False)
+    key: Any = field(repr=False)
+    prediction: Prediction = field(default_factory=Prediction, repr=False)
+
+    def part(self, name: str) -> Part | None:
+        return next((p for p in self.parts if p.name == name), None)
+
+    def right(self, name: str) -> bool:
+        part = self.part(name)
+        return bool(part and part.right)
+
+    @property
+    def marks(self) -> dict[str, bool]:
+        """Each part's name -> right."""
+        return {p.name: p.right for p in self.parts}
+
+    @property
+    def answer_right(self) -> bool:
+        return all(p.right for p in self.parts if p.counts == ANSWER)
+
+    @property
+    def reason_right(self) -> bool:
+        return self.outcome in (Outcome.CLEARED, Outcome.CLOSE)
+
+    @property
+    def decided(self) -> tuple[Part, ...]:
+        return tuple(p for p in self.parts if p.decided)
+
+    @property
+    def estimates(self) -> tuple[Part, ...]:
+        return tuple(p for p in self.parts if p.estimate is not None)
+
+    @property
+    def napkin_right(self) -> bool:
+        """Every estimate and the yes/no right (true when none was asked)."""
+        return all(p.right for p in self.parts if p.estimate is not None or p.name == SPEC_FIELD)
 
     def to_json(self) -> dict:
+        key = self.key
         return {
-            "outcome": self.outcome, "points": self.points, "answer_right": self.answer_right,
-            "reason_right": self.reason_right, "parts": dict(self.parts),
-            "estimates": [e.to_json() for e in self.estimates],
+            "outcome": str(self.outcome), "points": self.points, "certainty": str(self.certainty),
+            "answer_right": self.answer_right, "reason_right": self.reason_right,
+            "parts": [p.to_json() for p in self.parts],
+            "decided": [p.name for p in self.decided],
+            "estimates": [p.to_json() for p in self.estimates],
+            "blanks": list(self.blanks),
             "feedback": list(self.feedback), "misconceptions": [m.to_json() for m in self.misconceptions],
-            "key": {"bottleneck": self.key.bottleneck, "best_lever": self.key.best_lever,
-                    "gain_band": self.key.gain_band, "reason": self.key.reason, "gain": self.key.gain,
-                    "deciding": self.key.deciding},
+            "key": {"bottleneck": objective_bottleneck(key), "best_lever": key.best_lever,
+                    "gain_band": key.gain_band, "reason": key.reason, "gain": key.gain,
+                    "deciding": key.deciding},
         }
 
 
-def outcome_for(answer_right: bool, reason_right: bool) -> str:
+# --- the rules, one function each --------------------------------------------------------------
+
+def outcome_for(answer_right: bool, reason_right: bool) -> Outcome:
     if answer_right:
-        return "cleared" if reason_right else "lucky"
-    return "close" if reason_right else "missed"
+        return Outcome.CLEARED if reason_right else Outcome.LUCKY
+    return Outcome.CLOSE if reason_right else Outcome.MISSED
 
 
-def estimate_right(value: float | None, truth: float) -> bool:
+def estimate_right(value: float | None, truth: float | None) -> bool:
     """Within a factor of ESTIMATE_TOLERANCE of the truth, on a log scale."""
-    if value is None or truth is None or value <= 0 or truth <= 0 or not math.isfinite(value):
+    if value is None or truth is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    if value <= 0 or truth <= 0 or not math.isfinite(value):
         return False
     return abs(math.log(value / truth)) <= math.log(ESTIMATE_TOLERANCE) + 1e-12
 
 
-def band_right(chosen: str, key: Key) -> bool:
+def accepted_bands(key) -> frozenset[str]:
+    """The key's band (every band the key names, e.g. both fidelities'), plus the neighbour of
+    each when the true gain lies within 10% of the edge between them."""
+    bands = set(getattr(key, "gain_bands", None) or (key.gain_band,))
+    order = list(GainBand)
+    if key.gain is not None and math.isfinite(key.gain) and key.gain > 0:
+        for i, edge in enumerate(BAND_EDGES):
+            if abs(math.log(key.gain / edge)) <= math.log(BAND_EDGE_TOLERANCE):
+                if order[i] in bands or order[i + 1] in bands:
+                    bands |= {order[i], order[i + 1]}
+    return frozenset(str(b) for b in bands)
+
+
+def band_right(chosen: str, key) -> bool:
     """The key's band, or its neighbour when the true gain is within 10% of their shared edge."""
-    if chosen == key.gain_band:
-        return True
-    if key.gain is None or chosen not in GAIN_BANDS:
-        return False
-    i, j = GAIN_BANDS.index(chosen), GAIN_BANDS.index(key.gain_band)
-    if abs(i - j) != 1:
-        return False
-    edge = BAND_EDGES[min(i, j)]
-    return abs(math.log(key.gain / edge)) <= math.log(BAND_EDGE_TOLERANCE)
+    return chosen in accepted_bands(key)
 
 
-def validate_prediction(puzzle: Puzzle, prediction: Prediction) -> None:
+def objective_verdict(report) -> Verdict:
+    """What bounds the report's objective (DESIGN.md, "What the bottleneck question asks"):
+    `report.objective_bottleneck` where the engine states it, else worked out from the report:
+    cost -> the six-rule verdict; tpot -> the cap on the batch or the binding decode term;
+    ttft and stall -> the prefill's compute or its weight read."""
+    stated = getattr(report, "objective_bottleneck", None)
+    if stated:
+        return Verdict(stated)
+    dep = report.deployment
+    if not report.fits:
+        return Verdict.DOES_NOT_FIT
+    objective = Objective(dep.objective)
+    if objective == Objective.COST:
+        return Verdict(report.bottleneck)
+    if objective == Objective.TPOT:
+        if dep.concurrency > report.max_concurrency and dep.scheduler != "none":
+            return Verdict.KV_CAPACITY
+        if report.decode_compute_seconds > report.decode_memory_seconds:
+            return Verdict.DECODE_COMPUTE
+        if report.decode_kv_bytes_per_step > report.decode_weight_bytes_per_step:
+            return Verdict.DECODE_KV
+        return Verdict.DECODE_WEIGHTS
+    return Verdict.PREFILL_COMPUTE if prefill_bound(report) else Verdict.PREFILL_WEIGHTS
+
+
+def objective_bottleneck(key) -> Verdict:
+    """The bottleneck a key is judged on: the one that bounds its puzzle's objective."""
+    stated = getattr(key, "objective_bottleneck", None)
+    return Verdict(stated) if stated else objective_verdict(key.solution.report)
+
+
+def offered_verdicts(puzzle: Puzzle) -> tuple[Verdict, ...]:
+    """The verdicts a puzzle's bottleneck question offers, in the fixed order."""
+    return OBJECTIVE_VERDICTS[Objective(puzzle.objective)]
+
+
+def estimate_counts(name: str, reasons: frozenset[str], asks_reason: bool, napkin: tuple[str, ...]) -> str:
+    """Whether an estimate is part of the reason (it quantifies an accepted reason, it is the
+    napkin question asked, or no reason id is asked) or only a check on the working."""
+    if not asks_reason or name in napkin or any(name in MEASURES.get(r, ()) for r in reasons):
+        return REASON
+    return CHECK
+
+
+def validate_prediction(puzzle: Puzzle, prediction: Prediction, asks_reason: bool = True) -> None:
     """Raise RidgeError (one line) for any choice the puzzle does not offer."""
-    if prediction.bottleneck not in VERDICTS:
-        raise RidgeError(f"bottleneck must be one of {', '.join(VERDICTS)}, got {prediction.bottleneck!r}")
+    verdicts = offered_verdicts(puzzle)
+    if prediction.bottleneck not in verdicts:
+        raise RidgeError(f"bottleneck must be one of {', '.join(verdicts)} for a {puzzle.objective} puzzle, "
+                         f"got {prediction.bottleneck!r}")
     if prediction.lever not in puzzle.levers:
         raise RidgeError(f"lever must be one of this puzzle's: {', '.join(puzzle.levers)}; got {prediction.lever!r}")
-    if prediction.gain_band not in GAIN_BANDS:
-        raise RidgeError(f"gain band must be one of {', '.join(GAIN_BANDS)}, got {prediction.gain_band!r}")
-    if prediction.reason not in puzzle.reasons:
+    if prediction.gain_band not in list(GainBand):
+        raise RidgeError(f"gain band must be one of {', '.join(GainBand)}, got {prediction.gain_band!r}")
+    if asks_reason and puzzle.reasons and prediction.reason not in puzzle.reasons:
         raise RidgeError(f"reason must be one of this puzzle's: {', '.join(puzzle.reasons)}; got {prediction.reason!r}")
-    if prediction.certainty not in CERTAINTIES:
-        raise RidgeError(f"certainty must be one of {', '.join(CERTAINTIES)}, got {prediction.certainty!r}")
+    if prediction.certainty not in list(Certainty):
+        raise RidgeError(f"certainty must be one of {', '.join(Certainty)}, got {prediction.certainty!r}")
     for name, value in prediction.estimates.items():
         if name not in ESTIMATE_NAMES:
             raise RidgeError(f"unknown estimate '{name}' (known: {', '.join(ESTIMATE_NAMES)})")
@@ -138,69 +288,224 @@ def validate_prediction(puzzle: Puzzle, prediction: Prediction) -> None:
             raise RidgeError(f"estimate {name} must be a finite number, got {value!r}")
 
 
-def grade(puzzle: Puzzle, key: Key, prediction: Prediction, hints_used: int = 0) -> Grade:
-    """Grade one prediction: outcome, points, per-part correctness, feedback and misconceptions."""
-    validate_prediction(puzzle, prediction)
-    parts = {
-        "bottleneck": prediction.bottleneck == key.bottleneck,
-        "lever": prediction.lever == key.best_lever,
-        "gain_band": band_right(prediction.gain_band, key),
-        "reason": prediction.reason == key.reason,
-    }
-    results = []
+# --- the grader ----------------------------------------------------------------------------------
+
+def grade(puzzle: Puzzle, key, prediction: Prediction | Mapping[str, Any], hints_used: int = 0, *,
+          napkin: str | None = None, spec_gain: float | None = None, ask_reason: bool = True,
+          strict: bool = True) -> Grade:
+    """Grade one prediction against `key` (the engine's key for `puzzle`). `napkin` names the
+    napkin question a drill or exam item adds (its estimates, or the yes/no with `spec_gain`,
+    the engine's gain from speculating); `ask_reason=False` when the mode asks no reason id."""
+    from puzzles.misconceptions import detect
+
+    p = Prediction.of(prediction)
+    asks_reason = ask_reason and bool(puzzle.reasons)
+    if strict:
+        validate_prediction(puzzle, p, asks_reason)
+    verdict = objective_bottleneck(key)
+    reasons = accepted_reasons(key.solution, verdict)
+    question = QUESTIONS.get(napkin) if napkin else None
+    napkin_estimates = tuple(question.estimates) if question else ()
+    blanks = [name for name in ANSWER_PARTS if not getattr(p, name)]
+
+    bands = accepted_bands(key)
+    band_note = ""
+    if len(bands) > 1:
+        band_note = "the gain is within 10% of a band edge, so the neighbouring band counts too"
+    parts = [
+        Part("bottleneck", p.bottleneck or None, verdict, p.bottleneck == verdict, ANSWER),
+        Part("lever", p.lever or None, key.best_lever, p.lever == key.best_lever, ANSWER),
+        Part("gain_band", p.gain_band or None, key.gain_band, p.gain_band in bands, ANSWER, note=band_note),
+    ]
+    if asks_reason:
+        note = "" if p.reason == key.reason or p.reason not in reasons else "it also holds and decides here"
+        parts.append(Part("reason", p.reason or None, key.reason, p.reason in reasons, REASON, note=note))
+        if not p.reason:
+            blanks.append("reason")
     for name in puzzle.estimates:
-        truth = key.estimates[name]
-        value = prediction.estimates.get(name)
-        right = estimate_right(value, truth)
-        parts[f"estimate:{name}"] = right
-        results.append(EstimateResult(name, value, truth, right))
-    answer_right = parts["bottleneck"] and parts["lever"] and parts["gain_band"]
-    reason_right = parts["reason"] and all(e.right for e in results)
+        value = p.estimates.get(name)
+        counts = estimate_counts(name, reasons, asks_reason, napkin_estimates)
+        note = ("it quantifies the deciding reason, so it counts toward the reason" if counts == REASON
+                else "a check on your working: it does not change the outcome")
+        parts.append(Part(f"estimate:{name}", value, key.estimates.get(name), estimate_right(value, key.estimates.get(name)),
+                          counts, note=note))
+        if value is None:
+            blanks.append(name)
+    if question is not None and question.yes_no:
+        helps = None if spec_gain is None else spec_gain > SPEC_HELPS_ABOVE
+        engine = None if helps is None else ("yes" if helps else "no")
+        said = p.spec_helps if p.spec_helps in ("yes", "no") else None
+        parts.append(Part(SPEC_FIELD, said, engine, said is not None and said == engine, REASON))
+        if said is None:
+            blanks.append(SPEC_FIELD)
+    certainty = Certainty(p.certainty) if p.certainty in list(Certainty) else Certainty.LOW
+    if not p.certainty:
+        blanks.append("certainty")
+
+    answer_right = all(x.right for x in parts if x.counts == ANSWER)
+    reason_parts = [x for x in parts if x.counts == REASON]
+    reason_right = all(x.right for x in reason_parts) if reason_parts else answer_right
     outcome = outcome_for(answer_right, reason_right)
-    misconceptions = tuple(detect(puzzle, key, prediction))
-    feedback = tuple(_feedback(puzzle, key, prediction, parts, results, outcome))
-    return Grade(outcome=outcome, points=points(outcome, prediction.certainty, hints_used),
-                 answer_right=answer_right, reason_right=reason_right, parts=parts,
-                 estimates=tuple(results), feedback=feedback, misconceptions=misconceptions, key=key)
+    parts = [_with_decided(x, outcome, bool(reason_parts)) for x in parts]
+    misconceptions = tuple(detect(puzzle, key, p))
+    feedback = tuple(_feedback(key, p, verdict, parts, outcome))
+    return Grade(outcome=outcome, points=points(outcome, certainty, hints_used), certainty=certainty,
+                 parts=tuple(parts), blanks=tuple(blanks), feedback=feedback, misconceptions=misconceptions,
+                 key=key, prediction=p)
 
 
-_OUTCOME_TEXT = {
-    "cleared": "Cleared: the right answer for the right reason.",
-    "lucky": "Lucky: the right answer, but not for the reason that decides it.",
-    "close": "Close: the reasoning holds, but the answer drawn from it is off.",
-    "missed": "Missed: neither the answer nor the reason.",
+def _with_decided(part: Part, outcome: Outcome, has_reason: bool) -> Part:
+    """Mark the parts that set the outcome: the reason for cleared and lucky (the right ones for
+    cleared, the wrong ones for lucky), the wrong answer parts for close, every wrong part for
+    missed. With no reason asked, cleared is decided by the answer itself."""
+    if outcome == Outcome.CLEARED:
+        decided = part.counts == (REASON if has_reason else ANSWER)
+    elif outcome == Outcome.LUCKY:
+        decided = part.counts == REASON and not part.right
+    elif outcome == Outcome.CLOSE:
+        decided = part.counts == ANSWER and not part.right
+    else:
+        decided = part.counts != CHECK and not part.right
+    if not decided:
+        return part
+    return Part(part.name, part.yours, part.engine, part.right, part.counts, True, part.note)
+
+
+# --- words -----------------------------------------------------------------------------------------
+
+OUTCOME_TEXT = {
+    Outcome.CLEARED: "Cleared: the right answer for the right reason.",
+    Outcome.LUCKY: "Lucky: the right answer, but not for the reason that decides it.",
+    Outcome.CLOSE: "Close: the reasoning holds, but part of the answer drawn from it is wrong.",
+    Outcome.MISSED: "Missed: neither the answer nor the reason.",
 }
 
+PART_TITLES = {"bottleneck": "Bottleneck", "lever": "Best lever", "gain_band": "Its gain", "reason": "Because",
+               SPEC_FIELD: "Speculative decoding helps?"}
 
-def _feedback(puzzle: Puzzle, key: Key, p: Prediction, parts: dict, results: list, outcome: str) -> list[str]:
-    lines = [_OUTCOME_TEXT[outcome]]
-    if parts["bottleneck"]:
-        lines.append(f"Bottleneck right: {why_not_verdict(key.bottleneck, key)}.")
-    else:
-        lines.append(f"Bottleneck: you said {why_not_verdict(p.bottleneck, key)}.")
-    if parts["lever"]:
+
+def plain_words(kind: str, ident: str) -> str:
+    """Ids as the engine's own text names them (screens pass `app.labels.words` instead)."""
+    if not ident:
+        return "(blank)"
+    return REASONS.get(ident, ident) if kind == "reason" else str(ident)
+
+
+def part_title(part: Part, words: Callable[[str, str], str] = plain_words) -> str:
+    if part.estimate is not None:
+        return words("estimate", part.estimate)
+    return PART_TITLES.get(part.name, part.name)
+
+
+def value_text(part: Part, value: Any, words: Callable[[str, str], str] = plain_words) -> str:
+    """A part's value (yours or the engine's) in words: ids through `words`, numbers with units."""
+    if value is None:
+        return "(blank)"
+    if part.estimate is not None:
+        return fmt.value(part.estimate, value)
+    kind = {"bottleneck": "bottleneck", "lever": "lever", "gain_band": "band", "reason": "reason"}.get(part.name)
+    return words(kind, str(value)) if kind else str(value)
+
+
+_DECIDED_NAMES = {"bottleneck": "the bottleneck", "lever": "the best lever", "gain_band": "the gain band",
+                  "reason": "the reason", SPEC_FIELD: "whether speculative decoding helps"}
+
+
+def decided_text(grade: Grade, words: Callable[[str, str], str] = plain_words) -> str:
+    """One line naming the part(s) that decided the outcome."""
+    names = [f"your estimate of {part_title(p, words)}" if p.estimate is not None else _DECIDED_NAMES.get(p.name, p.name)
+             for p in grade.decided]
+    said = " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+    if grade.outcome == Outcome.CLEARED:
+        return f"Decided by {said or 'the answer'}: right, so the right answer is cleared."
+    if grade.outcome == Outcome.LUCKY:
+        return f"Decided by {said}: wrong, so the right answer is only lucky."
+    if grade.outcome == Outcome.CLOSE:
+        return f"Decided by {said}: wrong, though the reasoning holds."
+    return f"Decided by {said or 'every part'}: wrong."
+
+
+def part_lines(grade: Grade, words: Callable[[str, str], str] = plain_words) -> list[str]:
+    """One line per part judged: ✓ or ✗, yours, the engine's, and how it counted; ◆ marks a part
+    that decided the outcome."""
+    lines = []
+    for part in grade.parts:
+        mark = "✓" if part.right else "✗"
+        decided = " ◆" if part.decided else ""
+        line = f"{mark}{decided} {part_title(part, words)}: {value_text(part, part.yours, words)}"
+        if part.estimate is not None:
+            ratio = f", {part.ratio:.2f}×" if part.ratio else ""
+            line += f" → engine: {value_text(part, part.engine, words)}{ratio}"
+            if part.counts == CHECK:
+                line += " (a check on your working; it does not change the outcome)"
+        elif part.name == "gain_band":
+            gain = fmt.gain(grade.key.gain) if grade.key.gain is not None else "it makes the deployment fit"
+            line += f" → engine: {value_text(part, part.engine, words)} ({gain})"
+            if part.note:
+                line += f"; {part.note}"
+        elif part.name == SPEC_FIELD:
+            line += f" → engine: {part.engine}"
+        elif not part.right or part.note:
+            line += f" → engine: {value_text(part, part.engine, words)}"
+            if part.note:
+                line += f" ({part.note})"
+        lines.append(line)
+    return lines
+
+
+def reveal_lines(grade: Grade, words: Callable[[str, str], str] = plain_words) -> list[str]:
+    """The compact reveal every quick mode shows: what decided it, each part, what decides it."""
+    return [decided_text(grade, words), *part_lines(grade, words), f"What decides it: {grade.key.deciding}."]
+
+
+def _feedback(key, p: Prediction, verdict: Verdict, parts: list[Part], outcome: Outcome) -> list[str]:
+    """The engine's explanation, part by part, with this deployment's numbers."""
+    by_name = {x.name: x for x in parts}
+    lines = [OUTCOME_TEXT[outcome]]
+    if p.bottleneck == verdict:
+        lines.append(f"Bottleneck right: {why_not_verdict(verdict, key, verdict)}.")
+    elif p.bottleneck:
+        lines.append(f"Bottleneck: you said {why_not_verdict(p.bottleneck, key, verdict)}.")
+    if by_name["lever"].right:
         lines.append(f"Lever right: {lever_story(key.best_lever, key)}.")
     else:
-        lines.append(f"Lever: you chose {lever_story(p.lever, key)}.")
+        if p.lever:
+            lines.append(f"Lever: you chose {lever_story(p.lever, key)}.")
         lines.append(f"The best offered is {lever_story(key.best_lever, key)}.")
     gain = fmt.gain(key.gain) if key.gain is not None else "unbounded (it makes the deployment fit)"
-    if parts["gain_band"]:
+    if by_name["gain_band"].right:
         note = "" if p.gain_band == key.gain_band else f" (next to {band_text(key.gain_band)}, and the gain is near the edge)"
         lines.append(f"Gain band right: {key.best_lever} gains {gain}{note}.")
-    else:
+    elif p.gain_band in list(GainBand):
         lines.append(f"Gain band: you said {band_text(p.gain_band)}; {key.best_lever} gains {gain}, "
                      f"which is {band_text(key.gain_band)}.")
-    if parts["reason"]:
-        lines.append(f"Reason right: {key.deciding}.")
-    else:
-        lines.append(f"Reason: you picked '{REASONS[p.reason]}', but here {reason_fact(p.reason, key.solution)}. "
-                     f"What decides it: {key.deciding}.")
-    for e in results:
-        if e.value is None:
-            lines.append(f"Estimate {e.name}: not given; it is {fmt.value(e.name, e.truth)}.")
+    reason = by_name.get("reason")
+    if reason is not None:
+        if reason.right and p.reason == key.reason:
+            lines.append(f"Reason right: {key.deciding}.")
+        elif reason.right:
+            from puzzles.reasons import reason_fact
+
+            lines.append(f"Reason right: '{REASONS[p.reason]}' holds and decides here "
+                         f"({reason_fact(p.reason, key.solution)}). The key names {key.deciding}.")
+        elif p.reason in REASONS:
+            from puzzles.reasons import reason_fact
+
+            lines.append(f"Reason: you picked '{REASONS[p.reason]}', but here {reason_fact(p.reason, key.solution)}. "
+                         f"What decides it: {key.deciding}.")
+    for part in parts:
+        if part.estimate is None:
             continue
-        verdict = "right" if e.right else "wrong"
-        lines.append(f"Estimate {e.name}: you said {fmt.value(e.name, e.value)}, the engine has "
-                     f"{fmt.value(e.name, e.truth)} ({e.ratio:.2f}x; {verdict}: the tolerance is a factor of "
-                     f"{ESTIMATE_TOLERANCE:g} either way on a log scale).")
+        name, truth = part.estimate, part.engine
+        counts = ("it counts toward the reason" if part.counts == REASON
+                  else "a check on your working, so it does not change the outcome")
+        if part.yours is None:
+            lines.append(f"Estimate {name}: not given; it is {fmt.value(name, truth)} ({counts}).")
+            continue
+        verdict_word = "right" if part.right else "wrong"
+        lines.append(f"Estimate {name}: you said {fmt.value(name, part.yours)}, the engine has "
+                     f"{fmt.value(name, truth)} ({part.ratio:.2f}x; {verdict_word}: the tolerance is a factor of "
+                     f"{ESTIMATE_TOLERANCE:g} either way on a log scale; {counts})." if part.ratio else
+                     f"Estimate {name}: you said {fmt.value(name, part.yours)}, the engine has "
+                     f"{fmt.value(name, truth)} ({verdict_word}; {counts}).")
     return lines

@@ -10,31 +10,24 @@ An item is a puzzle plus, optionally, one napkin question the player answers una
 - `napkin-cost`: dollars per million output tokens. These items always have the cost objective,
   so the puzzle's best lever is the single change that moves the cost most.
 
-Numbers are judged on a log scale, right within a factor of `TOLERANCE` either way (the same rule
-as `puzzles.grading`). Speculative decoding counts as helping when its gain is above
-`SPEC_HELPS_ABOVE`; an item only asks when the gain is clearly on one side of that line.
-
-`judge` grades a prediction that may have gaps (a drill's timer can run out part-way): a missing
-part is simply wrong, and a missing certainty counts as low. The outcome follows the game's rule:
-the answer (bottleneck, best lever, gain band) and the reason (the reason id when asked, every
-estimate asked, the yes/no) give cleared, lucky, close or missed. Imports no Textual.
+Speculative decoding counts as helping when its gain is above `SPEC_HELPS_ABOVE`; an item only
+asks when the gain is clearly on one side of that line. An item is graded by the one grader,
+`puzzles.grading.grade(item.puzzle, item.key, prediction, **item.asks)`: the napkin question is
+part of the reason. Imports no Textual.
 """
 from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from engine.analysis import analyze
 from engine.levers import evaluate_lever
 
 from puzzles import fmt
-from puzzles.grading import ESTIMATE_TOLERANCE, band_right, estimate_right, outcome_for
 from puzzles.keys import Key
 from puzzles.puzzle import Puzzle
-from puzzles.scoring import CERTAINTIES, points
 
-TOLERANCE = ESTIMATE_TOLERANCE
 SPEC_HELPS_ABOVE = 1.05   # a gain above this counts as "helps"
 SPEC_CLEAR = 1.07         # asked only when the gain is at least this factor away from that line
 SPEC_FIELD = "spec_helps"
@@ -123,6 +116,12 @@ class Item:
     def spec_helps(self) -> bool | None:
         return None if self.spec_gain is None else self.spec_gain > SPEC_HELPS_ABOVE
 
+    @property
+    def asks(self) -> dict:
+        """What this item asks, as `puzzles.grading.grade`'s keywords (timed: blanks allowed)."""
+        return {"napkin": self.napkin, "spec_gain": self.spec_gain, "ask_reason": self.ask_reason,
+                "strict": False}
+
 
 def make_item(puzzle: Puzzle, key: Key, napkin: str | None = None, ask_reason: bool = True) -> Item:
     """An item for `puzzle`; with a napkin question its estimates are the question's."""
@@ -136,69 +135,6 @@ def make_item(puzzle: Puzzle, key: Key, napkin: str | None = None, ask_reason: b
     return Item(puzzle, key, napkin, gain, ask_reason)
 
 
-@dataclass(frozen=True)
-class Judged:
-    """The grade of one item: outcome, points, each part right or wrong, what was left blank,
-    the certainty used, and short feedback lines."""
-
-    outcome: str
-    points: int
-    answer_right: bool
-    reason_right: bool
-    parts: dict[str, bool]
-    blanks: tuple[str, ...]
-    certainty: str
-    feedback: tuple[str, ...] = field(default=())
-
-    @property
-    def napkin_right(self) -> bool:
-        napkin = [v for k, v in self.parts.items() if k.startswith("estimate:") or k == SPEC_FIELD]
-        return all(napkin) if napkin else True
-
-
-def _text(kind: str, ident: str) -> str:
-    return ident or "(blank)"
-
-
-def judge(item: Item, prediction: dict, hints_used: int = 0, words=_text) -> Judged:
-    """Grade `prediction` (ids as the prediction form gives them, plus `spec_helps` 'yes'/'no')
-    against the item's key. Blank parts are wrong; a blank certainty counts as low.
-    `words(kind, id)` turns ids into the words feedback uses (kind: bottleneck, lever, band, reason)."""
-    key, puzzle = item.key, item.puzzle
-    p = {k: prediction.get(k) or "" for k in ("bottleneck", "lever", "gain_band", "reason", "certainty")}
-    estimates = dict(prediction.get("estimates") or {})
-    blanks = [name for name in ("bottleneck", "lever", "gain_band") if not p[name]]
-    parts: dict[str, bool] = {
-        "bottleneck": p["bottleneck"] == key.bottleneck,
-        "lever": p["lever"] == key.best_lever,
-        "gain_band": bool(p["gain_band"]) and band_right(p["gain_band"], key),
-    }
-    if item.ask_reason and puzzle.reasons:
-        parts["reason"] = p["reason"] == key.reason
-        if not p["reason"]:
-            blanks.append("reason")
-    for name in puzzle.estimates:
-        value = estimates.get(name)
-        parts[f"estimate:{name}"] = estimate_right(value, key.estimates.get(name))
-        if value is None:
-            blanks.append(name)
-    question = item.question
-    if question is not None and question.yes_no:
-        said = str(prediction.get(SPEC_FIELD) or "")
-        parts[SPEC_FIELD] = said in ("yes", "no") and (said == "yes") == bool(item.spec_helps)
-        if said not in ("yes", "no"):
-            blanks.append(SPEC_FIELD)
-    certainty = p["certainty"] if p["certainty"] in CERTAINTIES else "low"
-    if not p["certainty"]:
-        blanks.append("certainty")
-    answer_right = parts["bottleneck"] and parts["lever"] and parts["gain_band"]
-    reason_parts = [v for k, v in parts.items() if k not in ("bottleneck", "lever", "gain_band")]
-    reason_right = all(reason_parts) if reason_parts else answer_right
-    outcome = outcome_for(answer_right, reason_right)
-    return Judged(outcome, points(outcome, certainty, hints_used), answer_right, reason_right, parts,
-                  tuple(blanks), certainty, tuple(feedback_lines(item, p, estimates, prediction, parts, words)))
-
-
 def truth_text(item: Item, name: str) -> str:
     """The engine's value for an estimate or the yes/no, in words."""
     if name == SPEC_FIELD:
@@ -206,35 +142,6 @@ def truth_text(item: Item, name: str) -> str:
         verdict = "yes" if item.spec_helps else "no"
         return f"{verdict} (speculating gains {fmt.gain(gain)} on the goal)"
     return fmt.value(name, item.key.estimates.get(name))
-
-
-def feedback_lines(item: Item, p: dict, estimates: dict, prediction: dict, parts: dict, words=_text) -> list[str]:
-    """One line per part: ✓ or ✗, what was said, and the engine's answer when different."""
-    key = item.key
-    gain = fmt.gain(key.gain) if key.gain is not None else "it makes the deployment fit"
-    rows = [
-        ("bottleneck", "Bottleneck", words("bottleneck", p["bottleneck"]), words("bottleneck", key.bottleneck)),
-        ("lever", "Best lever", words("lever", p["lever"]), words("lever", key.best_lever)),
-        ("gain_band", "Its gain", words("band", p["gain_band"]), f"{words('band', key.gain_band)} ({gain})"),
-    ]
-    if "reason" in parts:
-        rows.append(("reason", "Because", words("reason", p["reason"]), words("reason", key.reason)))
-    lines = []
-    for part, title, said, truth in rows:
-        mark = "✓" if parts[part] else "✗"
-        lines.append(f"{mark} {title}: {said}" + ("" if parts[part] else f" → engine: {truth}"))
-    for name in item.puzzle.estimates:
-        value = estimates.get(name)
-        said = "(blank)" if value is None else fmt.value(name, value)
-        mark = "✓" if parts[f"estimate:{name}"] else "✗"
-        ratio = f", {value / key.estimates[name]:.2f}×" if value and key.estimates.get(name) else ""
-        lines.append(f"{mark} {name.replace('_', ' ')}: {said} → engine: {truth_text(item, name)}{ratio}")
-    if SPEC_FIELD in parts:
-        said = str(prediction.get(SPEC_FIELD) or "(blank)")
-        mark = "✓" if parts[SPEC_FIELD] else "✗"
-        lines.append(f"{mark} speculative decoding helps? {said} → engine: {truth_text(item, SPEC_FIELD)}")
-    lines.append(f"What decides it: {key.deciding}.")
-    return lines
 
 
 def distance_text(item: Item) -> str:

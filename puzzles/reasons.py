@@ -17,13 +17,42 @@ it from the engine's solution alone, by this rule:
 
 `deciding_text` states the key's quantity with this deployment's numbers; `reason_fact` states
 any candidate's quantity for this deployment, so feedback can show why a wrong pick misleads.
+
+More than one reason can hold and decide: the verdict's own quantity (rule 3) decides the
+bottleneck even where the best lever's mechanism (rule 2) is the key's reason. `accepted_reasons`
+is that set, and the grader takes any of them as right: a true, deciding reason is never wrong.
+`MEASURES` says which numeric estimates quantify each reason: such an estimate is part of the
+reason when it quantifies one the grader accepts (see `puzzles.grading`).
 """
 from __future__ import annotations
 
+from enum import StrEnum
+
 from engine.analysis import harmonic
+from engine.ids import Lever, Verdict
 from engine.levers import Solution
 
 from puzzles import fmt
+
+
+class Reason(StrEnum):
+    """The deciding quantities a player can name, in the one fixed order options are listed."""
+
+    WEIGHTS_OVERFLOW = "weights-overflow"
+    KV_OVERFLOW = "kv-overflow"
+    KV_CAP = "kv-cap"
+    PREFILL_FLOPS = "prefill-flops"
+    AT_RIDGE = "at-ridge"
+    KV_READ = "kv-read"
+    WEIGHT_READ = "weight-read"
+    IDLE_FLOPS = "idle-flops"
+    SERIAL_REQUESTS = "serial-requests"
+    STRAGGLER_SLOTS = "straggler-slots"
+    RESERVED_SLOTS = "reserved-slots"
+    RECOMPUTED_PREFIX = "recomputed-prefix"
+    EASY_TRAFFIC = "easy-traffic"
+    PREFILL_STALL = "prefill-stall"
+
 
 REASONS: dict[str, str] = {
     "weights-overflow": "the weights and the reserve alone overflow the GPUs' memory",
@@ -42,10 +71,30 @@ REASONS: dict[str, str] = {
     "prefill-stall": "one long prefill holds the GPU, freezing every stream in the batch",
 }
 
-_BY_LEVER = {"routing": "easy-traffic", "prefix-caching": "recomputed-prefix", "chunked-prefill": "prefill-stall",
-             "paged-kv": "reserved-slots", "speculative-decoding": "idle-flops"}
-_BY_VERDICT = {"kv-capacity": "kv-cap", "prefill-compute": "prefill-flops", "decode-compute": "at-ridge",
-               "decode-kv": "kv-read", "decode-weights": "weight-read"}
+_BY_LEVER = {Lever.ROUTING: Reason.EASY_TRAFFIC, Lever.PREFIX_CACHING: Reason.RECOMPUTED_PREFIX,
+             Lever.CHUNKED_PREFILL: Reason.PREFILL_STALL, Lever.PAGED_KV: Reason.RESERVED_SLOTS,
+             Lever.SPECULATIVE_DECODING: Reason.IDLE_FLOPS}
+_BY_VERDICT = {Verdict.KV_CAPACITY: Reason.KV_CAP, Verdict.PREFILL_COMPUTE: Reason.PREFILL_FLOPS,
+               Verdict.DECODE_COMPUTE: Reason.AT_RIDGE, Verdict.DECODE_KV: Reason.KV_READ,
+               Verdict.DECODE_WEIGHTS: Reason.WEIGHT_READ}
+
+# The numeric estimates that quantify each reason (an estimate of one of these IS that reason, in numbers).
+MEASURES: dict[str, tuple[str, ...]] = {
+    Reason.WEIGHTS_OVERFLOW: ("weight_bytes",),
+    Reason.KV_OVERFLOW: ("kv_bytes_per_token", "max_concurrency"),
+    Reason.KV_CAP: ("max_concurrency", "kv_bytes_per_token"),
+    Reason.PREFILL_FLOPS: ("ttft_seconds",),
+    Reason.AT_RIDGE: ("intensity", "ridge"),
+    Reason.KV_READ: ("kv_bytes_per_token",),
+    Reason.WEIGHT_READ: ("weight_bytes",),
+    Reason.IDLE_FLOPS: ("intensity", "ridge", "spec_expected_tokens"),
+    Reason.SERIAL_REQUESTS: (),
+    Reason.STRAGGLER_SLOTS: (),
+    Reason.RESERVED_SLOTS: ("max_concurrency",),
+    Reason.RECOMPUTED_PREFIX: ("ttft_seconds",),
+    Reason.EASY_TRAFFIC: ("cost_per_million_output_tokens",),
+    Reason.PREFILL_STALL: ("ttft_seconds",),
+}
 
 # Plausible wrong picks for each key reason: what a half-right diagnosis would reach for.
 CONFUSABLE: dict[str, tuple[str, ...]] = {
@@ -71,12 +120,27 @@ def key_reason(solution: Solution) -> str:
     r = solution.report
     if not r.fits:
         return "weights-overflow" if r.weight_bytes + r.reserve_bytes > r.memory_bytes else "kv-overflow"
+    return str(mechanism_reason(solution) or _BY_VERDICT[r.bottleneck])
+
+
+def mechanism_reason(solution: Solution) -> str | None:
+    """The best lever's own mechanism (rule 2), when it has one."""
     best = solution.best_lever
-    if best == "batching":
-        return "straggler-slots" if r.deployment.scheduler == "static" else "serial-requests"
-    if best in _BY_LEVER:
-        return _BY_LEVER[best]
-    return _BY_VERDICT[r.bottleneck]
+    if best == Lever.BATCHING:
+        return Reason.STRAGGLER_SLOTS if solution.report.deployment.scheduler == "static" else Reason.SERIAL_REQUESTS
+    return _BY_LEVER.get(best)
+
+
+def accepted_reasons(solution: Solution, verdict: str | None = None) -> frozenset[str]:
+    """Every reason that holds and decides here: the key's, the quantity of `verdict` (the
+    bottleneck the puzzle's objective is judged on; the six-rule verdict when None), and the
+    best lever's mechanism. A deployment that does not fit has only its key reason."""
+    key = key_reason(solution)
+    r = solution.report
+    if not r.fits:
+        return frozenset({key})
+    found = {key, _BY_VERDICT.get(verdict or r.bottleneck), mechanism_reason(solution)}
+    return frozenset(str(x) for x in found if x)
 
 
 def reason_fact(reason: str, solution: Solution) -> str:
@@ -95,6 +159,11 @@ def reason_fact(reason: str, solution: Solution) -> str:
     if reason == "kv-cap":
         return (f"the cache holds {fmt.num(r.max_concurrency)} sequences of {fmt.num(r.seq_len_avg)} tokens "
                 f"and the traffic wants {fmt.num(dep.concurrency)}")
+    if reason == "prefill-flops" and dep.objective in ("ttft", "stall"):
+        compute = r.prefill_flops / (dep.gpus * r.peak_flops * dep.mfu)
+        bound = "so its FLOPs set the wait" if compute >= r.prefill_seconds * (1 - 1e-9) else "but the weight read sets the wait"
+        return (f"one request's {fmt.num(dep.prompt)}-token prefill computes for {fmt.secs(compute)} of the "
+                f"{fmt.secs(r.prefill_seconds)} it takes, {bound}")
     if reason == "prefill-flops":
         return (f"prefill takes {fmt.pct(r.prefill_share)} of the GPU time "
                 f"({fmt.secs(r.prefill_seconds)} per request against {fmt.num(dep.output)} steps of {fmt.secs(r.tpot_seconds)})")

@@ -1,31 +1,24 @@
-"""Competitions: match codes, one tamper-evident result file per player, scoring and the board.
-
-A match code names the same seeded puzzles on every machine: `R-<seed>-<difficulty>-<count>`,
-with `-S` at the end when answers earn a speed bonus (`R-42-3-10-S`). Puzzle n of a match is the
-generated puzzle `gen-s<seed>-d<difficulty>-<n-1>`.
+"""Match result files: one tamper-evident TOML file per player, written and read back.
 
 Each player's machine writes a result file (plain TOML, rewritten atomically after every answer):
 the match code, the player, an optional team, and each answer with the engine's key, its outcome,
 and a hash chain (`saves.chain`). The first answer links to a hash of the header, so renaming
 the player or changing the team breaks the chain; a seal over the last hash and the number of
 answers catches an answer cut from the end. Reading a file also regenerates each puzzle and
-grades its prediction again, so an edited outcome or key is caught even when the hashes were
-recomputed (the chain alone is tamper evidence, not proof: someone who edits a prediction and
-recomputes every hash is not caught, which would need a secret key).
+grades its prediction again (`puzzles.match.regrade_problem`, through the one grader), so an
+edited outcome or key is caught even when the hashes were recomputed (the chain alone is tamper
+evidence, not proof: someone who edits a prediction and recomputes every hash is not caught,
+which would need a secret key).
 
-Scoring (every number derived from the answers, never stored): each answer earns the game's
-certainty-marked points (`puzzles.scoring`: the right answer for the right reason earns most, a
-confident wrong answer costs most), plus, when the match has one, a speed bonus for cleared
-answers only, so guessing fast never pays. Teams score the average of their members. The board
-shows the top five plus the players around you. Imports no Textual.
+The rules live in `puzzles`: match codes and scoring in `puzzles.match`, the board in
+`puzzles.boards`. This module is persistence only. Imports no Textual.
 """
 from __future__ import annotations
 
 import datetime as _dt
 import math
-import re
 import tomllib
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,196 +27,16 @@ from engine.bounds import MAX_DEPTH, data_depth, one_line
 from engine.errors import RidgeError
 from saves.chain import GENESIS, chain_hash, verify_chain
 
+from puzzles.boards import Board, Entry, build_board, entry_for
+from puzzles.match import MatchCode, check_name, regrade_problem
+
 FILE_KIND = "ridge-match-result"
 FILE_VERSION = 1
-MAX_COUNT = 50
 MAX_RESULT_BYTES = 4 << 20  # a 50-answer result file is about 40 KiB
-MAX_SEED = 10**12 - 1
-SPEED_WINDOW_SECONDS = 120.0
-SPEED_BONUS_MAX = 5
-TOP = 5
-_CODE = re.compile(r"^R-(\d{1,12})-([1-5])-(\d{1,2})(-S)?$", re.IGNORECASE)
-_NAME = re.compile(r"^[\w\- ]{1,32}$")
 
 
 class MatchFileError(RidgeError):
     """A result file that cannot be trusted; the message says why, in one line."""
-
-
-# --- match codes ---------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class MatchCode:
-    """What a match code encodes: the seed, the difficulty, how many puzzles, the speed bonus."""
-
-    seed: int
-    difficulty: int
-    count: int
-    speed_bonus: bool = False
-
-    def __post_init__(self) -> None:
-        if not 0 <= self.seed <= MAX_SEED:
-            raise RidgeError(f"a match seed is a whole number from 0 to {MAX_SEED}, got {self.seed}")
-        if not 1 <= self.difficulty <= 5:
-            raise RidgeError(f"a match difficulty is 1 to 5, got {self.difficulty}")
-        if not 1 <= self.count <= MAX_COUNT:
-            raise RidgeError(f"a match has 1 to {MAX_COUNT} puzzles, got {self.count}")
-
-    def __str__(self) -> str:
-        return f"R-{self.seed}-{self.difficulty}-{self.count}" + ("-S" if self.speed_bonus else "")
-
-    @classmethod
-    def parse(cls, text: str) -> MatchCode:
-        m = _CODE.match(str(text).strip())
-        if not m:
-            raise RidgeError(f"'{text}' is not a match code (they look like R-42-3-10, or R-42-3-10-S "
-                             "with a speed bonus: seed, difficulty 1-5, number of puzzles)")
-        return cls(int(m.group(1)), int(m.group(2)), int(m.group(3)), bool(m.group(4)))
-
-    def puzzle_id(self, number: int) -> str:
-        """The id of puzzle `number` (1-based) of this match."""
-        return f"gen-s{self.seed}-d{self.difficulty}-{number - 1:04d}"
-
-    def puzzle_ids(self) -> list[str]:
-        return [self.puzzle_id(n) for n in range(1, self.count + 1)]
-
-
-# --- scoring -------------------------------------------------------------------------------------
-
-def speed_bonus(outcome: str, seconds: float | None) -> int:
-    """Up to SPEED_BONUS_MAX extra points for a cleared answer, falling to 0 at SPEED_WINDOW_SECONDS."""
-    if outcome != "cleared" or seconds is None or not math.isfinite(seconds) or seconds < 0:
-        return 0
-    return round(SPEED_BONUS_MAX * max(0.0, 1.0 - seconds / SPEED_WINDOW_SECONDS))
-
-
-def answer_score(outcome: str, certainty: str, seconds: float | None = None, with_speed: bool = False) -> int:
-    """One answer's score: certainty-marked points, plus the speed bonus when the match has one."""
-    from puzzles.scoring import points
-
-    return points(outcome, certainty) + (speed_bonus(outcome, seconds) if with_speed else 0)
-
-
-# --- the board -----------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Entry:
-    """One player's totals, as the board ranks them."""
-
-    player: str
-    team: str
-    score: int
-    answered: int = 0
-    cleared: int = 0
-    confident_misses: int = 0  # wrong answers given with high certainty
-
-
-@dataclass(frozen=True)
-class Standing:
-    rank: int
-    entry: Entry
-
-
-@dataclass(frozen=True)
-class TeamStanding:
-    rank: int
-    team: str
-    score: float  # the members' average
-    members: tuple[str, ...]
-
-
-def _ranked(items: list, score) -> list[tuple[int, Any]]:
-    """Competition ranking (1, 2, 2, 4) of items already sorted best first."""
-    out = []
-    for i, item in enumerate(items):
-        rank = out[-1][0] if out and score(out[-1][1]) == score(item) else i + 1
-        out.append((rank, item))
-    return out
-
-
-@dataclass(frozen=True)
-class Board:
-    """Every player ranked, every team ranked by its members' average score."""
-
-    players: tuple[Standing, ...]
-    teams: tuple[TeamStanding, ...]
-    code: str = ""
-    speed_bonus: bool = False
-
-    def find(self, player: str | None) -> int | None:
-        if not player:
-            return None
-        folded = player.casefold()
-        return next((i for i, s in enumerate(self.players) if s.entry.player.casefold() == folded), None)
-
-    def shown(self, me: str | None = None, top: int = TOP, reach: int = 1) -> list[Standing | None]:
-        """The top `top` rows, then (when `me` ranks below them) a gap, shown as None, and the
-        rows from `reach` above `me` to `reach` below."""
-        rows: list[Standing | None] = list(self.players[:top])
-        i = self.find(me)
-        if i is None or i < top:
-            return rows
-        start = max(top, i - reach)
-        if start > top:
-            rows.append(None)
-        rows.extend(self.players[start:i + reach + 1])
-        return rows
-
-
-def build_board(entries: Iterable[Entry], code: str = "", with_speed: bool = False) -> Board:
-    """Rank players by score (ties share a rank; names break the order), and teams by average."""
-    ordered = sorted(entries, key=lambda e: (-e.score, e.player.casefold(), e.player))
-    players = tuple(Standing(rank, e) for rank, e in _ranked(ordered, lambda e: e.score))
-    teams: dict[str, list[Entry]] = {}
-    for e in ordered:
-        if e.team:
-            teams.setdefault(e.team, []).append(e)
-    averaged = sorted(((name, sum(m.score for m in members) / len(members), tuple(m.player for m in members))
-                       for name, members in teams.items()), key=lambda t: (-t[1], t[0].casefold()))
-    team_rows = tuple(TeamStanding(rank, name, round(avg, 2), members)
-                      for rank, (name, avg, members) in _ranked(averaged, lambda t: round(t[1], 9)))
-    return Board(players, team_rows, code, with_speed)
-
-
-def board_lines(board: Board, me: str | None = None, width: int = 72, top: int = TOP) -> list[str]:
-    """The board as text: rank, player, team, score, cleared/answered, confident misses; the top
-    `top` rows and the rows around `me`."""
-    name_w = max(6, min(20, max((len(s.entry.player) for s in board.players), default=6)))
-    team_w = max(4, min(14, max((len(s.entry.team) for s in board.players), default=4)))
-    teams = any(s.entry.team for s in board.players)
-    team_head = f"{'Team':<{team_w}}  " if teams else ""
-    head = f"{'#':>3}  {'Player':<{name_w}}  {team_head}{'Score':>6}  {'Cleared':>7}  {'Sure but wrong':>14}"
-    lines = [head[:width]]
-    i_me = board.find(me)
-    for row in board.shown(me, top=top):
-        if row is None:
-            lines.append(f"{'…':>3}")
-            continue
-        e = row.entry
-        mark = "▶" if i_me is not None and board.players[i_me] is row else " "
-        team = f"{e.team[:team_w] or '-':<{team_w}}  " if teams else ""
-        lines.append((f"{row.rank:>3}{mark} {e.player[:name_w]:<{name_w}}  {team}"
-                      f"{e.score:>6}  {f'{e.cleared}/{e.answered}':>7}  {e.confident_misses:>14}")[:width])
-    if board.teams:
-        lines += ["", f"{'#':>3}  {'Team':<{team_w}}  {'Average':>8}  Members"]
-        for t in board.teams:
-            lines.append(f"{t.rank:>3}  {t.team[:team_w]:<{team_w}}  {t.score:>8.1f}  {', '.join(t.members)}"[:width])
-    return lines
-
-
-def board_json(board: Board, me: str | None = None) -> dict[str, Any]:
-    def row(s: Standing) -> dict[str, Any]:
-        e = s.entry
-        return {"rank": s.rank, "player": e.player, "team": e.team or None, "score": e.score,
-                "answered": e.answered, "cleared": e.cleared, "confident_misses": e.confident_misses}
-
-    return {
-        "match": board.code or None, "speed_bonus": board.speed_bonus,
-        "players": [row(s) for s in board.players],
-        "shown": [None if s is None else row(s) for s in board.shown(me)],
-        "teams": [{"rank": t.rank, "team": t.team, "score": t.score, "members": list(t.members)}
-                  for t in board.teams],
-    }
 
 
 # --- result files --------------------------------------------------------------------------------
@@ -243,26 +56,16 @@ def _seal(last_hash: str, doc: dict[str, Any], count: int) -> str:
     return chain_hash(last_hash, {"answers": count, "match": doc.get("match"), "player": doc.get("player")})
 
 
-def check_name(text: str, what: str = "player") -> str:
-    text = str(text).strip()
-    if not _NAME.match(text):
-        raise RidgeError(f"a {what} name is 1-32 letters, digits, spaces, '-' or '_', got {text!r}")
-    return text
+def answer_record(puzzle_id: str, grade: Any, seconds: float | None, locked_at: _dt.datetime) -> dict[str, Any]:
+    """One graded answer as the file holds it (before it is linked into the chain): the
+    prediction and the key it was judged against, as `puzzles.attempts` states them."""
+    from puzzles.attempts import key_fields, prediction_fields
 
-
-def answer_record(puzzle_id: str, prediction: dict, key: Any, outcome: str, seconds: float | None,
-                  locked_at: _dt.datetime) -> dict[str, Any]:
-    """One answer as the file holds it (before it is linked into the chain). `key` is the engine's
-    key (an object with bottleneck, best_lever, gain_band, reason, or a dict of them)."""
-    get = (lambda k: key.get(k, "")) if isinstance(key, dict) else (lambda k: getattr(key, k, "") or "")
-    pred: dict[str, Any] = {k: str(prediction.get(k) or "") for k in
-                            ("bottleneck", "lever", "gain_band", "reason", "certainty")}
-    estimates = {str(k): float(v) for k, v in (prediction.get("estimates") or {}).items()}
-    if estimates:
-        pred["estimates"] = estimates
-    rec: dict[str, Any] = {"puzzle_id": puzzle_id, "locked_at": _stamp(locked_at), "outcome": outcome,
-                           "prediction": pred,
-                           "key": {k: str(get(k)) for k in ("bottleneck", "best_lever", "gain_band", "reason")}}
+    pred: dict[str, Any] = prediction_fields(grade)
+    if not pred["estimates"]:
+        del pred["estimates"]
+    rec: dict[str, Any] = {"puzzle_id": puzzle_id, "locked_at": _stamp(locked_at), "outcome": str(grade.outcome),
+                           "prediction": pred, "key": key_fields(grade)}
     if seconds is not None:
         rec["seconds"] = round(float(max(0.0, seconds)), 3)
     return rec
@@ -340,11 +143,8 @@ class MatchResult:
     source: str = ""
 
     def entry(self) -> Entry:
-        with_speed = self.code.speed_bonus
-        score = sum(answer_score(a.outcome, a.certainty, a.seconds, with_speed) for a in self.answers)
-        cleared = sum(a.outcome == "cleared" for a in self.answers)
-        bold = sum(a.certainty == "high" and a.outcome in ("close", "missed") for a in self.answers)
-        return Entry(self.player, self.team, score, len(self.answers), cleared, bold)
+        return entry_for(self.player, self.team, ((a.outcome, a.certainty, a.seconds) for a in self.answers),
+                         self.code.speed_bonus)
 
 
 def _fail(message: str) -> MatchFileError:
@@ -414,23 +214,9 @@ def verify_doc(data: dict[str, Any], source: str = "", regrade: bool = True) -> 
 
 
 def _regrade(seq: int, puzzle_id: str, pred: dict, key: dict, outcome: str) -> None:
-    """The key must be the engine's and the outcome must be what the prediction grades as."""
-    from puzzles.generator import from_id
-    from puzzles.questions import judge, make_item
-
-    gen = from_id(puzzle_id)
-    engine = gen.key
-    for name in ("bottleneck", "best_lever", "gain_band", "reason"):
-        if key.get(name) != getattr(engine, name):
-            raise _fail(f"answer {seq}: the engine's key was edited ({name} says {key.get(name)!r}; "
-                        f"the engine says {getattr(engine, name)!r})")
-    estimates = pred.get("estimates") or {}
-    if not isinstance(estimates, dict) or not all(
-            isinstance(v, (int, float)) and not isinstance(v, bool) for v in estimates.values()):
-        raise _fail(f"answer {seq}: estimates must be numbers")
-    graded = judge(make_item(gen.puzzle, engine), {**pred, "estimates": estimates}).outcome
-    if graded != outcome:
-        raise _fail(f"answer {seq}: the outcome says {outcome}, but its prediction grades as {graded}")
+    problem = regrade_problem(puzzle_id, pred, key, outcome)
+    if problem:
+        raise _fail(f"answer {seq}: {problem}")
 
 
 def read_result(path: Path | str, regrade: bool = True) -> MatchResult:

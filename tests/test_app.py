@@ -82,8 +82,10 @@ async def answer(pilot, prediction: dict, certainty: str = "medium", by_keys: bo
 
 
 def key_answer(puzzle_id: str) -> dict:
+    from puzzles.grading import objective_bottleneck
+
     key = fixture_bank().keys[puzzle_id]
-    return {"bottleneck": key.bottleneck, "lever": key.best_lever, "gain_band": key.gain_band,
+    return {"bottleneck": objective_bottleneck(key), "lever": key.best_lever, "gain_band": key.gain_band,
             "reason": key.reason}
 
 
@@ -204,7 +206,7 @@ async def test_retry_later_queues_the_puzzle_after_the_others(tmp_path):
         await settle(pilot)
         await settle(pilot, "c", "s")
         assert app.screen.puzzle.id == "fixture-tp-01"
-        wrong = {"bottleneck": "prefill-compute", "lever": "batching", "gain_band": "over-4x",
+        wrong = {"bottleneck": "kv-capacity", "lever": "batching", "gain_band": "over-4x",
                  "reason": "kv-cap", "estimates": {"intensity": "300"}}
         await answer(pilot, wrong, certainty="low")
         await settle(pilot, "l", "y")

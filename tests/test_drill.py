@@ -10,7 +10,13 @@ import pytest
 from fsrs import Rating, State
 
 from puzzles import drill
-from puzzles.questions import NAPKIN_IDS, judge, make_item
+from puzzles.grading import grade, objective_bottleneck
+from puzzles.questions import NAPKIN_IDS, make_item
+
+
+def judge(item, prediction):
+    """The one grader, with what the item asks."""
+    return grade(item.puzzle, item.key, prediction, **item.asks)
 from saves import review, streak
 from saves.store import SaveStore
 
@@ -150,7 +156,7 @@ def test_freezes_bank_up_to_two_and_two_misses_need_two():
 # --- planning and judging ---------------------------------------------------------------------
 
 def test_round_is_deterministic_and_follows_the_order():
-    order = ["napkin-concurrency", "kv-cache", "batching", "napkin-spec", "two-phases"]
+    order = ["napkin-concurrency", "kv-cache", "batching", "napkin-spec", "prefix-caching"]
     first = drill.plan_round(order, 2, seed=11, length=5)
     again = drill.plan_round(order, 2, seed=11, length=5)
     assert [p.item.puzzle.id for p in first] == [p.item.puzzle.id for p in again]
@@ -160,7 +166,7 @@ def test_round_is_deterministic_and_follows_the_order():
         if planned.concept in NAPKIN_IDS:
             assert planned.item.napkin == planned.concept
         else:
-            assert planned.concept in drill.concepts_of(planned.item.key)
+            assert planned.concept == drill.deciding_concept(planned.item.key)
     spec = first[3].item
     assert spec.puzzle.estimates == () and spec.spec_helps is not None
     assert first[0].item.puzzle.estimates == ("max_concurrency",)
@@ -175,7 +181,7 @@ def test_unreachable_concepts_are_skipped():
 
 def _right(item) -> dict:
     key = item.key
-    p = {"bottleneck": key.bottleneck, "lever": key.best_lever, "gain_band": key.gain_band,
+    p = {"bottleneck": objective_bottleneck(key), "lever": key.best_lever, "gain_band": key.gain_band,
          "reason": key.reason, "certainty": "medium",
          "estimates": {n: key.estimates[n] for n in item.puzzle.estimates}}
     if item.question is not None and item.question.yes_no:
@@ -208,3 +214,15 @@ def test_estimates_are_judged_within_a_factor_of_one_and_a_half():
     assert judge(item, inside).outcome == "cleared"
     assert judge(item, outside).outcome == "lucky"
     assert make_item(item.puzzle, item.key).napkin is None
+
+
+def test_a_review_is_tagged_with_the_concept_that_decided_the_key():
+    """A batching answer (verdict decode-compute, best lever batching) reviews batching, not the
+    arithmetic intensity its verdict names; a quantization answer reviews its verdict's concept."""
+    for planned in drill.plan_round(list(drill.MODULE_CONCEPTS), 4, seed=3, length=10):
+        key = planned.item.key
+        assert planned.concept == drill.deciding_concept(key)
+        if key.best_lever == "batching":
+            assert planned.concept == "batching"
+        if key.best_lever == "quantization":
+            assert planned.concept == drill.VERDICT_CONCEPT[objective_bottleneck(key)]

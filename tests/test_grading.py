@@ -8,12 +8,14 @@ import pytest
 
 from engine.errors import RidgeError
 from puzzles import bank
-from puzzles.grading import Prediction, band_right, estimate_right, grade
+from puzzles.grading import (Prediction, accepted_bands, band_right, decided_text, estimate_right, grade,
+                             objective_bottleneck, offered_verdicts, reveal_lines)
+from puzzles.reasons import accepted_reasons
 from puzzles.scoring import HINT_COST, POINTS
 
 
 def right_prediction(puzzle, key, certainty="medium", **changes) -> Prediction:
-    values = dict(bottleneck=key.bottleneck, lever=key.best_lever, gain_band=key.gain_band, reason=key.reason,
+    values = dict(bottleneck=objective_bottleneck(key), lever=key.best_lever, gain_band=key.gain_band, reason=key.reason,
                   certainty=certainty, estimates={n: key.estimates[n] for n in puzzle.estimates})
     values.update(changes)
     return Prediction(**values)
@@ -56,7 +58,8 @@ def test_an_estimate_outside_tolerance_makes_the_reason_wrong(kv01):
     puzzle, key = kv01
     estimates = {"kv_bytes_per_token": 327_680, "max_concurrency": 125 * 1.6}
     g = grade(puzzle, key, right_prediction(puzzle, key, estimates=estimates))
-    assert g.outcome == "lucky" and g.parts["estimate:max_concurrency"] is False
+    assert g.outcome == "lucky" and g.right("estimate:max_concurrency") is False
+    assert [part.name for part in g.decided] == ["estimate:max_concurrency"]   # the estimate IS the reason
     assert any("factor of 1.5" in line for line in g.feedback)
     estimates["max_concurrency"] = 125 * 1.45
     assert grade(puzzle, key, right_prediction(puzzle, key, estimates=estimates)).outcome == "cleared"
@@ -188,3 +191,82 @@ def test_grade_json_has_the_contract_fields(kv01):
     for field in ("outcome", "points", "answer_right", "reason_right", "key", "feedback", "misconceptions", "parts"):
         assert field in data
     assert data["key"]["best_lever"] == "quantization"
+
+
+# --- the grading contract (issue 13) ------------------------------------------------------------
+
+def test_the_bottleneck_judged_is_what_bounds_the_objective():
+    """two-phases-02 asks about the time to first token: what bounds one request's prefill is
+    judged, not the whole deployment's GPU time; only the verdicts that can bound TTFT are offered."""
+    puzzle = bank.get("two-phases-02")
+    key = bank.key(puzzle)
+    assert offered_verdicts(puzzle) == ("does-not-fit", "prefill-compute", "prefill-weights")
+    verdict = objective_bottleneck(key)
+    assert verdict in ("prefill-compute", "prefill-weights")
+    g = grade(puzzle, key, right_prediction(puzzle, key))
+    assert g.outcome == "cleared" and g.part("bottleneck").engine == verdict
+    with pytest.raises(RidgeError, match="for a ttft puzzle"):
+        grade(puzzle, key, right_prediction(puzzle, key, bottleneck="decode-weights"))
+
+
+def test_every_part_is_named_with_yours_beside_the_engines(kv01):
+    puzzle, key = kv01
+    estimates = {"kv_bytes_per_token": 327_680, "max_concurrency": 200.0}
+    data = grade(puzzle, key, right_prediction(puzzle, key, estimates=estimates)).to_json()
+    parts = {p["name"]: p for p in data["parts"]}
+    assert list(parts) == ["bottleneck", "lever", "gain_band", "reason", "estimate:kv_bytes_per_token",
+                           "estimate:max_concurrency"]
+    for p in parts.values():
+        assert set(p) >= {"name", "yours", "engine", "right", "decided"}
+    wrong = parts["estimate:max_concurrency"]
+    assert wrong["yours"] == 200.0 and wrong["engine"] == key.estimates["max_concurrency"]
+    assert wrong["right"] is False and wrong["decided"] is True and data["decided"] == ["estimate:max_concurrency"]
+    assert all(not p["decided"] for n, p in parts.items() if n != "estimate:max_concurrency")
+
+
+def test_a_wrong_estimate_is_lucky_only_when_it_is_the_reason():
+    """cost-model-04 asks for the cost per million tokens, but its answer is decided by the weight
+    read: a wrong cost estimate is a check on the working, marked and shown, and costs nothing."""
+    puzzle = bank.get("cost-model-04")
+    key = bank.key(puzzle)
+    truth = key.estimates["cost_per_million_output_tokens"]
+    g = grade(puzzle, key, right_prediction(puzzle, key, estimates={"cost_per_million_output_tokens": truth * 3}))
+    part = g.part("estimate:cost_per_million_output_tokens")
+    assert g.outcome == "cleared" and not part.right and part.counts == "check" and not part.decided
+    assert any("does not change the outcome" in line for line in reveal_lines(g))
+
+
+def test_the_reveal_names_the_part_that_decided(kv01):
+    puzzle, key = kv01
+    wrong_lever = other(puzzle.levers, key.best_lever)
+    g = grade(puzzle, key, right_prediction(puzzle, key, lever=wrong_lever))
+    assert g.outcome == "close" and [p.name for p in g.decided] == ["lever"]
+    assert decided_text(g).startswith("Decided by the best lever: wrong")
+    lines = reveal_lines(g)
+    assert any(line.startswith("✗ ◆ Best lever") for line in lines)
+    assert any("max_concurrency" in line and "engine" in line for line in lines)
+
+
+def test_a_reason_that_holds_and_decides_is_never_wrong():
+    """speculative-decoding-05: the key names the idle FLOPs speculation uses, but the KV read
+    that decides the decode-kv verdict is true and deciding too."""
+    puzzle = bank.get("speculative-decoding-05")
+    key = bank.key(puzzle)
+    held = accepted_reasons(key.solution, objective_bottleneck(key))
+    assert key.reason in held
+    for reason in puzzle.reasons:
+        g = grade(puzzle, key, right_prediction(puzzle, key, reason=reason))
+        assert (g.outcome == "cleared") == (reason in held), reason
+    if "kv-read" in puzzle.reasons and objective_bottleneck(key) == "decode-kv":
+        assert grade(puzzle, key, right_prediction(puzzle, key, reason="kv-read")).outcome == "cleared"
+
+
+def test_a_key_near_a_band_edge_clears_with_either_band():
+    class K:
+        def __init__(self, gain, band):
+            self.gain, self.gain_band = gain, band
+
+    for gain, band, other_band in ((2.0 * 1.05, "2-4x", "1.25-2x"), (2.0 / 1.05, "1.25-2x", "2-4x"),
+                                   (4.0 * 1.04, "over-4x", "2-4x"), (1.25 / 1.05, "under-1.25x", "1.25-2x")):
+        assert accepted_bands(K(gain, band)) == {band, other_band}
+    assert accepted_bands(K(3.0, "2-4x")) == {"2-4x"}

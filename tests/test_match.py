@@ -11,10 +11,16 @@ import tomli_w
 
 from app.cli import main
 from engine.errors import RidgeError
+from puzzles import boards
+from puzzles import match as rules
+from puzzles.boards import Entry, build_board
 from puzzles.generator import from_id
-from puzzles.questions import judge, make_item
+from puzzles.grading import grade, objective_bottleneck
+from puzzles.match import MatchCode
+from puzzles.questions import make_item
+from puzzles.reasons import accepted_reasons
 from saves import match
-from saves.match import Entry, MatchCode, answer_record, build_board, read_result, result_doc, write_result
+from saves.match import answer_record, read_result, result_doc, write_result
 
 START = dt.datetime(2026, 3, 2, 12, 0, tzinfo=dt.timezone.utc)
 CODE = MatchCode(42, 2, 3)
@@ -37,17 +43,19 @@ def answers(style: str, seconds: float = 30.0) -> list[dict]:
         gen = from_id(pid)
         key = gen.key
         item = make_item(gen.puzzle, key)
-        p = {"bottleneck": key.bottleneck, "lever": key.best_lever, "gain_band": key.gain_band,
+        p = {"bottleneck": objective_bottleneck(key), "lever": key.best_lever, "gain_band": key.gain_band,
              "reason": key.reason, "certainty": "high",
              "estimates": {e: key.estimates[e] for e in gen.puzzle.estimates}}
         if style == "medium":
             p["certainty"] = "medium"
         if style == "wrong":
-            p["bottleneck"] = "decode-kv" if key.bottleneck != "decode-kv" else "decode-weights"
+            p["bottleneck"] = next(v for v in ("decode-kv", "decode-weights", "prefill-compute", "prefill-weights")
+                                   if v != objective_bottleneck(key))
             p["lever"] = next(lv for lv in gen.puzzle.levers if lv != key.best_lever)
-            p["reason"] = next(r for r in gen.puzzle.reasons if r != key.reason)
-        outcome = judge(item, p).outcome
-        out.append(answer_record(pid, p, key, outcome, seconds, START + dt.timedelta(minutes=n + 1)))
+            held = accepted_reasons(key.solution, objective_bottleneck(key))
+            p["reason"] = next(r for r in gen.puzzle.reasons if r not in held)   # one that does not decide
+        graded = grade(item.puzzle, item.key, p, **item.asks)
+        out.append(answer_record(pid, graded, seconds, START + dt.timedelta(minutes=n + 1)))
     return out
 
 
@@ -72,9 +80,9 @@ def test_three_players_merge_into_the_expected_board(three):
     teams = [(t.rank, t.team, t.score, t.members) for t in board.teams]
     assert teams == [(1, "Blue", 60.0, ("Bea",)), (2, "Red", -45.0, ("Ada", "Cy"))]   # Red: (90 - 180) / 2
     assert board.code == str(CODE) and not board.speed_bonus
-    lines = match.board_lines(board, me="Cy")
+    lines = boards.board_lines(board, me="Cy")
     assert "▶" in lines[3] and "Cy" in lines[3]
-    out = match.board_json(board, "Bea")
+    out = boards.board_json(board, "Bea")
     assert [r["player"] for r in out["shown"]] == ["Ada", "Bea", "Cy"]
 
 
@@ -93,8 +101,8 @@ def test_the_board_shows_the_top_five_and_the_players_around_you():
 
 def test_the_speed_bonus_rewards_fast_cleared_answers_only(tmp_path):
     fast = MatchCode(42, 2, 3, speed_bonus=True)
-    assert match.speed_bonus("cleared", 0) == 5 and match.speed_bonus("cleared", 60) == 2
-    assert match.speed_bonus("cleared", 500) == 0 and match.speed_bonus("missed", 1) == 0
+    assert rules.speed_bonus("cleared", 0) == 5 and rules.speed_bonus("cleared", 60) == 2
+    assert rules.speed_bonus("cleared", 500) == 0 and rules.speed_bonus("missed", 1) == 0
     path = tmp_path / "fast.toml"
     write_result(path, result_doc(fast, "Ada", "", START, answers("right", seconds=24)))
     assert read_result(path).entry().score == 90 + 3 * 4     # 24 s of the 120 s window keeps 4 of 5
@@ -138,7 +146,8 @@ def test_other_edits_are_caught_too(three, tmp_path):
     keyed = tmp_path / "keyed.toml"
     records = answers("right")
     real = records[0]["key"]["bottleneck"]
-    records[0]["key"]["bottleneck"] = "decode-compute" if real != "decode-compute" else "decode-kv"
+    records[0]["key"]["bottleneck"] = next(v for v in ("decode-compute", "decode-kv", "kv-capacity")
+                                           if v != real and v != from_id(CODE.puzzle_id(1)).key.bottleneck)
     write_result(keyed, result_doc(CODE, "Eve", "", START, records))
     assert "the engine's key was edited" in _reason(keyed)
     junk = tmp_path / "junk.toml"
@@ -199,7 +208,7 @@ async def test_the_match_screen_plays_a_code_and_writes_a_checked_result_file(tm
         await pilot.pause()
         assert screen.phase == "question"
         key = screen.items[0].key
-        screen.query_one("#bottleneck", Select).value = key.bottleneck
+        screen.query_one("#bottleneck", Select).value = objective_bottleneck(key)
         screen.query_one("#lever", Select).value = key.best_lever
         screen.query_one("#band", Select).value = key.gain_band
         if screen.query("#reason"):

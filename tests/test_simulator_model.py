@@ -11,6 +11,7 @@ from app import sim_model as sm
 from engine.analysis import analyze
 from engine.deployment import build_deployment
 from engine.errors import RidgeError
+from puzzles.grading import objective_bottleneck
 
 
 @pytest.fixture
@@ -124,8 +125,8 @@ def test_a_catalog_toml_adds_a_gpu(tmp_path, sim):
 
 def test_the_engines_own_answer_is_cleared(sim):
     key = sim.result.key
-    grade = sim.grade(key.bottleneck, key.best_lever, key.gain_band)
-    assert grade.outcome == "cleared" and all(grade.parts.values())
+    grade = sim.grade(objective_bottleneck(key), key.best_lever, key.gain_band)
+    assert grade.outcome == "cleared" and all(grade.marks.values())
 
 
 def test_a_wrong_part_is_missed(sim):
@@ -133,17 +134,17 @@ def test_a_wrong_part_is_missed(sim):
     wrong = "decode-compute" if key.bottleneck != "decode-compute" else "decode-kv"
     grade = sim.grade(wrong, key.best_lever, key.gain_band)
     assert grade.outcome == "missed"
-    assert grade.parts == {"bottleneck": False, "lever": True, "gain_band": True}
+    assert grade.marks == {"bottleneck": False, "lever": True, "gain_band": True}
 
 
 def test_neighbouring_band_counts_only_near_the_edge():
     near = sm.Simulator(concurrency="64")
     key = near.result.key
     assert key.best_lever == "quantization" and abs(key.gain / 2.0 - 1) < 0.1
-    assert near.grade(key.bottleneck, key.best_lever, "1.25-2x").right
+    assert near.grade(objective_bottleneck(key), key.best_lever, "1.25-2x").outcome == "cleared"
     far = sm.Simulator(prompt="3584", output="1024", concurrency="256")
     assert far.result.key.gain > 2.2
-    assert not far.grade(far.result.key.bottleneck, far.result.key.best_lever, "1.25-2x").right
+    assert far.grade(objective_bottleneck(far.result.key), far.result.key.best_lever, "1.25-2x").outcome == "missed"
 
 
 def test_grading_rejects_unknown_ids(sim):

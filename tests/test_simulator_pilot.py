@@ -139,7 +139,8 @@ async def test_predict_first_hides_the_results_until_lock_in():
         await pilot.press("l")
         await until(pilot, lambda: tabs.display and not form.display, "the results after lock-in")
         grade = text_of(screen, "#sim-grade")
-        assert grade.startswith("✗ Missed: ✓ bottleneck  ✓ lever  ✗ gain")
+        assert grade.startswith("✗ Missed. Decided by the gain band: wrong.")   # the one grader's words
+        assert "✓ Bottleneck" in grade and "✓ Best lever" in grade and "✗ ◆ Its gain: under 1.25×" in grade
         # Any edit asks again.
         await type_into(pilot, "#in-concurrency", "64")
         await until(pilot, lambda: form.display and not tabs.display, "the form asking again")

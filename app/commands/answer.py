@@ -73,6 +73,10 @@ def run(args) -> int:
         return 0
     lines = [f"{puzzle.id}: {result.outcome.upper()}  ({result.points:+d} points at {args.certainty} certainty"
              + (f", {args.hints} hint{'s' if args.hints != 1 else ''}" if args.hints else "") + ")"]
+    from puzzles.grading import decided_text, part_lines
+
+    lines.append(f"  {decided_text(result)}")
+    lines += [f"  {line}" for line in part_lines(result)]
     lines += [f"  {line}" for line in result.feedback]
     for m in result.misconceptions:
         lines.append(f"  Watch out: {m.text}")
@@ -83,29 +87,16 @@ def run(args) -> int:
 
 
 def _record(args, puzzle, prediction, result) -> dict | None:
-    """Append the attempt to the save; RidgeError (one line) when the save refuses it."""
+    """Append the attempt (built by `puzzles.attempts`) to the save; RidgeError (one line) when
+    the save refuses it."""
     import datetime as dt
 
-    try:
-        from saves.locations import data_dir
-        from saves.model import AttemptIn
-        from saves.store import SaveStore
-    except ImportError:  # pragma: no cover - a build without the saves package
-        return None
-    extra = {}
-    if puzzle.generated:
-        from puzzles.generator import parse_id
+    from puzzles.attempts import attempt_fields
+    from saves.locations import data_dir
+    from saves.model import AttemptIn
+    from saves.store import SaveStore
 
-        seed, difficulty, index = parse_id(puzzle.id)
-        extra["generator"] = {"seed": seed, "difficulty": difficulty, "index": index}
-    key = result.key
-    attempt = AttemptIn.model_validate({
-        "puzzle_id": puzzle.id, "module": puzzle.module, "mode": "cli",
-        "prediction": prediction.to_json(), "outcome": result.outcome, "hints_used": args.hints,
-        "locked_at": dt.datetime.now(dt.timezone.utc), "seconds_taken": None,
-        "key": {"bottleneck": key.bottleneck, "best_lever": key.best_lever, "gain_band": key.gain_band,
-                "reason": key.reason},
-        **extra,
-    })
+    attempt = AttemptIn.model_validate(attempt_fields(puzzle, result, mode="cli", hints_used=args.hints,
+                                                      locked_at=dt.datetime.now(dt.timezone.utc)))
     saved = SaveStore(data_dir(args.save_dir)).record_attempt(args.profile, attempt)
     return {"profile": args.profile, "seq": saved.seq}

@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
 def _new(args: argparse.Namespace) -> int:
     import secrets
 
-    from saves.match import MatchCode
+    from puzzles.match import MatchCode
 
     seed = args.seed if args.seed is not None else secrets.randbelow(1_000_000)
     code = MatchCode(seed, args.difficulty, args.count, args.speed_bonus)
@@ -59,7 +59,7 @@ def _new(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
-    from saves.match import MatchCode, check_name
+    from puzzles.match import MatchCode, check_name
 
     code = MatchCode.parse(args.code)
     player = check_name(args.player) if args.player else None
@@ -74,7 +74,8 @@ def _play(args: argparse.Namespace) -> int:
 
 def _results(args: argparse.Namespace) -> int:
     from engine.errors import RidgeError
-    from saves.match import board_json, board_lines, merge_files
+    from puzzles.boards import board_json, board_lines
+    from saves.match import merge_files
 
     merged = merge_files(args.files)
     if merged.board is None and len(merged.rejected) == 1 and not args.json:

@@ -258,7 +258,7 @@ you can keep practising, but due concepts wait until tomorrow.
 
             path = log_exception(error, self.app.log_file, "saving a review card")
             self.notify(f"The review schedule could not be saved. Details in {path}", severity="error")
-        record(self.app, self.player, planned.item, prediction, judged, "drill", seconds, now)
+        record(self.app, self.player, planned.item, judged, "drill", seconds, now)
         self.answered.append(Answered(planned.concept, planned.item.puzzle.id, judged.outcome, judged.points,
                                       next_review, timed_out))
         last = self.position + 1 >= len(self.planned)

@@ -139,7 +139,7 @@ Markdown file in your data folder.
         self.locking = True
         item = self.items[self.position]
         prediction, judged, seconds = self.take_answer(item)
-        record(self.app, self.player, item, prediction, judged, "exam", seconds, self.app.now())
+        record(self.app, self.player, item, judged, "exam", seconds, self.app.now())
         self.predictions.append(prediction)
         self.position += 1
         if self.position < len(self.items):

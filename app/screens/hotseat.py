@@ -3,7 +3,7 @@ turn, then one shared reveal and a running leaderboard.
 
 Between turns the screen is cleared and asks for the keyboard to be passed, so nobody sees the
 answer before theirs. Each answer is saved to that player's own profile with mode `hotseat`.
-Scores use the competition rules (`saves.match`): certainty-marked points, so a confident wrong
+Scores use the competition rules (`puzzles.match`, `puzzles.boards`): certainty-marked points, so a confident wrong
 answer costs the most.
 """
 from __future__ import annotations
@@ -190,7 +190,7 @@ were, the more a right answer earns and the more a wrong one costs.
         self.locking = True
         item = self.items[self.puzzle_index]
         prediction, judged, seconds = self.take_answer(item)
-        record(self.app, self.current_player, item, prediction, judged, "hotseat", seconds, self.app.now())
+        record(self.app, self.current_player, item, judged, "hotseat", seconds, self.app.now())
         self.answers[self.puzzle_index][self.current_player] = Turn(prediction, judged, seconds)
         self.turn += 1
         if self.turn < len(self.players):
@@ -200,37 +200,45 @@ were, the more a right answer earns and the more a wrong one costs.
 
     # -- the shared reveal ------------------------------------------------------------------------
     def board(self):
-        from saves.match import Entry, answer_score, build_board
+        from puzzles.boards import build_board, entry_for
 
         entries = []
         for name in self.players:
             turns = [answers[name] for answers in self.answers if name in answers]
-            score = sum(answer_score(t.judged.outcome, t.judged.certainty) for t in turns)
-            entries.append(Entry(name, "", score, len(turns), sum(t.judged.outcome == "cleared" for t in turns),
-                                 sum(t.judged.certainty == "high" and t.judged.outcome in ("close", "missed")
-                                     for t in turns)))
+            entries.append(entry_for(name, "", ((t.judged.outcome, t.judged.certainty, None) for t in turns)))
         return build_board(entries)
 
     def reveal_lines(self) -> list[str]:
+        from puzzles.grading import decided_text, objective_bottleneck, part_title, value_text
+
         item = self.items[self.puzzle_index]
         key = item.key
         gain = f"{key.gain:.2f}×" if key.gain is not None else "makes it fit"
-        lines = [f"Bottleneck  {labels.bottleneck(key.bottleneck)}",
+        lines = [f"Bottleneck  {labels.bottleneck(objective_bottleneck(key))}",
                  f"Best lever  {labels.lever(key.best_lever)}, {labels.band(key.gain_band)} ({gain})",
                  f"Because     {words('reason', key.reason)}",
                  f"Deciding    {labels.humanize(key.deciding)}", ""]
         width = max(6, max(len(p) for p in self.players))
-        lines.append(f"{'Player':<{width}}  {'Outcome':<9}  {'Pts':>4}  Parts (B lever gain R)  Sure")
+        judged_parts = self.answers[self.puzzle_index][self.players[0]].judged.parts
+        heads = " ".join("E" if part.estimate else {"bottleneck": "B", "lever": "L", "gain_band": "G",
+                                                     "reason": "R"}.get(part.name, "?") for part in judged_parts)
+        lines.append(f"{'Player':<{width}}  {'Outcome':<9}  {'Pts':>4}  {('Parts ' + heads):<22}  Sure")
         for name in self.players:
             turn = self.answers[self.puzzle_index][name]
             j = turn.judged
-            parts = " ".join(("✓" if j.parts.get(p) else "✗") for p in ("bottleneck", "lever", "gain_band", "reason")
-                             if p in j.parts)
-            lines.append(f"{name:<{width}}  {labels.outcome(j.outcome):<9}  {j.points:>+4}  {parts:<22}  {j.certainty}")
+            marks = " ".join("✓" if part.right else "✗" for part in j.parts)
+            lines.append(f"{name:<{width}}  {labels.outcome(j.outcome):<9}  {j.points:>+4}  {('      ' + marks):<22}  {j.certainty}")
+            lines.append(f"{'':<{width}}  {labels.humanize(decided_text(j, words))}")
+            for part in j.parts:
+                if part.estimate is not None or (part.decided and not part.right):
+                    mark = "✓" if part.right else "✗"
+                    flag = " ◆" if part.decided else ""
+                    lines.append(f"{'':<{width}}  {mark}{flag} {part_title(part, words)}: {value_text(part, part.yours, words)}"
+                                 f" → engine: {value_text(part, part.engine, words)}")
         return lines
 
     async def show_reveal(self) -> None:
-        from saves.match import board_lines
+        from puzzles.boards import board_lines
 
         k, n = self.puzzle_index + 1, len(self.items)
         last = k >= n

@@ -86,7 +86,7 @@ file is turned away with the reason.
 
     @on(Button.Pressed, "#new-code")
     def _new_code(self) -> None:
-        from saves.match import MatchCode
+        from puzzles.match import MatchCode
 
         code = MatchCode(secrets.randbelow(1_000_000), 2, 8)
         self.query_one("#code", Input).value = str(code)
@@ -98,7 +98,8 @@ file is turned away with the reason.
         if self.phase != "setup":
             return
         from engine.errors import RidgeError
-        from saves.match import MatchCode, ResultWriter, check_name, result_path
+        from puzzles.match import MatchCode, check_name
+        from saves.match import ResultWriter, result_path
 
         try:
             code = MatchCode.parse(self.query_one("#code", Input).value)
@@ -147,21 +148,22 @@ file is turned away with the reason.
         if self.locking or self.phase != "question":
             return
         self.locking = True
-        from saves.match import answer_record, answer_score, speed_bonus
+        from puzzles.match import answer_score, speed_bonus
+        from saves.match import answer_record
 
         item = self.items[self.position]
         prediction, judged, seconds = self.take_answer(item)
         now = self.app.now()
         notes = []
         try:
-            self.writer.add(answer_record(item.puzzle.id, prediction, item.key, judged.outcome, seconds, now))
+            self.writer.add(answer_record(item.puzzle.id, judged, seconds, now))
             notes.append(f"Written to your result file: {self.writer.path}")
         except Exception as error:  # noqa: BLE001 - say so; the match goes on
             from app.errors import log_exception
 
             path = log_exception(error, self.app.log_file, "writing a match result")
             notes.append(f"Your result file could not be written ({error}); details in {path}.")
-        record(self.app, self.player, item, prediction, judged, "match", seconds, now)
+        record(self.app, self.player, item, judged, "match", seconds, now)
         score = answer_score(judged.outcome, judged.certainty, seconds, self.code.speed_bonus)
         if self.code.speed_bonus:
             bonus = speed_bonus(judged.outcome, seconds)

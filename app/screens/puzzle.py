@@ -31,18 +31,13 @@ def hint_cost() -> int:
 
 
 def form_spec(puzzle) -> FormSpec:
-    """What the form offers for this puzzle, as ids."""
-    from engine.analysis import VERDICTS
-    from engine.levers import GAIN_BANDS
+    """What the form offers for this puzzle, as ids: only the verdicts that can bound its
+    objective, asked in words ("What bounds the time to first token here?")."""
+    from engine.ids import GainBand
+    from puzzles.grading import offered_verdicts
+    from puzzles.puzzle import ESTIMATE_UNITS
+    from puzzles.reasons import REASONS
 
-    try:
-        from puzzles.reasons import REASONS
-    except ImportError:  # pragma: no cover
-        REASONS = {}
-    try:
-        from puzzles.puzzle import ESTIMATE_UNITS
-    except ImportError:  # pragma: no cover
-        ESTIMATE_UNITS = {}
     reasons = tuple((rid, REASONS.get(rid, labels.tidy(rid))) for rid in getattr(puzzle, "reasons", ()) or ())
     estimates = tuple(getattr(puzzle, "estimates", ()) or ())
     estimate_labels = {}
@@ -50,8 +45,9 @@ def form_spec(puzzle) -> FormSpec:
         unit = ESTIMATE_UNITS.get(est)
         base = labels.estimate(est)
         estimate_labels[est] = base if not unit or "(" in base or unit in base else f"{base}, in {unit}"
-    return FormSpec(bottlenecks=tuple(VERDICTS), levers=tuple(puzzle.levers), bands=tuple(GAIN_BANDS),
-                    reasons=reasons, estimates=estimates, estimate_labels=estimate_labels)
+    return FormSpec(bottlenecks=tuple(offered_verdicts(puzzle)), levers=tuple(puzzle.levers), bands=tuple(GainBand),
+                    reasons=reasons, estimates=estimates, estimate_labels=estimate_labels,
+                    bottleneck_question=labels.bottleneck_question(puzzle.objective))
 
 
 def aligned(name: str, value: str, width: int = 62, indent: int = 13) -> str:
@@ -281,15 +277,15 @@ scenario, the whole deployment card, the hints, the napkin); arrows and Page Dow
             app = self.app
             from functools import partial
 
-            from app.grading import grade_prediction
             from app.screens.reveal import RevealScreen
+            from puzzles.grading import grade
 
-            key, grade = grade_prediction(app.bank, self.puzzle, prediction, self.hints_used)
+            key = app.bank.key(self.puzzle)
+            graded = grade(self.puzzle, key, prediction, self.hints_used, strict=False)
             # The attempt is written by the reveal, in a thread, once the reveal is on screen: a
             # durable write can wait on a busy disk, and the player should not wait with it.
-            record = partial(app.session.record, self.puzzle, prediction, grade.outcome, key, self.hints_used,
-                             seconds, app.now())
-            app.switch_screen(RevealScreen(self.puzzle, prediction, key, grade, self.hints_used, record=record))
+            record = partial(app.session.record, self.puzzle, graded, self.hints_used, seconds, app.now())
+            app.switch_screen(RevealScreen(self.puzzle, prediction, key, graded, self.hints_used, record=record))
         except BaseException:
             gc.enable()
             raise

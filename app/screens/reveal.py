@@ -43,32 +43,28 @@ def bullets(items: list[str], width: int) -> list[str]:
 
 
 def comparison_rows(prediction: dict, key, grade) -> list[tuple[str, str, str, str]]:
-    """(part, yours, the engine's, ✓/✗) for every part of the prediction."""
-    from puzzles.reasons import REASONS
+    """(part, yours, the engine's, mark) for every part judged, estimates included: ✓ right,
+    ✗ wrong, ◆ beside the mark of a part that decided the outcome."""
+    from puzzles.grading import value_text
 
-    parts = getattr(grade, "parts", {})
-
-    def mark(name: str) -> str:
-        return "✓" if parts.get(name) else "✗"
-
-    gain = f" ({key.gain:.2f}×)" if getattr(key, "gain", None) else ""
-    rows = [
-        ("", "You", "The engine", ""),
-        ("Bottleneck", labels.bottleneck(prediction["bottleneck"]), labels.bottleneck(key.bottleneck), mark("bottleneck")),
-        ("Best lever", labels.lever(prediction["lever"]), labels.lever(key.best_lever), mark("lever")),
-        ("Its gain", labels.band(prediction["gain_band"]), labels.band(key.gain_band) + gain, mark("gain_band")),
-        ("Because", REASONS.get(prediction["reason"], prediction["reason"]), REASONS.get(key.reason, key.reason),
-         mark("reason")),
-    ]
-    for result in getattr(grade, "estimates", ()):
-        yours = "—" if result.value is None else f"{result.value:,.4g}"
-        rows.append((labels.estimate_short(result.name), yours, f"{result.truth:,.4g}", "✓" if result.right else "✗"))
+    rows = [("", "You", "The engine", "")]
+    titles = {"bottleneck": "Bottleneck", "lever": "Best lever", "gain_band": "Its gain", "reason": "Because"}
+    for part in grade.parts:
+        title = labels.estimate_short(part.estimate) if part.estimate else titles.get(part.name, part.name)
+        engine = value_text(part, part.engine, labels.words)
+        if part.name == "gain_band" and getattr(key, "gain", None):
+            engine += f" ({key.gain:.2f}×)"
+        if part.estimate is not None and part.engine is not None:
+            engine = f"{part.engine:,.4g}"
+        yours = ("—" if part.yours is None else f"{part.yours:,.4g}") if part.estimate is not None \
+            else value_text(part, part.yours, labels.words)
+        rows.append((title, yours, engine, ("✓" if part.right else "✗") + ("◆" if part.decided else "")))
     rows.append(("Certainty", prediction["certainty"], "", ""))
     return rows
 
 
 def comparison_lines(rows, width: int) -> list[str]:
-    label_w, mark_w = 13, 1
+    label_w, mark_w = 13, 2
     cell = max(10, (width - label_w - mark_w - 3) // 2)
     return columns(rows, [label_w, cell, cell, mark_w])
 
@@ -81,8 +77,13 @@ class RevealScreen(Guarded, Screen):
 
 Your grade first — ✓ cleared (right answer, right reason), ~ lucky (right answer, wrong
 reason), ≈ close (wrong answer, right reason), ✗ missed — with the points your certainty
-earned. Then your answer beside the engine's, why each wrong choice does not hold here, every
-lever's gain, where the deployment sits against the ridge, and the full derivation.
+earned, and the part that decided it. Then every part judged, estimates included, yours beside
+the engine's (◆ marks a part that decided the outcome), why each wrong choice does not hold
+here, every lever's gain, where the deployment sits against the ridge, and the full derivation.
+
+An estimate of the quantity that decides the puzzle is part of your reason: wrong, a right
+answer is only lucky. Any other estimate is a check on your working: marked, shown, and free.
+A gain within 10% of a band edge accepts both bands.
 
 **n** next puzzle · **r** retry this one later · **m** campaign map · **Escape** home.
 """
@@ -134,9 +135,12 @@ lever's gain, where the deployment sits against the ridge, and the full derivati
             hint_note = f", {self.hints_used} hint{'s' if self.hints_used != 1 else ''} taken" if self.hints_used else ""
             banner = (f"{symbol} {word.upper()}   {sign}{grade.points} points   "
                       f"(certainty {self.prediction['certainty']}{hint_note})")
+            from puzzles.grading import decided_text
+
             feedback = [labels.humanize(line) for line in getattr(grade, "feedback", ())]
             if feedback:
                 banner += "\n" + feedback[0]
+            banner += "\n" + labels.humanize(decided_text(grade, labels.words))
             yield Static(banner, id="verdict", classes=f"-{grade.outcome}", markup=False)
             rows = comparison_rows(self.prediction, key, grade)
             with Horizontal(id="reveal-columns"):
@@ -173,12 +177,13 @@ lever's gain, where the deployment sits against the ridge, and the full derivati
     def why_not_lines(self) -> tuple[list[str], list[str]]:
         """Why each other verdict does not hold here, and what each other offered reason
         measures for this deployment (so a wrong pick can be checked against the numbers)."""
-        from engine.analysis import VERDICTS
         from puzzles.explain import why_not_verdict
+        from puzzles.grading import objective_bottleneck, offered_verdicts
         from puzzles.reasons import REASONS, reason_fact
 
         key, puzzle = self.key, self.puzzle
-        verdicts = [labels.humanize(why_not_verdict(v, key)) for v in VERDICTS if v != key.bottleneck]
+        truth = objective_bottleneck(key)
+        verdicts = [labels.humanize(why_not_verdict(v, key, truth)) for v in offered_verdicts(puzzle) if v != truth]
         reasons = [f"‘{REASONS.get(r, r)}’: {labels.humanize(reason_fact(r, key.solution))}"
                    for r in getattr(puzzle, "reasons", ()) if r != key.reason]
         return verdicts, reasons

@@ -32,21 +32,7 @@ from app.widgets.napkin_pad import NapkinPad
 GAME_CSS = Path(__file__).resolve().parent.parent / "ridge.tcss"
 
 
-def words(kind: str, ident: str) -> str:
-    """Ids in the words the game shows (feedback and reports use this)."""
-    if not ident:
-        return "(blank)"
-    if kind == "bottleneck":
-        return labels.bottleneck(ident)
-    if kind == "lever":
-        return labels.lever(ident)
-    if kind == "band":
-        return labels.band(ident)
-    if kind == "reason":
-        from puzzles.reasons import REASONS
-
-        return REASONS.get(ident, ident)
-    return ident
+words = labels.words  # ids in the words the game shows (feedback and reports use this)
 
 
 class ModeApp(RidgeApp):
@@ -93,35 +79,16 @@ def check_player(name: str) -> str | None:
     return None
 
 
-def record(app, player: str, item, prediction: dict, judged, mode: str, seconds: float | None,
-           locked_at) -> Any:
-    """Append one answer to `player`'s save (created if new). Returns the Attempt, or None when it
-    could not be saved (the player is told; the round goes on)."""
-    from saves.model import AnswerKey, AttemptIn, GeneratorRef, Prediction
+def record(app, player: str, item, judged, mode: str, seconds: float | None, locked_at) -> Any:
+    """Append one graded answer to `player`'s save (created if new), built by `puzzles.attempts`.
+    Returns the Attempt, or None when it could not be saved (the player is told; the round goes on)."""
+    from saves.model import AttemptIn
 
-    from puzzles.questions import SPEC_FIELD
+    from puzzles.attempts import attempt_fields
 
-    puzzle, key = item.puzzle, item.key
-    generator = None
-    if puzzle.id.startswith("gen-"):
-        from puzzles.generator import parse_id
-
-        seed, difficulty, index = parse_id(puzzle.id)
-        generator = GeneratorRef(seed=seed, difficulty=difficulty, index=index)
-    estimates = {k: float(v) for k, v in (prediction.get("estimates") or {}).items()}
-    if prediction.get(SPEC_FIELD) in ("yes", "no"):
-        estimates[SPEC_FIELD] = 1.0 if prediction[SPEC_FIELD] == "yes" else 0.0
     try:
-        attempt = AttemptIn(
-            puzzle_id=puzzle.id, module=puzzle.module, mode=mode,
-            prediction=Prediction(bottleneck=prediction.get("bottleneck") or "", lever=prediction.get("lever") or "",
-                                  gain_band=prediction.get("gain_band") or "", reason=prediction.get("reason") or "",
-                                  certainty=judged.certainty, estimates=estimates),
-            outcome=judged.outcome, hints_used=0, locked_at=locked_at,
-            seconds_taken=None if seconds is None else round(max(0.0, seconds), 3),
-            key=AnswerKey(bottleneck=key.bottleneck, best_lever=key.best_lever, gain_band=key.gain_band,
-                          reason=key.reason or ""),
-            generator=generator)
+        attempt = AttemptIn.model_validate(attempt_fields(item.puzzle, judged, mode=mode, locked_at=locked_at,
+                                                          seconds=seconds))
         return app.store.record_attempt(player, attempt)
     except Exception as error:  # noqa: BLE001 - the round still teaches; say it was not saved
         from app.errors import log_exception
@@ -292,8 +259,10 @@ class RevealPanel(VerticalScroll):
     HELP = """\
 ## The reveal
 
-Each part of your answer against the engine's: ✓ right, ✗ wrong, with the engine's answer and
-what decides it. Press **n** to go on.
+First the part that decided your grade, then every part judged — estimates included — with
+yours beside the engine's: ✓ right, ✗ wrong, ◆ the part that decided the outcome. An estimate of
+the quantity that decides the puzzle counts toward the reason; any other estimate is a check on
+your working and costs nothing. Press **n** to go on.
 """
 
     def __init__(self, judged, notes: list[str], next_text: str, **kwargs) -> None:
@@ -307,8 +276,10 @@ what decides it. Press **n** to go on.
         if self.judged.blanks:
             blank = "Left blank: " + ", ".join(b.replace("_", " ") for b in self.judged.blanks) + "."
         yield verdict_banner(self.judged, blank)
-        yield Static("\n".join(labels.humanize(line) for line in self.judged.feedback), id="reveal-lines",
-                     markup=False)
+        from puzzles.grading import reveal_lines
+
+        yield Static("\n".join(labels.humanize(line) for line in reveal_lines(self.judged, words)),
+                     id="reveal-lines", markup=False)
         if self.notes:
             yield Static("\n".join(self.notes), id="reveal-notes", markup=False)
         yield Button(self.next_text, variant="primary", id="next")
@@ -454,13 +425,13 @@ class ModeScreen(Guarded, Screen):
         return view
 
     def take_answer(self, item) -> tuple[dict, Any, float]:
-        """Freeze the form for good and judge it: (prediction, judgement, seconds taken)."""
-        from puzzles.questions import judge
+        """Freeze the form for good and grade it: (prediction, grade, seconds taken)."""
+        from puzzles.grading import grade
 
         view = self.item_view()
         view.freeze()
         prediction = view.prediction()
-        return prediction, judge(item, prediction, words=words), time.monotonic() - self.shown_at
+        return prediction, grade(item.puzzle, item.key, prediction, **item.asks), time.monotonic() - self.shown_at
 
     def item_view(self) -> ItemView | None:
         found = self.query(ItemView)

@@ -139,7 +139,7 @@ puzzle in your own pack, **Escape** back. Letter keys work while a number field 
         self.pack_path = Path(pack_path) if pack_path is not None else None
         self.predict_first = predict_first
         self.locked_version: int | None = None
-        self.last_grade: sm.SimGrade | None = None
+        self.last_grade = None  # a puzzles.grading.Grade
         self._dirty: set[str] = {tab for tab, _ in TABS}
         self._drawn_size: tuple[int, int] = (0, 0)
         self.last_redraw_seconds = 0.0
@@ -412,7 +412,7 @@ puzzle in your own pack, **Escape** back. Letter keys work while a number field 
             rep = r.report
             best = r.solution.best
             gain = f" {best.gain:.2f}×" if best.gain is not None else ""
-            lines.append(f"→ {labels.bottleneck(rep.bottleneck)} · {sp.SHORT_LEVERS.get(best.name, best.name)}{gain}"
+            lines.append(f"→ {labels.bottleneck(rep.bottleneck)} · {labels.lever_short(best.name)}{gain}"
                          f" · {sp.dollars(rep.cost_per_million_output_tokens)}/M · "
                          f"{sp.u.seconds(rep.tpot_seconds)}/token")
         if sim.errors:
@@ -441,22 +441,14 @@ puzzle in your own pack, **Escape** back. Letter keys work while a number field 
             grade.display = show_grade
         if show_grade:
             set_text(grade, "\n".join(self._grade_lines(self.last_grade)))
-            grade.set_class(self.last_grade.right, "-right")
-            grade.set_class(not self.last_grade.right, "-wrong")
+            grade.set_class(self.last_grade.outcome == "cleared", "-right")
+            grade.set_class(self.last_grade.outcome != "cleared", "-wrong")
 
-    def _grade_lines(self, g: sm.SimGrade) -> list[str]:
-        mark = {True: "✓", False: "✗"}
-        p = g.prediction
-        head = "✓ Cleared" if g.right else "✗ Missed"
-        gain = f"{g.gain:.2f}×" if g.gain is not None else "n/a"
-        return [
-            f"{head}: {mark[g.parts['bottleneck']]} bottleneck  {mark[g.parts['lever']]} lever  "
-            f"{mark[g.parts['gain_band']]} gain",
-            f"engine: {labels.bottleneck(g.bottleneck)} · {labels.lever(g.best_lever)} · {gain} "
-            f"({labels.band(g.gain_band)})",
-            f"you:    {labels.bottleneck(p['bottleneck'])} · {labels.lever(p['lever'])} · "
-            f"{labels.band(p['gain_band'])}",
-        ]
+    def _grade_lines(self, g) -> list[str]:
+        from puzzles.grading import decided_text, part_lines
+
+        head = "✓ Cleared" if g.outcome == "cleared" else "✗ Missed"
+        return [f"{head}. {decided_text(g, labels.words)}", *part_lines(g, labels.words)]
 
     def _plot_size(self) -> tuple[int, int]:
         tabs = self.query_one("#sim-tabs")

@@ -30,16 +30,20 @@ class FormSpec:
     estimates: tuple[str, ...] = ()
     certainties: tuple[str, ...] = ("low", "medium", "high")
     estimate_labels: dict[str, str] = field(default_factory=dict)
+    bottleneck_question: str = "Bottleneck"
 
 
 FIELD_HELP = {
     "bottleneck": """\
 ## Bottleneck
 
-What limits this deployment, judged in order: does it fit at all; does the KV cache cap the
-batch below what the traffic wants; does prompt processing (prefill) take most of the GPU
+What bounds the figure this puzzle asks you to lower, so only the verdicts that can bound it are
+offered. For cost, the whole deployment, judged in order: does it fit at all; does the KV cache
+cap the batch below what the traffic wants; does prompt processing (prefill) take most of the GPU
 time; and during decode, is a step limited by its arithmetic, by reading the KV cache, or by
-reading the weights?""",
+reading the weights? For the time per output token, what bounds one decode step. For the time to
+first token (and a stream's longest pause), what bounds one request's prefill: its arithmetic,
+or reading the weights.""",
     "lever": """\
 ## Best lever
 
@@ -49,17 +53,22 @@ engine after you lock in, and you will see all of them ranked.""",
 ## Size of the gain
 
 How much the best lever improves the objective: the value before divided by the value after.
-Pick the band you expect.""",
+Pick the band you expect. When the gain lies within 10% of the edge between two bands, both
+bands are accepted.""",
     "reason": """\
 ## Reason
 
 The quantity that decides the answer. The right answer with the wrong reason grades as
-*lucky*; the right reason with a wrong answer grades as *close*.""",
+*lucky*; the right reason with a wrong answer grades as *close*. Any reason that holds and
+decides here is right, not only the one the key names.""",
     "estimates": """\
 ## Estimates
 
-Numbers the puzzle asks you to work out, judged on a log scale, so being within a modest
-factor counts. You may type arithmetic here, just as on the napkin: `2 * 8 * 128 * 80 * 2`.""",
+Numbers the puzzle asks you to work out, right within a factor of 1.5 either way (a log
+scale). An estimate of the quantity that decides the puzzle is part of your reason: wrong, a
+right answer is only *lucky*, and the reveal says so. Any other estimate is a check on your
+working: it is marked beside the engine's value and costs nothing. You may type arithmetic
+here, just as on the napkin: `2 * 8 * 128 * 80 * 2`.""",
     "certainty": """\
 ## Certainty
 
@@ -132,7 +141,7 @@ class PredictionForm(Vertical):
     def compose(self) -> ComposeResult:
         spec = self.spec
         yield FormField(
-            "Bottleneck",
+            spec.bottleneck_question,
             Select([(labels.bottleneck(b), b) for b in spec.bottlenecks], prompt="choose the bottleneck",
                    compact=True, id="bottleneck"),
             help_text=FIELD_HELP["bottleneck"], id="field-bottleneck")
@@ -145,6 +154,7 @@ class PredictionForm(Vertical):
             "Its gain",
             Select([(labels.band(b), b) for b in spec.bands], prompt="choose a size",
                    compact=True, id="band"),
+            Label("Within 10% of a band edge, both bands count.", classes="field-note", markup=False),
             help_text=FIELD_HELP["band"], id="field-band")
         if spec.reasons:
             yield FormField(
