@@ -5,24 +5,23 @@ splits attempts into chained segment files.
 A migration keeps the original byte for byte as `<name>.v1-backup.toml` (dated if that name is
 taken by a different file), writes the new attempt files, and only then replaces `<name>.toml`:
 a crash at any point leaves the version 1 file in charge, and the next load migrates again.
+
+This module only translates (`upgrade_v1`) and names the backup (`backup_path`); the store does
+the writing, in that order, under the profile's lock, so the two modules never import each other.
 """
 from __future__ import annotations
 
 import datetime as _dt
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from puzzles.scoring import CERTAINTIES, OUTCOMES
-from saves import atomic
 from saves.chain import GENESIS
 from saves.model import (SCHEMA_VERSION, Attempt, AttemptIn, Id, LockTime, Prediction,
                          ProfileHeader, Scalar, Text, UtcTime)
 from saves.tomlio import validation_error
-
-if TYPE_CHECKING:
-    from saves.store import SaveStore
 
 _V1 = ConfigDict(strict=True, extra="forbid", frozen=True, allow_inf_nan=False)
 
@@ -75,32 +74,24 @@ def upgrade_attempt(old: V1Attempt) -> AttemptIn:
         hints_used=old.hints, locked_at=old.answered_at, seconds_taken=old.seconds)
 
 
-def _backup_path(store: SaveStore, name: str, original: bytes) -> Path | None:
+def backup_path(folder: Path, name: str, original: bytes) -> Path | None:
     """Where to keep the original; None when an identical backup is already there."""
-    path = store.dir / f"{name}.v1-backup.toml"
+    path = folder / f"{name}.v1-backup.toml"
     if path.exists():
         if path.read_bytes() == original:
             return None
         when = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%S")
-        path = store.dir / f"{name}.v1-backup-{when}.toml"
+        path = folder / f"{name}.v1-backup-{when}.toml"
     return path
 
 
-def migrate_v1(store: SaveStore, name: str, data: dict[str, Any], text: str) -> None:
-    """Turn profile `name`'s version 1 file into version 2; call with the profile's lock held."""
-    path = store.header_path(name)
+def upgrade_v1(path: Path, data: dict[str, Any], text: str) -> tuple[list[Attempt], ProfileHeader]:
+    """A version 1 file as version 2's chained history and header (nothing is written here)."""
     old = parse_v1(path, data, text)
-    original = path.read_bytes()
-    backup = _backup_path(store, name, original)
-    if backup is not None:
-        atomic.write_atomic(backup, original)
     history: list[Attempt] = []
     prev = GENESIS
     for seq, attempt in enumerate(old.attempts, start=1):
         linked = Attempt.link(upgrade_attempt(attempt), seq, prev)
         history.append(linked)
         prev = linked.hash
-    store._write_history(name, history)
-    header = ProfileHeader(schema_version=SCHEMA_VERSION, created=old.created,
-                           settings=old.settings)
-    store._write_header(name, header)  # the switch: from here on version 2 is in charge
+    return history, ProfileHeader(schema_version=SCHEMA_VERSION, created=old.created, settings=old.settings)

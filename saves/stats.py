@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from puzzles.scoring import CERTAINTIES, OUTCOMES
+from puzzles.streak import Streak, streak_for
 from saves.model import Attempt, Profile
 
 
@@ -41,8 +42,9 @@ class Calibration:
 @dataclass(frozen=True)
 class Stats:
     """A player's derived figures. `mastery` per module is the share of that module's puzzles
-    (among those attempted) whose most recent attempt was cleared; `streak_days` counts
-    consecutive local days with at least one attempt, ending today or yesterday."""
+    (among those attempted) whose most recent attempt was cleared; `streak_days` is the one
+    streak (`puzzles.streak`: consecutive local days with an attempt, a banked freeze covering a
+    missed day), the same on home, stats and the drill."""
 
     attempts: int
     score: int
@@ -53,6 +55,7 @@ class Stats:
     longest_streak_days: int
     calibration: dict[str, Calibration]
     outcomes_over_time: dict[str, dict[str, int]]  # local date (ISO) -> outcome -> count
+    streak: Streak = Streak(0, 0, 0, (), False)  # the one streak (with freezes), as every screen shows it
 
     @property
     def mastery(self) -> dict[str, float]:
@@ -71,6 +74,7 @@ class Stats:
                           for m, s in self.by_module.items()},
             "streak_days": self.streak_days,
             "longest_streak_days": self.longest_streak_days,
+            "streak_freezes": self.streak.freezes,
             "calibration": {c: {"count": v.count, "cleared": v.cleared,
                                 "share_cleared": None if v.share_cleared is None
                                 else round(v.share_cleared, 4)}
@@ -82,21 +86,6 @@ class Stats:
 def _local_date(moment: _dt.datetime, tz: _dt.tzinfo | None) -> _dt.date:
     # astimezone() with no zone uses the machine's zone, daylight saving included
     return (moment.astimezone(tz) if tz is not None else moment.astimezone()).date()
-
-
-def _streaks(days: set[_dt.date], today: _dt.date) -> tuple[int, int]:
-    """(current streak ending today or yesterday, longest streak) in days."""
-    end = today if today in days else today - _dt.timedelta(days=1)
-    current = 0
-    while end - _dt.timedelta(days=current) in days:
-        current += 1
-    longest = run = 0
-    previous: _dt.date | None = None
-    for day in sorted(days):
-        run = run + 1 if previous is not None and day - previous == _dt.timedelta(days=1) else 1
-        longest = max(longest, run)
-        previous = day
-    return current, longest
 
 
 def derive(profile: Profile | Iterable[Attempt], *, now: _dt.datetime | None = None,
@@ -131,11 +120,10 @@ def derive(profile: Profile | Iterable[Attempt], *, now: _dt.datetime | None = N
         p = puzzles.setdefault(module, [0, 0])
         p[0] += 1
         p[1] += outcome == "cleared"
-    days = {_dt.date.fromisoformat(d) for d in over_time}
-    current, longest = _streaks(days, _local_date(now, tz))
+    streak = streak_for(attempts, now, tz)
     return Stats(
         attempts=len(attempts), score=score, hints_used=hints, by_outcome=by_outcome,
         by_module={m: ModuleStats(v[0], v[1], *puzzles[m]) for m, v in sorted(modules.items())},
-        streak_days=current, longest_streak_days=longest,
+        streak_days=streak.days, longest_streak_days=streak.longest, streak=streak,
         calibration={c: Calibration(*v) for c, v in calibration.items()},
         outcomes_over_time=dict(sorted(over_time.items())))

@@ -171,13 +171,25 @@ class SaveStore:
         if got is None:
             return None
         if _is_v1(got[0]):
-            from saves.migrate import migrate_v1
-
-            migrate_v1(self, name, *got)
+            self._migrate_v1(name, *got)
             got = read_toml(path)
             if got is None:  # pragma: no cover - the migration has just written it
                 raise SaveError(f"{path}: vanished during migration", path=path)
         return self._validate_header(path, *got)
+
+    def _migrate_v1(self, name: str, data: dict[str, Any], text: str) -> None:
+        """Turn profile `name`'s version 1 file into version 2; lock held. The original is kept
+        first, then the history, and the header last: the switch to version 2."""
+        from saves.migrate import backup_path, upgrade_v1
+
+        path = self.header_path(name)
+        history, header = upgrade_v1(path, data, text)
+        original = path.read_bytes()
+        backup = backup_path(self.dir, name, original)
+        if backup is not None:
+            atomic.write_atomic(backup, original)
+        self._write_history(name, history)
+        self._write_header(name, header)
 
     @staticmethod
     def _validated(model, path: Path, data: dict[str, Any], text: str):

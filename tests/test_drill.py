@@ -17,7 +17,8 @@ from puzzles.questions import NAPKIN_IDS, make_item
 def judge(item, prediction):
     """The one grader, with what the item asks."""
     return grade(item.puzzle, item.key, prediction, **item.asks)
-from saves import review, streak
+from puzzles import streak
+from saves import review
 from saves.store import SaveStore
 
 UTC = dt.timezone.utc

@@ -106,3 +106,18 @@ def test_markdown_export_is_a_table():
     cells = [re.split(r"(?<!\\)\|", line)[1:-1] for line in table]
     assert all(len(row) == len(COLUMNS) for row in cells)
     assert cells[3][COLUMNS.index("reason")].strip() == "a\\|b"
+
+
+def test_one_streak_with_freezes_for_every_screen():
+    """Seven days in a row bank a freeze, a missed eighth day spends it: stats (home, `ridge
+    stats`) and the drill's line count the same streak, which the old stats count reset to 1."""
+    from puzzles.streak import streak_for
+
+    start = dt.datetime(2026, 3, 1, 12, tzinfo=UTC)
+    days = [*range(7), 8]
+    attempts = _chain(*(_a("cleared", "low", at=start + dt.timedelta(days=d)) for d in days))
+    now = start + dt.timedelta(days=8, hours=1)
+    stats = derive(attempts, now=now, tz=UTC)
+    assert stats.streak == streak_for(attempts, now, UTC)
+    assert (stats.streak_days, stats.streak.frozen_days) == (8, (dt.date(2026, 3, 8),))
+    assert stats.to_json()["streak_freezes"] == 0

@@ -120,7 +120,7 @@ you can keep practising, but due concepts wait until tomorrow.
         """Today's streak, reviews and due concepts for the player named in the set-up."""
         from puzzles.drill import CONCEPT_TITLES, reachable
         from saves.review import cap_status, describe_due, due_count, due_order, load_cards
-        from saves.streak import streak_for
+        from saves.stats import derive
 
         found = self.query("#player-name")
         name = found.first(Input).value.strip() if found else self.player
@@ -138,7 +138,8 @@ you can keep practising, but due concepts wait until tomorrow.
         cap = cap_status(attempts, now, self.tz)
         due = due_count(concepts, cards, now)
         first = " · ".join(f"{CONCEPT_TITLES.get(c, c)} ({describe_due(cards.get(c), now)})" for c in order[:3])
-        lines = [streak_for(attempts, now, self.tz).describe(), cap.describe(due),
+        streak = derive(profile, now=now, tz=self.tz).streak if profile else derive((), now=now).streak
+        lines = [streak.describe(), cap.describe(due),
                  f"Due now: {due} of {len(concepts)} concepts. First up: {first}."]
         self.query_one("#drill-today", Static).update("\n".join(lines))
 
@@ -281,7 +282,7 @@ you can keep practising, but due concepts wait until tomorrow.
         from app import labels
         from puzzles.drill import CONCEPT_TITLES, reachable
         from saves.review import cap_status, due_count
-        from saves.streak import streak_for
+        from saves.stats import derive
 
         now = self.app.now()
         score = sum(a.points for a in self.answered)
@@ -297,8 +298,8 @@ you can keep practising, but due concepts wait until tomorrow.
             profile = None
         attempts = profile.attempts if profile else ()
         waiting = due_count(reachable(self.difficulty), self.cards, now)
-        lines = [streak_for(attempts, now, self.tz).describe(),
-                 cap_status(attempts, now, self.tz).describe(waiting)]
+        streak = derive(profile, now=now, tz=self.tz).streak if profile else derive((), now=now).streak
+        lines = [streak.describe(), cap_status(attempts, now, self.tz).describe(waiting)]
         body = VerticalScroll(
             Label(f"Round done: {cleared} of {len(self.answered)} cleared, {score:+d} points", classes="screen-title"),
             Static("\n".join(rows), id="drill-table", classes="mode-text", markup=False),
