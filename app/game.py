@@ -1,25 +1,82 @@
-"""The Ridge app and its one factory, `make_app`, used by `ridge play` and by the tests.
+"""The Ridge app and its one factory, `make_app`, used by the command line, the tests and the
+benchmarks.
 
 The app owns what every screen shares: the save store, the puzzle bank, the open Session, the
-clock, the crash guard and the command palette. Screens own what the player sees. Puzzles, saves
-and the engine are imported only when first needed, so the home screen draws quickly.
+clock, the crash guard, the command palette, and navigation. Each way to play has its own stack of
+screens (a Textual mode, listed in `MODES`); screens never open one another, they post the
+requests in `app.messages` and the app decides where they lead. Screens own what the player sees.
+Puzzles, saves, the engine and every screen but the first are imported only when first needed, so
+the home screen draws quickly.
 """
 from __future__ import annotations
 
 import datetime as _dt
+import gc
 import os
 from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from textual.app import App, SystemCommand
+from textual import on
+from textual.app import App, SystemCommand, UnknownModeError
 from textual.binding import Binding
 from textual.screen import Screen
 
+from app import messages
 from app.errors import Guarded, default_log_path, log_exception, short_message
 
 READY_EXIT_ENV = "RIDGE_EXIT_WHEN_READY"
 DEFAULT_THEME = "textual-dark"
+HOME = "play"  # the mode of the home screen, at the bottom of every trail
+
+
+# The base screen of each way to play, imported only when that way is first opened.
+def _map() -> Screen:
+    from app.screens.campaign import CampaignScreen
+
+    return CampaignScreen()
+
+
+def _stats() -> Screen:
+    from app.screens.stats import StatsScreen
+
+    return StatsScreen()
+
+
+def _simulator() -> Screen:
+    from app.screens.simulator import SimulatorScreen
+
+    return SimulatorScreen()
+
+
+def _drill() -> Screen:
+    from app.screens.drill import DrillScreen
+
+    return DrillScreen()
+
+
+def _exam() -> Screen:
+    from app.screens.exam import ExamScreen
+
+    return ExamScreen()
+
+
+def _hotseat() -> Screen:
+    from app.screens.hotseat import HotseatScreen
+
+    return HotseatScreen()
+
+
+def _match() -> Screen:
+    from app.screens.match import MatchScreen
+
+    return MatchScreen()
+
+
+def _lab() -> Screen:
+    from app.screens.lab import LabScreen  # type: ignore[import-not-found]
+
+    return LabScreen()
 
 
 class RidgeApp(Guarded, App[None]):
@@ -29,6 +86,25 @@ class RidgeApp(Guarded, App[None]):
     TITLE = "Ridge"
     SUB_TITLE = "inference economics, one deployment at a time"
     ENABLE_COMMAND_PALETTE = True
+
+    # Each way to play is a mode with its own stack, opened afresh above the home screen and
+    # closed when the player leaves it. The home screen's own mode, HOME, starts on
+    # get_default_screen (the home screen, or the one way a solo app runs), and "campaign" (a
+    # chapter's briefing and puzzles) is added when it opens, on the briefing or puzzle it opens with.
+    MODES = {
+        "map": _map,
+        "stats": _stats,
+        "simulator": _simulator,
+        "drill": _drill,
+        "exam": _exam,
+        "hotseat": _hotseat,
+        "match": _match,
+        "lab": _lab,
+    }
+    DEFAULT_MODE = HOME
+    # Modes that open above the one the player is in (so leaving one returns there); all others
+    # open above the home screen.
+    NESTED_MODES = frozenset({"campaign"})
 
     BINDINGS = [
         Binding("f1", "help", "Help", id="ridge.help", tooltip="Help for the part that has focus"),
@@ -41,8 +117,11 @@ class RidgeApp(Guarded, App[None]):
 
     def __init__(self, save_dir: str | os.PathLike[str] | None = None, profile: str | None = None,
                  clock: Callable[[], _dt.datetime] | None = None, strict: bool = False,
-                 cursor_blink: bool = True, ready_exit: str = "") -> None:
+                 cursor_blink: bool = True, ready_exit: str = "",
+                 solo: Callable[[], Screen] | None = None) -> None:
         super().__init__()
+        self.solo = solo
+        self.trail: list[str] = [HOME]  # the open modes, the current one last
         self.save_dir = save_dir
         self.requested_profile = profile
         self.clock = clock or (lambda: _dt.datetime.now(_dt.timezone.utc))
@@ -98,11 +177,27 @@ class RidgeApp(Guarded, App[None]):
         return self.clock()
 
     def get_default_screen(self) -> Screen:
+        """The base of the HOME mode: the home screen, or the screen of a solo app's one way."""
+        if self.solo is not None:
+            return self.solo()
         from app.screens.home import HomeScreen
 
         return HomeScreen()
 
+    def prepare_reveal(self, puzzle) -> None:
+        """Load what the reveal of `puzzle` needs (called from a puzzle's worker thread while the
+        player thinks, so lock-in shows the reveal at once). Nothing here is shown early."""
+        import app.screens.reveal  # noqa: F401
+        import puzzles.explain  # noqa: F401
+        import puzzles.grading  # noqa: F401
+
+        key = self.bank.key(puzzle)
+        key.derivation  # noqa: B018 - computed once and cached on the key
+
     def on_mount(self) -> None:
+        # HOME's stack was made from get_default_screen (as Textual does for a DEFAULT_MODE that
+        # MODES does not name); naming it now lets the player switch back to it.
+        self.add_mode(HOME, self.get_default_screen)
         self.theme_changed_signal.subscribe(self, self._remember_theme)
 
     def _remember_theme(self, theme) -> None:
@@ -112,6 +207,123 @@ class RidgeApp(Guarded, App[None]):
             self.session.update_settings(theme=theme.name)
         except Exception as error:  # noqa: BLE001 - a theme that is not saved is no reason to stop
             log_exception(error, self.log_file, "saving the theme")
+
+    # -- navigation: screens ask (app.messages), the app decides ----------------------------
+    def open_mode(self, mode: str, base: Callable[[], Screen] | None = None) -> None:
+        """Show `mode`: the one already open on the way back (and close those after it), or a
+        fresh one on `base` (default: its base in MODES), above the home screen or, for the
+        NESTED_MODES, above the current mode."""
+        if base is None and mode in self.trail:
+            self._back_to(mode)
+            return
+        if mode in self.trail:
+            self._back_to(self.trail[self.trail.index(mode) - 1])
+        elif mode not in self.NESTED_MODES:
+            self._back_to(HOME)
+        self._discard(mode)
+        self.add_mode(mode, base or self.MODES[mode])
+        self.trail.append(mode)
+        self.switch_mode(mode)
+
+    def _back_to(self, mode: str) -> None:
+        """Return to `mode` on the trail, closing every mode opened after it."""
+        keep = self.trail.index(mode) + 1
+        closing, self.trail = self.trail[keep:], self.trail[:keep]
+        if closing:
+            self.switch_mode(mode)
+        for name in reversed(closing):
+            self._discard(name)
+
+    def _discard(self, mode: str) -> None:
+        """Forget `mode`'s screens (it opens afresh next time)."""
+        try:
+            self.remove_mode(mode)
+        except UnknownModeError:
+            pass
+
+    def leave_mode(self) -> None:
+        """Back to where the current way to play was opened from; a solo app quits."""
+        if len(self.trail) > 1:
+            self._back_to(self.trail[-2])
+        elif self.solo is not None:
+            self.exit()
+
+    def show_in_campaign(self, make: Callable[[], Screen], replace: bool = False) -> None:
+        """A briefing or a puzzle: in the place of the asking screen, above it within the
+        campaign, or as the start of a campaign opened from here."""
+        if replace:
+            self.switch_screen(make())
+        elif self.current_mode == "campaign":
+            self.push_screen(make())
+        else:
+            self.open_mode("campaign", make)
+
+    def continue_campaign(self, after: str | None = None, replace: bool = False) -> None:
+        """The player's next puzzle: within the same chapter first when coming from one, via the
+        chapter's briefing the first time a chapter is entered; the map once all are cleared."""
+        session = self.session
+        exclude = (after,) if after else ()
+        pid = None
+        if after:
+            chapter = session.chapter_of(after)
+            if chapter is not None:
+                pid = session.next_puzzle(exclude=exclude, within=chapter)
+        if pid is None:
+            pid = session.next_puzzle(exclude=exclude)
+        if pid is None:
+            self.notify("Every puzzle is cleared. Replay any chapter from the map.", title="Campaign complete")
+            self.open_mode("map")
+            return
+        chapter = session.chapter_of(pid)
+        if chapter is not None and not session.started(chapter):
+            self.show_in_campaign(partial(_briefing, chapter.id, pid), replace)
+        else:
+            self.show_in_campaign(partial(_puzzle, pid), replace)
+
+    @on(messages.OpenMode)
+    def _on_open_mode(self, message: messages.OpenMode) -> None:
+        self.open_mode(message.mode)
+
+    @on(messages.GoHome)
+    def _on_go_home(self) -> None:
+        self._back_to(HOME)
+
+    @on(messages.OpenMap)
+    def _on_open_map(self) -> None:
+        self.open_mode("map")
+
+    @on(messages.Back)
+    def _on_back(self, message: messages.Back) -> None:
+        if message.origin is not self.screen:
+            return  # asked by a screen no longer on top: already left
+        if len(self.screen_stack) > 1:
+            self.pop_screen()
+        else:
+            self.leave_mode()
+
+    @on(messages.OpenChapter)
+    def _on_open_chapter(self, message: messages.OpenChapter) -> None:
+        self.show_in_campaign(partial(_briefing, message.chapter_id, message.start))
+
+    @on(messages.OpenPuzzle)
+    def _on_open_puzzle(self, message: messages.OpenPuzzle) -> None:
+        self.show_in_campaign(partial(_puzzle, message.puzzle_id), message.replace)
+
+    @on(messages.ContinueCampaign)
+    def _on_continue(self, message: messages.ContinueCampaign) -> None:
+        self.continue_campaign(message.after, message.replace)
+
+    @on(messages.PredictionLocked)
+    def _on_locked(self, message: messages.PredictionLocked) -> None:
+        """The reveal, in the place of the puzzle that was locked in."""
+        from app.screens.reveal import RevealScreen
+
+        try:
+            self.switch_screen(RevealScreen(message.puzzle, message.prediction, message.key, message.grade,
+                                            message.hints_used, record=message.record))
+        except BaseException:
+            gc.enable()  # the puzzle paused collection for the reveal's first frame
+            raise
 
     # -- actions ---------------------------------------------------------------------------
     async def action_quit(self) -> None:
@@ -175,20 +387,37 @@ class RidgeApp(Guarded, App[None]):
         self._close_messages_no_wait()
 
 
+def _briefing(chapter_id: str, start: str | None = None) -> Screen:
+    from app.screens.campaign import BriefingScreen
+
+    return BriefingScreen(chapter_id, start=start)
+
+
+def _puzzle(puzzle_id: str) -> Screen:
+    from app.screens.puzzle import PuzzleScreen
+
+    return PuzzleScreen(puzzle_id)
+
+
 def make_app(save_dir: str | os.PathLike[str] | None = None, profile: str | None = None,
              size: tuple[int, int] | None = None, clock: Callable[[], _dt.datetime] | None = None,
-             strict: bool = False, cursor_blink: bool = True, ready_exit: bool | str | None = None) -> RidgeApp:
+             strict: bool = False, cursor_blink: bool = True, ready_exit: bool | str | None = None,
+             solo: str | Callable[[], Screen] | None = None) -> RidgeApp:
     """The app, ready to `run()` or `run_test()`. `size` is only a hint for tests (run_test takes
     the real one); `strict` lets errors through so tests fail loudly. `ready_exit` (or the
     RIDGE_EXIT_WHEN_READY environment variable), for benchmarks: "1" quits as soon as the home
-    screen shows the player and takes keys, "loaded" once the chapters have loaded too."""
+    screen shows the player and takes keys, "loaded" once the chapters have loaded too.
+    `solo` runs one way to play on its own in place of the home screen (`ridge match play`,
+    demos, tests): a name in `RidgeApp.MODES`, or a function making its screen; leaving it quits."""
     if ready_exit is None:
         ready_exit = os.environ.get(READY_EXIT_ENV, "")
     elif isinstance(ready_exit, bool):
         ready_exit = "1" if ready_exit else ""
     if ready_exit == "0":
         ready_exit = ""
+    if isinstance(solo, str):
+        solo = RidgeApp.MODES[solo]
     app = RidgeApp(save_dir=save_dir, profile=profile, clock=clock, strict=strict,
-                   cursor_blink=cursor_blink, ready_exit=ready_exit)
+                   cursor_blink=cursor_blink, ready_exit=ready_exit, solo=solo)
     app.size_hint = size
     return app

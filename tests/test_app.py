@@ -404,6 +404,7 @@ async def test_every_way_to_play_opens_from_home_and_comes_back(tmp_path):
             assert any(f"({key})" in way for way in ways), key
             await settle(pilot, key)
             assert isinstance(app.screen, screen_type), key
-            app.pop_screen()
-            await settle(pilot)
-            assert isinstance(app.screen, HomeScreen)
+            assert app.current_mode != "play" and len(app.screen_stack) == 1, key  # its own stack
+            await settle(pilot, "escape")
+            assert isinstance(app.screen, HomeScreen), key
+            assert app.current_mode == "play", key

@@ -6,7 +6,8 @@ import datetime as dt
 from textual.widgets import Select
 
 from app.screens.drill import DrillScreen
-from app.screens.rounds import ModeApp, RevealPanel
+from app.game import make_app
+from app.screens.rounds import RevealPanel
 from saves.store import SaveStore
 
 NOW = dt.datetime(2026, 3, 2, 9, 30, tzinfo=dt.timezone.utc)
@@ -21,7 +22,7 @@ async def _settle(pilot, *keys):
 
 
 async def test_a_timed_out_question_locks_in_what_is_filled(tmp_path):
-    app = ModeApp(lambda: DrillScreen(seed=7, length=1, difficulty=1, tz=dt.timezone.utc), save_dir=tmp_path,
+    app = make_app(solo=lambda: DrillScreen(seed=7, length=1, difficulty=1, tz=dt.timezone.utc), save_dir=tmp_path,
                   profile="Ada", clock=lambda: NOW, strict=True, cursor_blink=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await _settle(pilot)

@@ -8,7 +8,7 @@ import pytest
 from textual.widgets import Markdown, RadioButton, Select
 
 from app.screens.exam import ExamScreen
-from app.screens.rounds import ModeApp
+from app.game import make_app
 from puzzles import exam
 from puzzles.questions import NAPKIN_IDS, SPEC_FIELD, suitable
 from saves.store import SaveStore
@@ -105,7 +105,7 @@ def test_the_report_holds_every_answer_and_the_reasoning(items):
 
 
 async def test_the_exam_screen_writes_the_report(tmp_path):
-    app = ModeApp(lambda: ExamScreen(seed=SEED, length=1, tz=dt.timezone.utc), save_dir=tmp_path, profile="Ada",
+    app = make_app(solo=lambda: ExamScreen(seed=SEED, length=1, tz=dt.timezone.utc), save_dir=tmp_path, profile="Ada",
                   clock=lambda: WHEN, strict=True, cursor_blink=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()

@@ -7,7 +7,7 @@ import datetime as dt
 from textual.widgets import RadioButton, Select
 
 from app.screens.hotseat import HotseatScreen, parse_players
-from app.screens.rounds import ModeApp
+from app.game import make_app
 from saves.store import SaveStore
 
 NOW = dt.datetime(2026, 3, 2, 18, 0, tzinfo=dt.timezone.utc)
@@ -66,7 +66,7 @@ def test_player_names_are_checked():
 
 
 async def test_three_players_lock_in_privately_then_share_one_reveal(tmp_path):
-    app = ModeApp(lambda: HotseatScreen(players=PLAYERS, seed=5, difficulty=1, count=2), save_dir=tmp_path,
+    app = make_app(solo=lambda: HotseatScreen(players=PLAYERS, seed=5, difficulty=1, count=2), save_dir=tmp_path,
                   clock=lambda: NOW, strict=True, cursor_blink=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)

@@ -1,13 +1,13 @@
 """The Lab screen at 80×24: predict, lock in, watch the quick run, and see results beside the guess."""
-from textual.app import App
 from textual.widgets import DataTable, Input, RadioSet, Static
 
+from app.game import make_app
 from app.screens.lab import LabScreen
 
 
-class _LabApp(App):
-    def on_mount(self) -> None:
-        self.push_screen(LabScreen(quick=True))
+def _LabApp():
+    """The game's app showing only the lab, on its quick run."""
+    return make_app(solo=lambda: LabScreen(quick=True), strict=True, cursor_blink=False, ready_exit=False)
 
 
 async def test_predict_lock_in_and_see_results():

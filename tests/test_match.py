@@ -192,13 +192,13 @@ async def test_the_match_screen_plays_a_code_and_writes_a_checked_result_file(tm
 
     from textual.widgets import RadioButton, Select
 
+    from app.game import make_app
     from app.screens.match import MatchScreen
-    from app.screens.rounds import ModeApp
     from saves.match import read_result
     from saves.store import SaveStore
 
     when = _dt.datetime(2026, 3, 2, 12, 0, tzinfo=_dt.timezone.utc)
-    app = ModeApp(lambda: MatchScreen(code="R-42-1-1", player="Ada", team="Red"), save_dir=tmp_path,
+    app = make_app(solo=lambda: MatchScreen(code="R-42-1-1", player="Ada", team="Red"), save_dir=tmp_path,
                   profile="Ada", clock=lambda: when, strict=True, cursor_blink=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()

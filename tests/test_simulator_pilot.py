@@ -28,6 +28,10 @@ class SimApp(App[None]):
     def on_mount(self) -> None:
         self.push_screen(SimulatorScreen(**self._screen_args))
 
+    def on_back(self, message) -> None:
+        """The simulator asks the app to leave it (`app.messages.Back`), as it asks Ridge's."""
+        self.pop_screen()
+
 
 def text_of(screen, selector: str) -> str:
     return str(screen.query_one(selector, Static).content)

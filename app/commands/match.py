@@ -64,10 +64,10 @@ def _play(args: argparse.Namespace) -> int:
     code = MatchCode.parse(args.code)
     player = check_name(args.player) if args.player else None
     team = check_name(args.team, "team") if args.team else ""
+    from app.game import make_app
     from app.screens.match import MatchScreen
-    from app.screens.rounds import ModeApp
 
-    app = ModeApp(lambda: MatchScreen(code=code, player=player, team=team), save_dir=args.save_dir)
+    app = make_app(save_dir=args.save_dir, solo=lambda: MatchScreen(code=code, player=player, team=team))
     app.run()
     return int(app.return_code or 0)
 

@@ -1,7 +1,7 @@
 """The campaign: a map of the course's chapters, and each chapter's briefing with its puzzles.
 
 Chapters guide and never lock: any chapter opens, and a chapter opened early says what it
-builds on. `open_next` is the Continue button's logic, shared with the reveal's Next.
+builds on. Where Continue, a chapter or a puzzle leads is the app's to decide (`app.messages`).
 """
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from textual.widgets.option_list import Option
 
 from app import labels
 from app.errors import Guarded
+from app.messages import Back, ContinueCampaign, OpenChapter, OpenPuzzle
 from app.widgets.footer import RidgeFooter
 from app.widgets.titlebar import TitleBar
 
@@ -22,63 +23,6 @@ from app.widgets.titlebar import TitleBar
 def _bar(fraction: float, width: int = 10) -> str:
     filled = round(max(0.0, min(1.0, fraction)) * width)
     return "█" * filled + "░" * (width - filled)
-
-
-def open_puzzle(app, puzzle_id: str, replace: bool = False) -> None:
-    """Show a puzzle; `replace` swaps it for the current screen (after a reveal)."""
-    from app.screens.puzzle import PuzzleScreen
-
-    screen = PuzzleScreen(puzzle_id)
-    if replace:
-        app.switch_screen(screen)
-    else:
-        app.push_screen(screen)
-
-
-def open_next(app, after: str | None = None, replace: bool = False) -> None:
-    """Go to the player's next puzzle: within the same chapter first when coming from one, via
-    the chapter's briefing the first time a chapter is entered."""
-    session = app.session
-    exclude = (after,) if after else ()
-    pid = None
-    if after:
-        chapter = session.chapter_of(after)
-        if chapter is not None:
-            pid = session.next_puzzle(exclude=exclude, within=chapter)
-    if pid is None:
-        pid = session.next_puzzle(exclude=exclude)
-    if pid is None:
-        app.notify("Every puzzle is cleared. Replay any chapter from the map.", title="Campaign complete")
-        go_to_map(app)
-        return
-    chapter = session.chapter_of(pid)
-    if chapter is not None and not session.started(chapter):
-        screen = BriefingScreen(chapter.id, start=pid)
-        if replace:
-            app.switch_screen(screen)
-        else:
-            app.push_screen(screen)
-        return
-    open_puzzle(app, pid, replace=replace)
-
-
-def go_to_map(app) -> None:
-    """Back to the campaign map, reusing the one in the stack when there is one."""
-    from app.screens.home import HomeScreen
-
-    stack = app.screen_stack
-    for index in range(len(stack) - 1, -1, -1):
-        if isinstance(stack[index], CampaignScreen):
-            while app.screen is not stack[index]:
-                app.pop_screen()
-            stack[index].refresh_view()
-            return
-        if isinstance(stack[index], HomeScreen):
-            while app.screen is not stack[index]:
-                app.pop_screen()
-            app.push_screen(CampaignScreen())
-            return
-    app.push_screen(CampaignScreen())
 
 
 class CampaignScreen(Guarded, Screen):
@@ -172,20 +116,20 @@ you to know.
 
     @on(OptionList.OptionSelected, "#chapters")
     def _selected(self, event: OptionList.OptionSelected) -> None:
-        self.app.push_screen(BriefingScreen(event.option.id or ""))
+        self.post_message(OpenChapter(event.option.id or ""))
 
     def action_open(self) -> None:
         chapters = self.query_one("#chapters", OptionList)
         if chapters.highlighted is None:
             return
         option = chapters.get_option_at_index(chapters.highlighted)
-        self.app.push_screen(BriefingScreen(option.id or ""))
+        self.post_message(OpenChapter(option.id or ""))
 
     def action_continue(self) -> None:
-        open_next(self.app)
+        self.post_message(ContinueCampaign())
 
     def action_back(self) -> None:
-        self.app.pop_screen()
+        self.post_message(Back(self))
 
 
 class BriefingScreen(Guarded, Screen):
@@ -268,7 +212,7 @@ Marks: ✓ cleared, ~ lucky, ≈ close, ✗ missed, · not tried.
 
     @on(OptionList.OptionSelected, "#puzzles")
     def _selected(self, event: OptionList.OptionSelected) -> None:
-        open_puzzle(self.app, event.option.id or "")
+        self.post_message(OpenPuzzle(event.option.id or ""))
 
     def action_start(self) -> None:
         session = self.app.session
@@ -277,7 +221,7 @@ Marks: ✓ cleared, ~ lucky, ≈ close, ✗ missed, · not tried.
         if pid is None:
             self.notify("This chapter has no puzzles yet.", severity="warning")
             return
-        open_puzzle(self.app, pid)
+        self.post_message(OpenPuzzle(pid))
 
     def action_back(self) -> None:
-        self.app.pop_screen()
+        self.post_message(Back(self))

@@ -14,15 +14,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Input, Label, Select, Static
 
-from app.screens.rounds import (ModeScreen, check_player, default_player, puzzle_heading, record, setup_field)
-
-DIFFICULTY_TEXT = {
-    1: "1 · one dominant effect, common models",
-    2: "2 · more models and GPUs, TPOT goals",
-    3: "3 · every objective, more levers",
-    4: "4 · mixture-of-experts, routing",
-    5: "5 · everything, large deployments",
-}
+from app.screens.rounds import (DIFFICULTY_TEXT, ModeScreen, check_player, default_player, puzzle_heading, record,
+                                setup_field)
 
 
 @dataclass

@@ -16,6 +16,7 @@ from textual.widgets.option_list import Option
 
 from app import labels
 from app.errors import Guarded
+from app.messages import ContinueCampaign, OpenMode
 from app.widgets.footer import RidgeFooter
 from app.widgets.titlebar import TitleBar
 
@@ -332,61 +333,40 @@ runs a real toy serving loop on this machine.
         return True
 
     def action_continue(self) -> None:
-        if not self._need_player("continue"):
-            return
-        from app.screens.campaign import open_next
-
-        open_next(self.app)
+        if self._need_player("continue"):
+            self.post_message(ContinueCampaign())
 
     def action_map(self) -> None:
-        if not self._need_player("map"):
-            return
-        from app.screens.campaign import CampaignScreen
-
-        self.app.push_screen(CampaignScreen())
+        if self._need_player("map"):
+            self.post_message(OpenMode("map"))
 
     def action_stats(self) -> None:
-        if not self._need_player("stats"):
-            return
-        from app.screens.stats import StatsScreen
-
-        self.app.push_screen(StatsScreen())
+        if self._need_player("stats"):
+            self.post_message(OpenMode("stats"))
 
     def action_simulator(self) -> None:
-        from app.screens.simulator import SimulatorScreen
-
-        self.app.push_screen(SimulatorScreen())
+        self.post_message(OpenMode("simulator"))
 
     def action_drill(self) -> None:
         if self._need_player("drill"):
-            from app.screens.drill import DrillScreen
-
-            self.app.push_screen(DrillScreen())
+            self.post_message(OpenMode("drill"))
 
     def action_exam(self) -> None:
         if self._need_player("exam"):
-            from app.screens.exam import ExamScreen
-
-            self.app.push_screen(ExamScreen())
+            self.post_message(OpenMode("exam"))
 
     def action_hotseat(self) -> None:
-        from app.screens.hotseat import HotseatScreen
-
-        self.app.push_screen(HotseatScreen())
+        self.post_message(OpenMode("hotseat"))
 
     def action_match(self) -> None:
         if self._need_player("match"):
-            from app.screens.match import MatchScreen
-
-            self.app.push_screen(MatchScreen())
+            self.post_message(OpenMode("match"))
 
     def action_lab(self) -> None:
         if not self.has_lab:
             self.notify("The lab is not part of this build yet.", severity="warning")
             return
-        from app.screens.lab import LabScreen  # type: ignore[import-not-found]
-
-        self.app.push_screen(LabScreen())
+        self.post_message(OpenMode("lab"))
 
     def action_switch_player(self) -> None:
         self.pick_player()

@@ -16,8 +16,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, Label, Select, Static
 
 from app import labels
-from app.screens.drill import DIFFICULTY_TEXT
-from app.screens.rounds import (ModeScreen, check_player, puzzle_heading, record,
+from app.screens.rounds import (DIFFICULTY_TEXT, ModeScreen, check_player, puzzle_heading, record,
                                 setup_field, words)
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 8

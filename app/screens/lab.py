@@ -19,6 +19,7 @@ from textual.screen import Screen
 from textual.widgets import (Button, Checkbox, DataTable, Footer, Input, Label, ProgressBar, RadioButton,
                              RadioSet, Static)
 
+from app.messages import Back
 from engine.errors import RidgeError
 from engine.lab.report import (SHORT_COLUMNS, Prediction, busy_machine, compare, decode_plot,
                                machine_lines, server_table)
@@ -188,8 +189,7 @@ is final. Then watch it run and compare. **New** (n) starts a fresh prediction.
 
     def action_back(self) -> None:
         self._cancel.set()
-        if len(self.app.screen_stack) > 1:
-            self.app.pop_screen()
+        self.post_message(Back(self))
 
     def _read_form(self) -> Prediction:
         def number(selector: str, what: str) -> float:

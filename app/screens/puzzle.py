@@ -13,10 +13,11 @@ from textual.widgets import Button, Label, Static
 
 from app import labels
 from app.errors import Guarded
+from app.messages import Back, PredictionLocked
 from app.widgets.footer import RidgeFooter
 from app.widgets.titlebar import TitleBar
 from app.widgets.card import DeploymentCard
-from app.widgets.form import FormSpec, PredictionForm
+from app.widgets.form import PredictionForm, form_spec
 from app.widgets.napkin_pad import NapkinPad
 
 HINT_COST_DEFAULT = 3
@@ -28,26 +29,6 @@ def hint_cost() -> int:
     except ImportError:  # pragma: no cover
         return HINT_COST_DEFAULT
     return HINT_COST
-
-
-def form_spec(puzzle) -> FormSpec:
-    """What the form offers for this puzzle, as ids: only the verdicts that can bound its
-    objective, asked in words ("What bounds the time to first token here?")."""
-    from engine.ids import GainBand
-    from puzzles.grading import offered_verdicts
-    from puzzles.puzzle import ESTIMATE_UNITS
-    from puzzles.reasons import REASONS
-
-    reasons = tuple((rid, REASONS.get(rid, labels.tidy(rid))) for rid in getattr(puzzle, "reasons", ()) or ())
-    estimates = tuple(getattr(puzzle, "estimates", ()) or ())
-    estimate_labels = {}
-    for est in estimates:
-        unit = ESTIMATE_UNITS.get(est)
-        base = labels.estimate(est)
-        estimate_labels[est] = base if not unit or "(" in base or unit in base else f"{base}, in {unit}"
-    return FormSpec(bottlenecks=tuple(offered_verdicts(puzzle)), levers=tuple(puzzle.levers), bands=tuple(GainBand),
-                    reasons=reasons, estimates=estimates, estimate_labels=estimate_labels,
-                    bottleneck_question=labels.bottleneck_question(puzzle.objective))
 
 
 def aligned(name: str, value: str, width: int = 62, indent: int = 13) -> str:
@@ -170,14 +151,9 @@ scenario, the whole deployment card, the hints, the napkin); arrows and Page Dow
         self.run_worker(self._warm_up, thread=True, group="warm-up", exit_on_error=False)
 
     def _warm_up(self) -> None:
-        """Load what the reveal needs while the player thinks, so lock-in shows it at once.
-        Nothing computed here is shown before lock-in."""
-        import app.screens.reveal  # noqa: F401
-        import puzzles.explain  # noqa: F401
-        import puzzles.grading  # noqa: F401
-
-        key = self.app.bank.key(self.puzzle)
-        key.derivation  # noqa: B018 - computed once and cached on the key
+        """Let the app load what the reveal needs while the player thinks, so lock-in shows it at
+        once. Nothing computed here is shown before lock-in."""
+        self.app.prepare_reveal(self.puzzle)
 
     # -- hints and the napkin --------------------------------------------------------------
     @on(Button.Pressed, "#hint")
@@ -262,7 +238,8 @@ scenario, the whole deployment card, the hints, the napkin); arrows and Page Dow
             self.lock_in()
 
     def lock_in(self) -> None:
-        """Final: freeze the form, grade, record, and show the reveal in this screen's place."""
+        """Final: freeze the form and grade it; the app shows the reveal in this screen's place,
+        and the reveal records the attempt."""
         if self.locked:
             return
         import gc
@@ -277,7 +254,6 @@ scenario, the whole deployment card, the hints, the napkin); arrows and Page Dow
             app = self.app
             from functools import partial
 
-            from app.screens.reveal import RevealScreen
             from puzzles.grading import grade
 
             key = app.bank.key(self.puzzle)
@@ -285,7 +261,7 @@ scenario, the whole deployment card, the hints, the napkin); arrows and Page Dow
             # The attempt is written by the reveal, in a thread, once the reveal is on screen: a
             # durable write can wait on a busy disk, and the player should not wait with it.
             record = partial(app.session.record, self.puzzle, graded, self.hints_used, seconds, app.now())
-            app.switch_screen(RevealScreen(self.puzzle, prediction, key, graded, self.hints_used, record=record))
+            self.post_message(PredictionLocked(self.puzzle, prediction, key, graded, self.hints_used, record=record))
         except BaseException:
             gc.enable()
             raise
@@ -299,13 +275,13 @@ scenario, the whole deployment card, the hints, the napkin); arrows and Page Dow
             return
         form = self.query_one("#form", PredictionForm)
         if self.locked or not (form.is_dirty() or self.hints_used):
-            self.app.pop_screen()
+            self.post_message(Back(self))
             return
         from app.screens.dialogs import ConfirmDialog
 
         def answered(leave: bool | None) -> None:
             if leave:
-                self.app.pop_screen()
+                self.post_message(Back(self))
 
         self.app.push_screen(ConfirmDialog("Leave this puzzle?", "Your answer is not locked in, so nothing is "
                                            "recorded. You can come back to it later.", yes="Leave",

@@ -6,6 +6,7 @@ import gc
 import re
 import textwrap
 
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -14,6 +15,7 @@ from textual.widgets import Static
 
 from app import labels
 from app.errors import Guarded
+from app.messages import AttemptSaved, ContinueCampaign, GoHome, OpenMap
 from app.widgets.footer import RidgeFooter
 from app.widgets.titlebar import TitleBar
 from app.plots import Point
@@ -224,13 +226,14 @@ A gain within 10% of a band edge accepts both bands.
         """Called after the first refresh: collect garbage again, and write the attempt."""
         gc.enable()
         if self.record is not None:
-            self.saving = self.run_worker(self._save, thread=True, group="save", exit_on_error=False,
-                                          name=f"save {self.puzzle.id}")
+            self.saving = self._save()
 
-    def _save(self):
-        """Write the locked-in attempt (in a worker thread); a failure is told, not fatal."""
+    @work(thread=True, group="save", exit_on_error=False, name="save attempt")
+    def _save(self) -> None:
+        """Write the locked-in attempt (in a worker thread) and post what came of it; a failure
+        is told, not fatal."""
         try:
-            self.attempt = self.record()
+            attempt = self.record()
         except Exception as error:  # noqa: BLE001 - the reveal still teaches; say it was not saved
             from app.errors import log_exception
 
@@ -238,7 +241,13 @@ A gain within 10% of a band edge accepts both bands.
             line = str(error).splitlines()[0] if str(error) else type(error).__name__
             self.app.call_from_thread(self.notify, f"This attempt could not be saved: {line}. Details in {path}",
                                       severity="error", timeout=10)
-        return self.attempt
+            self.post_message(AttemptSaved(None, error))
+            return
+        self.post_message(AttemptSaved(attempt))
+
+    @on(AttemptSaved)
+    def _attempt_saved(self, message: AttemptSaved) -> None:
+        self.attempt = message.attempt
 
     def on_unmount(self) -> None:
         gc.enable()  # in case the reveal closes before its first frame
@@ -248,12 +257,10 @@ A gain within 10% of a band edge accepts both bands.
         if self.saving is not None and not self.saving.is_finished:
             await self.saving.wait()
 
-    # -- what next -------------------------------------------------------------------------
+    # -- what next: asked of the app, once the attempt is written ---------------------------
     async def action_next(self) -> None:
         await self.saved()
-        from app.screens.campaign import open_next
-
-        open_next(self.app, after=self.puzzle.id, replace=True)
+        self.post_message(ContinueCampaign(after=self.puzzle.id, replace=True))
 
     async def action_retry_later(self) -> None:
         await self.saved()
@@ -265,19 +272,12 @@ A gain within 10% of a band edge accepts both bands.
                 return
             self.queued = True
         self.notify("Queued: it comes back after your other open puzzles.", title="Retry later")
-        from app.screens.campaign import open_next
-
-        open_next(self.app, after=self.puzzle.id, replace=True)
+        self.post_message(ContinueCampaign(after=self.puzzle.id, replace=True))
 
     async def action_map(self) -> None:
         await self.saved()
-        from app.screens.campaign import go_to_map
-
-        go_to_map(self.app)
+        self.post_message(OpenMap())
 
     async def action_home(self) -> None:
         await self.saved()
-        from app.screens.home import HomeScreen
-
-        while len(self.app.screen_stack) > 1 and not isinstance(self.app.screen, HomeScreen):
-            self.app.pop_screen()
+        self.post_message(GoHome())

@@ -2,15 +2,15 @@
 phases (set-up, questions, reveals, summary) in one stage, the view of one question, a countdown,
 a compact reveal, and recording an answer to a player's save.
 
-Each of those modes is one screen whose stage changes content, so leaving a mode is one pop (or,
-when a mode runs on its own through `ModeApp`, quitting). The question view reuses the game's
-deployment card, prediction form and napkin pad.
+Each of those modes is one screen whose stage changes content, at the bottom of its own stack, so
+leaving one is one `Back` to the app (which returns home, or quits when the mode runs on its own:
+`make_app(solo=...)`). The question view reuses the game's deployment card, prediction form and
+napkin pad.
 """
 from __future__ import annotations
 
 import dataclasses
 import time
-from pathlib import Path
 from typing import Any, Callable
 
 from textual import on
@@ -24,33 +24,21 @@ from textual.widgets import Button, Footer, Header, Label, Select, Static
 
 from app import labels
 from app.errors import Guarded
-from app.game import RidgeApp
+from app.messages import Back
 from app.widgets.card import DeploymentCard
-from app.widgets.form import PredictionForm
+from app.widgets.form import PredictionForm, form_spec
 from app.widgets.napkin_pad import NapkinPad
 
-GAME_CSS = Path(__file__).resolve().parent.parent / "ridge.tcss"
+DIFFICULTY_TEXT = {
+    1: "1 · one dominant effect, common models",
+    2: "2 · more models and GPUs, TPOT goals",
+    3: "3 · every objective, more levers",
+    4: "4 · mixture-of-experts, routing",
+    5: "5 · everything, large deployments",
+}
 
 
 words = labels.words  # ids in the words the game shows (feedback and reports use this)
-
-
-class ModeApp(RidgeApp):
-    """Ridge running one mode on its own (`ridge match play`, demos and tests): the game's app,
-    styles, palette and crash guard, with the mode's screen in place of the home screen."""
-
-    CSS_PATH = [GAME_CSS]
-
-    def __init__(self, make_screen: Callable[[], Screen], **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self._make_screen = make_screen
-
-    def get_default_screen(self) -> Screen:
-        return Screen(id="mode-base")
-
-    def on_mount(self) -> None:
-        super().on_mount()
-        self.push_screen(self._make_screen())
 
 
 def default_player(app) -> str:
@@ -144,8 +132,6 @@ class Countdown(Static):
 def item_form_spec(item):
     """The prediction form for an item: the puzzle's choices, no reasons when the mode does not
     ask for one, and the napkin question's estimates."""
-    from app.screens.puzzle import form_spec
-
     spec = form_spec(item.puzzle)
     if not item.ask_reason:
         spec = dataclasses.replace(spec, reasons=())
@@ -371,10 +357,7 @@ class ModeScreen(Guarded, Screen):
 
     def leave(self) -> None:
         """Back to where the mode was opened from (or quit, when the mode runs on its own)."""
-        if isinstance(self.app, ModeApp) and len(self.app.screen_stack) <= 2:
-            self.app.exit()
-        else:
-            self.app.pop_screen()
+        self.post_message(Back(self))
 
     def confirm(self, title: str, body: str, yes: str, no: str, then: Callable[[], Any], dialog_id: str) -> None:
         from app.screens.dialogs import ConfirmDialog

@@ -27,6 +27,7 @@ from app import labels
 from app import sim_model as sm
 from app import sim_plots as sp
 from app.errors import Guarded, log_exception
+from app.messages import Back
 from app.widgets.inputs import OrderedInput
 from engine.errors import RidgeError
 
@@ -563,10 +564,7 @@ puzzle in your own pack, **Escape** back. Letter keys work while a number field 
         self.notify(f"Saved as {puzzle_id} in {written}", title="Saved")
 
     def action_back(self) -> None:
-        if len(self.app.screen_stack) > 1:
-            self.app.pop_screen()
-        else:
-            self.app.exit()
+        self.post_message(Back(self))
 
     def action_help(self) -> None:
         if hasattr(self.app, "action_help"):

@@ -10,6 +10,7 @@ from textual.widgets import Label, Static
 
 from app import labels, plots
 from app.errors import Guarded
+from app.messages import Back
 from app.widgets.footer import RidgeFooter
 from app.widgets.titlebar import TitleBar
 
@@ -108,4 +109,4 @@ which that level starts to pay: saying *high* pays only above four right in five
         self.query_one("#stats-body").focus()
 
     def action_back(self) -> None:
-        self.app.pop_screen()
+        self.post_message(Back(self))

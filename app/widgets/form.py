@@ -33,6 +33,27 @@ class FormSpec:
     bottleneck_question: str = "Bottleneck"
 
 
+def form_spec(puzzle) -> FormSpec:
+    """What the form offers for this puzzle, as ids: only the verdicts that can bound its
+    objective, asked in words ("What bounds the time to first token here?"). Every mode's
+    question view starts from it."""
+    from engine.ids import GainBand
+    from puzzles.grading import offered_verdicts
+    from puzzles.puzzle import ESTIMATE_UNITS
+    from puzzles.reasons import REASONS
+
+    reasons = tuple((rid, REASONS.get(rid, labels.tidy(rid))) for rid in getattr(puzzle, "reasons", ()) or ())
+    estimates = tuple(getattr(puzzle, "estimates", ()) or ())
+    estimate_labels = {}
+    for est in estimates:
+        unit = ESTIMATE_UNITS.get(est)
+        base = labels.estimate(est)
+        estimate_labels[est] = base if not unit or "(" in base or unit in base else f"{base}, in {unit}"
+    return FormSpec(bottlenecks=tuple(offered_verdicts(puzzle)), levers=tuple(puzzle.levers), bands=tuple(GainBand),
+                    reasons=reasons, estimates=estimates, estimate_labels=estimate_labels,
+                    bottleneck_question=labels.bottleneck_question(puzzle.objective))
+
+
 FIELD_HELP = {
     "bottleneck": """\
 ## Bottleneck
