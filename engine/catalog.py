@@ -228,6 +228,9 @@ def gpu_from_table(gpu_id: str, table: dict, path: str = "<catalog>") -> Acceler
         _check_number(path, where, f"peak_tflops.{precision}", value, integer=False)
         if value <= 0:
             raise RidgeError(f"{path}: {where}.peak_tflops.{precision} must be positive")
+    for key in ("name", "interconnect", "source"):
+        if key in table and not isinstance(table[key], str):
+            raise RidgeError(f"{path}: {where}.{key} must be a string, got {bounds.shown(repr(table[key]), 60)}")
     for key, (low, high) in bounds.GPU_LIMITS.items():
         for sub, value in (peaks.items() if key == "peak_tflops" else [(None, table[key])]):
             label = f"{where}.{key}" + (f".{sub}" if sub else "")

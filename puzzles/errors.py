@@ -14,7 +14,9 @@ class PackError(RidgeError):
     def __init__(self, message: str, *, path: str | None = None, line: int | None = None,
                  puzzle: str | None = None, field: str | None = None) -> None:
         self.path, self.line, self.puzzle, self.field, self.detail = path, line, puzzle, field, message
-        super().__init__(where(path, line, puzzle, field) + message)
+        from engine.bounds import one_line  # echoed values: one line, no escapes, long ones shortened
+
+        super().__init__(one_line(where(path, line, puzzle, field) + message))
 
 
 def where(path: str | None, line: int | None, puzzle: str | None, field: str | None) -> str:

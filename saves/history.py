@@ -53,10 +53,9 @@ def check_before_append(store, name: str, segments: list[Path]) -> tuple[dict[st
     segment's (data, text), already read and validated, for the append. SaveError if damaged."""
     folder = store.segments_dir(name)
     rel = lambda p: p.relative_to(store.dir).as_posix()  # noqa: E731
-    for number, path in enumerate(segments, start=1):
-        if int(path.stem) != number:
-            raise damaged(name, rel(folder), f"segment {number:06d} is missing", path)
     seals = _read_seals(folder)
+    for missing, detail in missing_segments(folder, segments, seals):
+        raise damaged(name, rel(missing), detail, missing)
     changed = False
     prev_hash, next_seq = GENESIS, 1
     for path in segments[:-1]:
@@ -85,6 +84,23 @@ def check_before_append(store, name: str, segments: list[Path]) -> tuple[dict[st
         except SaveError:
             pass  # only a cache: the next append reads those segments again
     return data, text
+
+
+def missing_segments(folder: Path, segments: list[Path], seals: dict | None = None) -> list[tuple[Path, str]]:
+    """(segment file, what is wrong) for every segment file that should be there and is not: a
+    gap in the numbering, or segments after one that was sealed (a segment is sealed only once
+    a later one exists, so a sealed last segment means the ones after it were deleted)."""
+    numbers = [int(p.stem) for p in segments]
+    found = [(folder / f"{n:06d}.toml", "this segment file is missing")
+             for n in range(1, (max(numbers) if numbers else 0) + 1) if n not in set(numbers)]
+    if seals is None:
+        seals = _read_seals(folder)
+    sealed = [int(k[:-5]) for k in seals if k.endswith(".toml") and k[:-5].isdigit() and k[:-5].isascii()]
+    last = max(numbers, default=0)
+    if sealed and max(sealed) >= last:
+        found.append((folder / f"{max(sealed) + 1:06d}.toml",
+                      f"segment {max(sealed):06d} was closed, but the segments after it are gone"))
+    return found
 
 
 def _read(store, name: str, path: Path) -> tuple[dict[str, Any], str]:

@@ -243,7 +243,12 @@ def read_result(path: Path | str, regrade: bool = True) -> MatchResult:
         raise _fail(f"not valid TOML ({type(exc).__name__})") from None
     if data_depth(data) > MAX_DEPTH:
         raise _fail(f"nested more than {MAX_DEPTH} levels deep, so not a Ridge match result")
-    return verify_doc(data, str(path), regrade)
+    try:
+        return verify_doc(data, str(path), regrade)
+    except MatchFileError:
+        raise
+    except RidgeError as exc:  # a bad match code or puzzle id: this file is turned away, not the merge
+        raise _fail(one_line(exc, 300)) from None
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from saves import atomic
 from saves.chain import GENESIS, verify_chain
 from saves.errors import SaveError
-from saves.history import check_before_append
+from saves.history import check_before_append, missing_segments
 from saves.locations import data_dir
 from saves.model import (INT64, SCHEMA_VERSION, Attempt, AttemptIn, FolderSettings, Profile,
                          ProfileHeader, SegmentFile, check_profile_name, clean_card,
@@ -483,7 +483,10 @@ class SaveStore:
         # Runs of records whose links can be checked; a damaged file breaks the run.
         runs: list[list[tuple[Path, dict[str, Any]]]] = [[]]
         count = 0
-        for seg in self._segments(name):
+        segments = self._segments(name)
+        for seg, detail in missing_segments(self.segments_dir(name), segments):
+            problems.append(Problem(rel(seg), None, "deleted", detail))
+        for seg in segments:
             data: dict[str, Any] | None = None
             try:
                 got = read_toml(seg)

@@ -52,7 +52,7 @@ def test_a_deleted_attempt_refuses_the_next_answer_and_stays_reported(tmp_path, 
 def test_a_deleted_segment_in_the_middle_is_found(tmp_path):
     store = _store(tmp_path, 10)
     (store.segments_dir("Ada") / "000002.toml").unlink()
-    with pytest.raises(SaveError, match="segment 000002 is missing"):
+    with pytest.raises(SaveError, match="000002.toml: this segment file is missing"):
         store.record_attempt("Ada", sample_attempt(10))
 
 
@@ -121,3 +121,12 @@ def test_devices_pipes_and_folders_are_never_replaced(tmp_path):
     with pytest.raises(SaveError, match="a device"):
         atomic.write_atomic(link, "x")
     assert link.is_symlink()
+
+
+def test_a_deleted_last_segment_is_found_by_its_sealed_predecessor(tmp_path):
+    store = _store(tmp_path, 9)  # 4, 4 and 1
+    store.record_attempt("Ada", sample_attempt(9))  # seals 000001 and 000002
+    (store.segments_dir("Ada") / "000003.toml").unlink()
+    with pytest.raises(SaveError, match="segments after it are gone"):
+        store.record_attempt("Ada", sample_attempt(10))
+    assert any(p.kind == "deleted" for p in store.check())
