@@ -16,8 +16,10 @@ from hypothesis import strategies as st
 
 from hostile_inputs import COUNTS, FUZZ, assert_one_line, byte_damage, damage, toml_literal
 from puzzles.generator import from_id
-from puzzles.questions import judge, make_item
-from saves.match import MatchCode, MatchFileError, answer_record, read_result, result_doc, write_result
+from puzzles.grading import grade, objective_bottleneck
+from puzzles.match import MatchCode
+from puzzles.questions import make_item
+from saves.match import MatchFileError, answer_record, read_result, result_doc, write_result
 
 START = dt.datetime(2026, 3, 2, 12, 0, tzinfo=dt.timezone.utc)
 CODE = MatchCode(42, 2, 2)
@@ -29,11 +31,12 @@ def _answers() -> list[dict]:
     for n, pid in enumerate(CODE.puzzle_ids()):
         gen = from_id(pid)
         key = gen.key
-        p = {"bottleneck": key.bottleneck, "lever": key.best_lever, "gain_band": key.gain_band,
+        item = make_item(gen.puzzle, key)
+        p = {"bottleneck": objective_bottleneck(key), "lever": key.best_lever, "gain_band": key.gain_band,
              "reason": key.reason, "certainty": "high",
              "estimates": {e: key.estimates[e] for e in gen.puzzle.estimates}}
-        outcome = judge(make_item(gen.puzzle, key), p).outcome
-        out.append(answer_record(pid, p, key, outcome, 30.0, START + dt.timedelta(minutes=n + 1)))
+        graded = grade(item.puzzle, item.key, p, **item.asks)
+        out.append(answer_record(pid, graded, 30.0, START + dt.timedelta(minutes=n + 1)))
     return out
 
 
