@@ -1,12 +1,17 @@
-"""The engine, puzzles and saves work without the UI: importing them never loads Textual, and the
+"""The rooms keep their arrows. Every module of engine, puzzles and saves works without the UI:
+importing it never loads Textual (each is imported in a fresh interpreter, one after another, so
+the first that pulls Textual in is named). The import contracts in pyproject.toml (layers, no
+cycles, screens that never import screens) hold, as `lint-imports` checks them. And the
 `ridge solve` path loads neither numpy nor pydantic."""
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-HEADLESS = ["engine.catalog", "engine.deployment", "engine.analysis", "engine.levers", "engine.contract",
-            "engine.derivation", "engine.hfconfig", "engine.grid"]
+ROOT = Path(__file__).resolve().parent.parent
+HEADLESS = ("engine", "puzzles", "saves")
+UI = ("textual", "rich", "textual_serve")
 
 
 def _loaded_after(code: str) -> set[str]:
@@ -16,16 +21,49 @@ def _loaded_after(code: str) -> set[str]:
     return set(out.stdout.split())
 
 
-@pytest.mark.parametrize("package", ["engine", "puzzles", "saves"])
-def test_headless_packages_never_import_textual(package):
-    import importlib
-    import pkgutil
+def modules_of(package: str) -> list[str]:
+    """Every module in the package's folder, found from the files (so none can hide from the
+    check by not being imported by its package)."""
+    folder = ROOT / package
+    names = []
+    for path in sorted(folder.rglob("*.py")):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        names.append(".".join(parts))
+    return names
 
-    pkg = importlib.import_module(package)
-    modules = [f"{package}.{m.name}" for m in pkgutil.walk_packages(pkg.__path__)]
-    code = "\n".join(f"import {m}" for m in [package, *modules])
-    loaded = _loaded_after(code)
-    assert "textual" not in loaded and "rich" not in loaded
+
+@pytest.mark.parametrize("package", HEADLESS)
+def test_every_headless_module_imports_without_textual(package):
+    modules = modules_of(package)
+    assert len(modules) > 3, modules
+    probe = (
+        "import importlib, sys\n"
+        f"ui = {UI!r}\n"
+        f"for name in {modules!r}:\n"
+        "    importlib.import_module(name)\n"
+        "    pulled = [m for m in ui if m in sys.modules]\n"
+        "    if pulled:\n"
+        "        print(name, 'loads', ', '.join(pulled))\n"
+        "        break\n"
+        "else:\n"
+        "    print('clean')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "clean", out.stdout
+
+
+def test_the_import_contracts_hold():
+    """`lint-imports` (from the test extras, beside this interpreter) keeps every contract in
+    pyproject.toml's [tool.importlinter]."""
+    linter = Path(sys.executable).with_name("lint-imports")
+    assert linter.exists(), "lint-imports is missing: install the test extras (pip install -e '.[test]')"
+    assert "[tool.importlinter]" in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    out = subprocess.run([str(linter), "--no-cache"], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
+    assert "0 broken" in out.stdout, out.stdout[-2000:]
 
 
 def test_solve_path_is_lean():
