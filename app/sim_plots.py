@@ -318,6 +318,9 @@ def results_lines(result, width: int = 60, with_derivation: bool = True) -> list
         shown = f"{lv.gain:.2f}×" if lv.gain is not None else "n/a"
         bars.append(plots.Bar(labels.lever_short(lv.name), gain, shown, "★ best" if lv is sol.best else ""))
     lines += plots.bar_chart(bars, width=max(30, width), baseline=1.0)
+    from engine.compare import side_by_side_lines
+
+    lines += ["", "The course's floor beside the realistic figure:"] + side_by_side_lines(sol, indent="")
     if with_derivation:
         lines += ["", "How the engine got there:"] + derivation(result)
     return lines

@@ -8,7 +8,7 @@ ranking order. `correction_lines(report)` names each correction and what it move
 from __future__ import annotations
 
 from engine import units as u
-from engine.levers import Solution, gain_band
+from engine.levers import Solution, gain_band, solve
 
 OBJECTIVE_LABELS = {"cost": "cost per million output tokens", "tpot": "TPOT", "ttft": "TTFT",
                     "stall": "worst decode stall"}
@@ -26,8 +26,19 @@ def gain_text(gain: float | None) -> str:
     return "n/a" if gain is None else f"{gain:.2f}x ({gain_band(gain)})"
 
 
+def realistic_of(solution: Solution) -> Solution:
+    """The realistic solution of the same deployment over the same levers, carrying `solution`'s
+    floor (a realistic solution is returned as it is)."""
+    if solution.floor is not None:
+        return solution
+    dep = solution.report.deployment
+    floor = solution if dep.fidelity == "floor" else solve(dep.with_(fidelity="floor"), tuple(lv.name for lv in solution.levers))
+    return solve(dep.with_(fidelity="realistic"), tuple(lv.name for lv in floor.levers), floor=floor)
+
+
 def fidelity_rows(solution: Solution) -> list[tuple[str, str, str]]:
     """(label, floor, realistic) rows: the objective, the verdicts, then each lever's gain."""
+    solution = realistic_of(solution)
     floor = solution.floor_solution
     real_report, floor_report = solution.report, floor.report
     objective = real_report.deployment.objective
@@ -50,6 +61,7 @@ def correction_lines(report) -> list[str]:
 
 def side_by_side_lines(solution: Solution, indent: str = "  ") -> list[str]:
     """The rows as aligned text, with the corrections named below them."""
+    solution = realistic_of(solution)
     rows = fidelity_rows(solution)
     width = max(len(label) for label, _, _ in rows)
     left = max(len(a) for _, a, _ in rows)

@@ -65,6 +65,17 @@ def comparison_rows(prediction: dict, key, grade) -> list[tuple[str, str, str, s
     return rows
 
 
+def fidelity_lines(key) -> list[str]:
+    """The floor and the realistic figure side by side, for the objective and every lever, with
+    the corrections that moved them (empty when the key has no solution to compare)."""
+    solution = getattr(key, "solution", None)
+    if solution is None:
+        return []
+    from engine.compare import side_by_side_lines
+
+    return side_by_side_lines(solution, indent="")
+
+
 def comparison_lines(rows, width: int) -> list[str]:
     label_w, mark_w = 13, 2
     cell = max(10, (width - label_w - mark_w - 3) // 2)
@@ -167,6 +178,11 @@ A gain within 10% of a band edge accepts both bands.
                     yield LeverChart([(lv.name, lv.gain, labels.humanize(lv.note)) for lv in key.levers],
                                      key.best_lever, self.prediction["lever"], label=labels.lever,
                                      title="Every lever, ranked by its gain", width_hint=right, id="lever-chart")
+                    fidelities = fidelity_lines(key)
+                    if fidelities:
+                        yield TextBlock(lambda w: [labels.humanize(line) for line in fidelities],
+                                        title="The course's floor beside the realistic figure", width_hint=right,
+                                        id="fidelities")
                     roofline = self.roofline(right)
                     if roofline is not None:
                         yield roofline
