@@ -122,9 +122,11 @@ class Session:
 
     # -- the save --------------------------------------------------------------------------
     def reload(self) -> None:
+        from saves.history import ensure_intact
         from saves.stats import derive
 
         self.profile = self.store.load(self.name)
+        ensure_intact(self.store, self.name)  # a damaged history is asked about, never appended to
         self.stats = derive(self.profile, now=self.clock())
 
     @property

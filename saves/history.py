@@ -126,3 +126,13 @@ def _verified(name: str, where: str, path: Path, records: list[dict[str, Any]], 
         at = f"attempt {first.seq}: " if first.seq is not None else ""
         raise damaged(name, where, f"{at}{first.kind}: {first.detail}", path)
     return records[-1]
+
+
+def ensure_intact(store, name: str) -> None:
+    """SaveError (the same line an append would give) when `name`'s history is damaged; the app
+    calls this when it opens a player, so it can ask before setting the files aside instead of
+    failing at the first answer. Cheap: closed segments are checked by their seals."""
+    segments = store._segments(name)
+    if segments:
+        with store._locked(name):
+            check_before_append(store, name, segments)

@@ -130,3 +130,27 @@ def test_a_deleted_last_segment_is_found_by_its_sealed_predecessor(tmp_path):
     with pytest.raises(SaveError, match="segments after it are gone"):
         store.record_attempt("Ada", sample_attempt(10))
     assert any(p.kind == "deleted" for p in store.check())
+
+
+async def test_the_app_asks_before_setting_a_damaged_history_aside(tmp_path):
+    from app.screens.dialogs import ConfirmDialog
+    from snapshot_app import build_app
+    from test_app import SIZE, settle
+
+    store = _store(tmp_path, 6, segment_size=SaveStore(tmp_path).segment_size)
+    _drop_last_table(store.segments_dir("Ada") / "000001.toml")
+    app = build_app(tmp_path, profile="Ada")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmDialog) and app.screen.id == "damaged-save"
+        assert "history is damaged" in app.screen.body
+        await settle(pilot, "n")
+        assert app.session is None
+    assert store.check(), "left as it is"
+    app = build_app(tmp_path, profile="Ada")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await settle(pilot, "y")
+        assert app.session is not None and app.session.name == "Ada"
+    assert any(p.name.startswith("Ada.damaged-") for p in tmp_path.iterdir())
+    assert SaveStore(tmp_path).check() == []
