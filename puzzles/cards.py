@@ -2,14 +2,17 @@
 
 The JSON keys are a contract other tools read: `id`, `module`, `title`, `difficulty`, `scenario`,
 `deployment` (plain inputs, the same names `ridge solve` takes), `objective`, `levers` (offered),
-`reasons` and `reason_texts`, `ask`, `hints`; with the key, also `answer`.
+`reasons` and `reason_texts`, `ruled_out` (lever -> why the scenario excludes it), `card` (the
+card's rows: every input the key depends on, in words), `ask` (the options in their one fixed
+order; the bottleneck options are those that can bound the objective), `hints`; with the key,
+also `answer` (`bottleneck` is what bounds the objective; `gain_bands` every band accepted;
+`fidelities` the floor's and the realistic answer side by side).
 """
 from __future__ import annotations
 
 import math
 import textwrap
 
-from engine.analysis import VERDICTS
 from engine.levers import GAIN_BANDS, gain_band
 
 from puzzles import fmt
@@ -27,11 +30,21 @@ def _clean(x):
     return x
 
 
+BOTTLENECK_QUESTION = {
+    "cost": "What bounds the cost per million output tokens here?",
+    "tpot": "What bounds one decode step, the time per output token, here?",
+    "ttft": "What bounds the time to first token here?",
+    "stall": "What sets the longest pause in a stream here?",
+}
+BAND_RULE = "a gain within 10% of a band edge accepts the bands on both sides of it"
+
+
 def answer_json(puzzle: Puzzle, key: Key) -> dict:
     return {
         "bottleneck": key.bottleneck, "best_lever": key.best_lever, "gain_band": key.gain_band,
         "reason": key.reason, "reason_text": REASONS[key.reason], "gain": _clean(key.gain),
-        "deciding": key.deciding,
+        "gain_bands": list(key.bands), "deployment_bottleneck": key.deployment_bottleneck,
+        "fidelities": key.fidelity_json(), "deciding": key.deciding,
         "levers": [{"name": lv.name, "gain": _clean(lv.gain), "band": gain_band(lv.gain), "note": lv.note}
                    for lv in key.levers],
         "estimates": {name: _clean(value) for name, value in key.estimates.items() if value is not None},
@@ -45,7 +58,11 @@ def puzzle_json(puzzle: Puzzle, key: Key | None = None) -> dict:
         "scenario": puzzle.scenario, "deployment": {k: _clean(v) for k, v in puzzle.deployment_dict().items()},
         "objective": puzzle.objective, "levers": list(puzzle.levers), "reasons": list(puzzle.reasons),
         "reason_texts": {r: REASONS[r] for r in puzzle.reasons},
-        "ask": {"bottleneck": list(VERDICTS), "lever": list(puzzle.levers), "gain_band": list(GAIN_BANDS),
+        "ruled_out": dict(puzzle.ruled_out),
+        "card": [{"field": name, "value": value}
+                 for name, value in card_rows(puzzle.deployment, puzzle.levers, puzzle.ruled_out, puzzle.objective)],
+        "ask": {"bottleneck": list(puzzle.verdicts), "bottleneck_question": BOTTLENECK_QUESTION[puzzle.objective],
+                "lever": list(puzzle.levers), "gain_band": list(GAIN_BANDS), "gain_band_rule": BAND_RULE,
                 "reason": list(puzzle.reasons), "estimates": list(puzzle.estimates)},
         "hints": list(puzzle.hints),
     }
@@ -54,35 +71,127 @@ def puzzle_json(puzzle: Puzzle, key: Key | None = None) -> dict:
     return out
 
 
-def deployment_lines(puzzle: Puzzle) -> list[str]:
-    d = puzzle.deployment
-    many = f"{d.gpus} x " if d.gpus > 1 else "1 x "
-    lines = [f"Model        {d.model.name} ({d.model.id})",
-             f"Hardware     {many}{d.gpu.name} ({d.gpu.id}), {d.gpu.memory_gib:g} GiB and "
-             f"{d.gpu.bandwidth_tbps:g} TB/s each",
-             f"Traffic      prompts {fmt.num(d.prompt)} tokens, answers {fmt.num(d.output)} tokens, "
-             f"{fmt.num(d.concurrency)} sequences wanted in flight",
-             f"Precision    weights {d.weights}, KV cache {d.kv}"]
+def _si_params(n: float) -> str:
+    return f"{n / 1e9:,.1f} B" if n >= 1e9 else f"{n / 1e6:,.0f} M"
+
+
+def _reserve_gib_per_gpu(dep) -> float:
+    """The per-GPU reserve the engine applies (an input: 10% of memory unless set)."""
+    found = getattr(dep, "reserve_gib_per_gpu", None)
+    return dep.reserve_gib if found is None else found
+
+
+def _tp_domain(gpu) -> int | None:
+    return getattr(gpu, "tp_domain", None)
+
+
+def layout_text(dep) -> str:
+    """How the GPUs share the model: one tensor-parallel group, or groups of the accelerator's
+    tensor-parallel domain with whole replicas beyond it."""
+    domain = _tp_domain(dep.gpu)
+    if dep.gpus == 1:
+        return "one GPU holds the whole model"
+    if domain and dep.gpus > domain:
+        return f"tensor-parallel groups of {domain} (the accelerator's domain), replicas beyond"
+    return "one tensor-parallel group, each GPU holding a slice of every layer"
+
+
+def card_rows(dep, levers=(), ruled_out=None, objective: str | None = None) -> list[tuple[str, str]]:
+    """(field, value) rows: every input the answer key depends on, in words, and nothing the
+    engine derives. The one card, shown by the command line and by the app alike; a test rebuilds
+    the key from what it shows (`shown_fields`)."""
+    from engine.levers import DEFAULT_SPEC_K
+
+    m, g = dep.model, dep.gpu
+    levers = tuple(levers)
+    params = f"{_si_params(m.params)} params"
+    if getattr(m, "is_moe", False):
+        params += f" ({_si_params(m.active_params)} active: {m.experts_per_token} of {m.experts} experts per token)"
+    peaks = ", ".join(f"{v:,.0f} {p}" for p, v in g.peak_tflops.items())
+    rows = [
+        ("Model", f"{m.name} ({m.id}) · {params}"),
+        ("GPUs", f"{dep.gpus} × {g.name} ({g.id}) · {layout_text(dep)}"),
+        ("Each GPU", f"{g.memory_gib:g} GiB · {g.bandwidth_tbps:g} TB/s · dense TFLOP/s {peaks}"),
+        ("Prompt", f"{dep.prompt:,} tokens (average)"),
+        ("Output", f"{dep.output:,} tokens (average)"),
+        ("Traffic", f"{dep.concurrency:,} sequence{'s' if dep.concurrency != 1 else ''} wanted at once"),
+        ("Precision", f"weights {dep.weights} · KV cache {dep.kv}"),
+    ]
     serving = {"none": "one request at a time", "static": "static batches run to completion",
-               "continuous": "continuous batching"}[d.scheduler]
-    alloc = "paged KV blocks" if d.allocator == "paged" else "contiguous KV regions per request"
-    if d.allocator == "contiguous":
-        alloc += f" (each reserves {fmt.num(d.reserve_length)} tokens)"
-    lines.append(f"Serving      {serving}; {alloc}")
-    extras = []
-    if d.shared_prefix:
-        extras.append(f"{fmt.num(d.shared_prefix)}-token shared prefix ({'cached' if d.prefix_caching else 'not cached'})")
-    if d.spec_k:
-        extras.append(f"speculating k={d.spec_k}")
-    extras.append(f"draft acceptance {d.spec_alpha:g} if speculating")
-    if d.route_model is not None:
-        extras.append(f"{fmt.pct(d.route_fraction)} of requests could go to {d.route_model.id}")
-    if d.chunked_prefill:
-        extras.append(f"chunked prefill ({d.chunk_tokens} tokens)")
-    if d.reserve_gib_per_gpu != 0.1 * d.gpu.memory_gib or d.mfu != 1.0 or d.price != 3.0:
-        extras.append(f"reserve {d.reserve_gib_per_gpu:g} GiB/GPU, MFU {d.mfu:g}, ${d.price:g}/GPU-hour")
-    lines.append("Also         " + "; ".join(extras))
-    return lines
+               "continuous": "continuous batching"}[dep.scheduler]
+    alloc = {"paged": "paged KV blocks", "contiguous": "one contiguous KV region per request"}[dep.allocator]
+    rows.append(("Serving", f"{serving} · {alloc}"))
+    if dep.scheduler == "static":
+        rows.append(("Answer spread", "lengths vary widely (exponential around the average); a static batch "
+                                      "runs until its longest answer ends"))
+    if dep.allocator == "contiguous":
+        longest = dep.reserve_length - dep.prompt
+        rule = f"{dep.max_output:,} tokens" if dep.max_output else "four times the average answer, within the context"
+        rows.append(("Reservation", f"each request reserves {dep.reserve_length:,} tokens up front: prompt + "
+                                    f"longest answer allowed, {longest:,} ({rule})"))
+    if dep.chunked_prefill or "chunked-prefill" in levers:
+        state = "on" if dep.chunked_prefill else "available"
+        rows.append(("Chunked prefill", f"{state}: {dep.chunk_tokens:,}-token chunks between decode steps"))
+    if dep.spec_k or "speculative-decoding" in levers:
+        k = dep.spec_k or DEFAULT_SPEC_K
+        state = "on" if dep.spec_k else "available"
+        draft = getattr(dep, "draft_model", None)
+        named = f" ({getattr(draft, 'name', draft)})" if draft else ""
+        rows.append(("Speculation", f"{state}: a draft{named} proposes {k} tokens, each accepted with "
+                                    f"p = {dep.spec_alpha:g}; a draft token costs {dep.spec_draft_cost:g} of a "
+                                    f"target step"))
+    if dep.shared_prefix:
+        cached = "cached" if dep.prefix_caching else "not cached"
+        rows.append(("Shared prefix", f"{dep.shared_prefix:,} prompt tokens are the same fixed text on every "
+                                      f"request ({cached})"))
+    elif "prefix-caching" in levers:
+        rows.append(("Shared prefix", "none: no two prompts start with the same tokens"))
+    if dep.route_model is not None:
+        rows.append(("Small model", f"{dep.route_model.name} ({dep.route_model.id}) could answer "
+                                    f"{dep.route_fraction:.0%} of requests; routed, it gets its own replicas of the "
+                                    f"fewest {g.id} it fits on (a power of two), scaled to its share"))
+    elif "routing" in levers:
+        rows.append(("Small model", "none stated for this traffic"))
+    default = getattr(dep, "reserve_gib", 0) is None
+    rows.append(("Reserve", f"{_reserve_gib_per_gpu(dep):.3g} GiB per GPU for activations and workspace"
+                            + (" (10% of its memory)" if default else "")))
+    rows.append(("Efficiency", f"arithmetic at {dep.mfu:.0%} of peak (MFU)"))
+    rows.append(("Price", f"${dep.price:g} per GPU-hour"))
+    goal = objective or dep.objective
+    rows.append(("Goal", f"lower the {OBJECTIVE_TEXT.get(goal, goal)}"))
+    for lever, why in (ruled_out or {}).items():
+        rows.append(("Ruled out", f"{lever}: {why}"))
+    return rows
+
+
+# The deployment fields the card states whatever the puzzle (a switch that is off shows by the
+# absence of its row: no speculation, no chunking, no cached prefix); `shown_fields` adds the rest.
+_ALWAYS_SHOWN = ("model", "gpu", "gpus", "prompt", "output", "concurrency", "weights", "kv", "scheduler",
+                 "allocator", "reserve_gib", "mfu", "price", "objective", "shared_prefix", "spec_k",
+                 "chunked_prefill", "prefix_caching", "route_model")
+
+
+def shown_fields(dep, levers=()) -> set[str]:
+    """The deployment fields whose values `card_rows` states for this deployment and these levers
+    (every other field must leave the key unchanged: `puzzles.check`)."""
+    shown = set(_ALWAYS_SHOWN)
+    if dep.allocator == "contiguous":
+        shown.add("max_output")
+    if dep.chunked_prefill or "chunked-prefill" in levers:
+        shown.update(("chunked_prefill", "chunk_tokens"))
+    if dep.spec_k or "speculative-decoding" in levers:
+        shown.update(("spec_k", "spec_alpha", "spec_draft_cost", "draft_model"))
+    if dep.shared_prefix:
+        shown.add("prefix_caching")
+    if dep.route_model is not None:
+        shown.update(("route_model", "route_fraction"))
+    return shown
+
+
+def deployment_lines(puzzle: Puzzle) -> list[str]:
+    """The card's rows as aligned text lines (the command line's card)."""
+    rows = card_rows(puzzle.deployment, puzzle.levers, puzzle.ruled_out, puzzle.objective)
+    return [f"{name:<16} {value}" for name, value in rows if name != "Goal"]
 
 
 def card_lines(puzzle: Puzzle, hints: int = 0, width: int = 96) -> list[str]:
@@ -90,11 +199,13 @@ def card_lines(puzzle: Puzzle, hints: int = 0, width: int = 96) -> list[str]:
     lines = [f"{puzzle.id} | {module} | difficulty {puzzle.difficulty}", puzzle.title, ""]
     lines += textwrap.wrap(puzzle.scenario, width) + [""]
     lines += deployment_lines(puzzle)
-    lines.append(f"Objective    lower the {OBJECTIVE_TEXT[puzzle.objective]}")
+    lines.append(f"{'Objective':<16} lower the {OBJECTIVE_TEXT[puzzle.objective]}")
     lines += ["", "Commit to:",
-              f"  bottleneck   {' | '.join(VERDICTS)}",
+              f"  bottleneck   {BOTTLENECK_QUESTION[puzzle.objective]}",
+              f"               {' | '.join(puzzle.verdicts)}",
               f"  best lever   {' | '.join(puzzle.levers)}",
               f"  gain band    {' | '.join(GAIN_BANDS)}",
+              f"               {BAND_RULE}",
               "  reason"]
     lines += [f"    {r:<18} {REASONS[r]}" for r in puzzle.reasons]
     if puzzle.estimates:

@@ -36,9 +36,9 @@ from engine.errors import RidgeError
 from engine.levers import LEVERS, Solution, evaluate_lever, rank_levers
 
 from puzzles import fmt
-from puzzles.keys import Key, ambiguity, key_from_solution
-from puzzles.puzzle import Puzzle
-from puzzles.reasons import CONFUSABLE
+from puzzles.keys import Key, ambiguity, at_fidelity, key_from_solution, objective_bottleneck, unoffered_winners
+from puzzles.puzzle import Puzzle, fixed_order
+from puzzles.reasons import CONFUSABLE, REASONS, reason_holds
 
 GIB = 2**30
 ID_RE = re.compile(r"^gen-s(\d{1,18})-d([1-5])-(\d{4,9})$")
@@ -147,13 +147,21 @@ def _usable(model, gpu, gpus: int, weights: str, reserve: float | None = None) -
                                    physics.reserve_per_gpu_gib(gpu.memory_gib, reserve))
 
 
+def tp_limit(level: Level, gpu) -> int:
+    """The most GPUs one drawn deployment may span: the level's cap, and never wider than the
+    accelerator's tensor-parallel domain (beyond it more GPUs are replicas, not a wider group)."""
+    domain = getattr(gpu, "tp_domain", None) or level.max_gpus
+    return min(level.max_gpus, domain)
+
+
 def _fit_gpus(rng: random.Random, model, gpu, weights: str, level: Level, room: float = 0.25) -> int | None:
     """A power-of-two GPU count leaving at least `room` of memory for the cache (sometimes one
     doubling more), or None when even the level's largest count will not do."""
     gpus = 1
-    while gpus <= level.max_gpus:
+    limit = tp_limit(level, gpu)
+    while gpus <= limit:
         if _usable(model, gpu, gpus, weights) >= room * gpus * gpu.memory_gib * GIB:
-            if gpus * 2 <= level.max_gpus and rng.random() < 0.25:
+            if gpus * 2 <= limit and rng.random() < 0.25:
                 gpus *= 2
             return gpus
         gpus *= 2
@@ -310,7 +318,8 @@ def _combos(level: Level, kind: str) -> list:
         for gpu_id in level.gpus:
             gpu = cat.gpu(gpu_id)
             n = 1
-            while n <= level.max_gpus:
+            limit = tp_limit(level, gpu)
+            while n <= limit:
                 mem = n * gpu.memory_gib * GIB
                 if kind == "quantization":
                     if (_weight_bytes(model, "bf16") + n * 8 * GIB > 1.15 * mem
@@ -318,7 +327,7 @@ def _combos(level: Level, kind: str) -> list:
                         out.append((model_id, gpu_id, n, "bf16"))
                 elif kind in ("more-gpus-int4", "more-gpus-fp8"):
                     w = kind.rsplit("-", 1)[1]
-                    if (2 * n <= level.max_gpus and _weight_bytes(model, w) + n * 8 * GIB > 1.15 * mem
+                    if (2 * n <= limit and _weight_bytes(model, w) + n * 8 * GIB > 1.15 * mem
                             and _usable(model, gpu, 2 * n, w) > 0.1 * 2 * mem and (w == "int4" or gpu.native("fp8"))):
                         out.append((model_id, gpu_id, n, _eight(gpu)))
                 else:  # paged-kv: int4 weights fit, leaving cache for 3,000 tokens up to two thirds of the context
@@ -340,7 +349,7 @@ def _combo(rng, level: Level, kind: str):
     return cat.model(model_id), cat.gpu(gpu_id), n, kv
 
 
-_NO_GPUS = {"_exclude": ("more-gpus",), "_note": "There is no budget for more GPUs."}
+_NO_GPUS = {"_ruled_out": {"more-gpus": "there is no budget for more GPUs"}}
 
 
 def r_dnf_quant(rng, level):
@@ -580,9 +589,10 @@ def r_weights_more(rng, level):
     n = _fit_gpus(rng, model, gpu, "int4", level, 0.3)
     if n is None:
         raise _Skip
-    while not model.is_mla and 2 * n <= model.kv_heads and 4 * n <= level.max_gpus:
+    limit = tp_limit(level, gpu)
+    while not model.is_mla and 2 * n <= model.kv_heads and 4 * n <= limit:
         n *= 2
-    if 2 * n > level.max_gpus or (not model.is_mla and 2 * n <= model.kv_heads):
+    if 2 * n > limit or (not model.is_mla and 2 * n <= model.kv_heads):
         raise _Skip
     kv = _eight(gpu)
     p, o = _lengths(rng, model, (500, 8000), (300, 2000))
@@ -682,15 +692,20 @@ def _asks(rng, difficulty: int, key: Key) -> tuple[str, ...]:
     return tuple(sorted(picked, key=list(_ASKABLE[5] + ("weight_bytes",)).index))
 
 
-def _reasons(rng, key_reason: str) -> tuple[str, ...]:
-    pool = list(CONFUSABLE[key_reason])
-    picked = [key_reason]
-    for _ in range(3):
-        name = _pick(rng, pool)
-        pool.remove(name)
-        picked.append(name)
-    rng.shuffle(picked)
-    return tuple(picked)
+def _reasons(rng, key: Key) -> tuple[str, ...]:
+    """The key's reason and up to three distractors that are false for this deployment (so no
+    true reason is ever graded wrong): plausible ones first (CONFUSABLE), then any false one.
+    Listed in the one fixed order."""
+    solution = key.solution
+    false = [r for r in CONFUSABLE[key.reason] if r != key.reason and not reason_holds(r, solution)]
+    spare = [r for r in REASONS if r != key.reason and r not in false and not reason_holds(r, solution)]
+    picked = [key.reason]
+    for pool in (false, spare):
+        while pool and len(picked) < 4:
+            name = _pick(rng, pool)
+            pool.remove(name)
+            picked.append(name)
+    return fixed_order(picked, REASONS)
 
 
 # --- drawing ----------------------------------------------------------------------------------
@@ -709,27 +724,39 @@ def _deployment(fields: dict) -> Deployment:
 
 
 def _try(rng, difficulty: int, level: Level, recipe, target):
-    """One draw: (deployment, offered levers, solution) when it is unambiguous, else None.
-    `target` (verdict, lever) or None; the verdict is checked before the (dearer) solve."""
+    """One draw: (deployment, offered levers, floor solution, realistic solution, ruled out) when
+    it is unambiguous and robust, else None. `target` (verdict, lever) or None; the verdict is
+    checked before the (dearer) solve.
+
+    Robust means what `puzzles.check` demands of any pack: the verdict and the best lever are the
+    same at the floor and at the realistic fidelity, and no lever left unoffered (and not ruled
+    out) beats the offered best by more than 2% at either."""
     try:
         fields = recipe(rng, level)
-        exclude = fields.pop("_exclude", ())
-        note = fields.pop("_note", "")
+        ruled_out = fields.pop("_ruled_out", {})
         dep = _deployment(fields)
     except (_Skip, RidgeError):
         return None, False
     report = analyze(dep)
-    if target is not None and report.bottleneck != target[0]:
+    if target is not None and objective_bottleneck(report) != target[0]:
         return None, False
     offered = tuple(x for x in _offered_levers(rng, difficulty, target[1] if target else None, fields)
-                    if x not in exclude)
+                    if x not in ruled_out)
     solution = _solve(dep, report, offered, target[1] if target else None, level.lever_margin)
     if solution is None or (target is not None and solution.best_lever != target[1]):
         return None, True
     problems = ambiguity(solution, level.verdict_margin, level.lever_margin, level.band_margin)
-    if problems:
+    if problems or unoffered_winners(solution, offered, ruled_out):
         return None, True
-    return (dep, offered, solution, note), True
+    realistic = None
+    if "fidelity" in Deployment.FIELDS:
+        real_dep = at_fidelity(dep, "realistic")
+        realistic = _solve(real_dep, analyze(real_dep), offered, None, level.lever_margin)
+        if (objective_bottleneck(realistic.report) != objective_bottleneck(report)
+                or realistic.best_lever != solution.best_lever
+                or unoffered_winners(realistic, offered, ruled_out)):
+            return None, True
+    return (dep, offered, solution, realistic, ruled_out), True
 
 
 def _solve(dep: Deployment, base, offered: tuple, target_lever: str | None, margin: float):
@@ -772,15 +799,17 @@ def make(seed: int, difficulty: int, index: int) -> Generated:
             raise RidgeError(f"could not draw an unambiguous puzzle for {puzzle_id(seed, difficulty, index)}")
         found, _ = _try(rng, difficulty, level, r_any, None)
     draws += tries
-    dep, offered, solution, note = found
-    key = key_from_solution(solution)
+    dep, offered, solution, realistic, ruled_out = found
+    key = key_from_solution(solution, realistic)
     pid = puzzle_id(seed, difficulty, index)
     asks = _asks(rng, difficulty, key)
-    reasons = _reasons(rng, key.reason)
+    reasons = _reasons(rng, key)
+    note = " ".join(why[0].upper() + why[1:] + "." for why in ruled_out.values())
     puzzle = Puzzle(
         id=pid, module="generated", title=_title(dep), difficulty=difficulty,
         scenario=_scenario(rng, dep, note), objective=dep.objective, deployment=dep, levers=offered,
         estimates=asks, reasons=reasons, hints=_hints(key), expect=None, source="generator",
+        ruled_out=dict(ruled_out),
     )
     return Generated(puzzle, key, hit, draws)
 
@@ -883,6 +912,7 @@ _FIRST_HINT = {
     "does-not-fit": "Before anything else, add up the weights and the per-GPU reserve and compare them with the memory.",
     "kv-capacity": "Work out how many sequences of the average length fit in the memory the weights leave.",
     "prefill-compute": "Compare the GPU time of one request's prefill with the time of all its decode steps.",
+    "prefill-weights": "Compare one prompt's arithmetic with the time it takes just to read the weights once.",
     "decode-compute": "Put the step's arithmetic intensity next to the ridge of this accelerator.",
     "decode-kv": "Per decode step, compare the bytes of weights read with the bytes of KV cache read.",
     "decode-weights": "Per decode step, compare the bytes of weights read with the bytes of KV cache read.",
@@ -902,6 +932,7 @@ _LAST_HINT = {
     "recomputed-prefix": "Much of every prompt is identical; is that work being repeated?",
     "easy-traffic": "Not every request needs this model.",
     "prefill-stall": "The pause is one prompt's prefill done in a single piece; what if it were done in pieces between steps?",
+    "prefill-weight-read": "A short prompt cannot keep the arithmetic busy; the wait is one read of the weights.",
 }
 
 
@@ -909,7 +940,12 @@ def _hints(key: Key) -> tuple[str, ...]:
     from puzzles.explain import verdict_fact
 
     r = key.solution.report
-    return (_FIRST_HINT[key.bottleneck], f"Here {verdict_fact(key.bottleneck, r)}.", _LAST_HINT[key.reason])
+    if key.bottleneck == "prefill-weights":
+        fact = (f"one {fmt.num(r.deployment.prompt)}-token prompt waits {fmt.secs(r.ttft_seconds)} for its first "
+                f"token, about one read of the {fmt.gb(r.weight_bytes)} of weights")
+    else:
+        fact = verdict_fact(key.bottleneck, r)
+    return (_FIRST_HINT[key.bottleneck], f"Here {fact}.", _LAST_HINT[key.reason])
 
 
 __all__ = ["make", "generate", "from_id", "parse_id", "puzzle_id", "is_generated_id", "Generated", "LEVELS",

@@ -1,10 +1,21 @@
 """Answer keys: what the engine says about a puzzle, computed, never typed by an author.
 
-A key holds the bottleneck verdict, every offered lever's gain (ranked best first), the best
-lever and its magnitude band, the deciding quantity (a reason id, see `puzzles.reasons`), the true
+A key holds what bounds the puzzle's objective (`Report.objective_bottleneck`: DESIGN.md, "What
+the bottleneck question asks"), every offered lever's gain (ranked best first), the best lever
+and its magnitude band, the deciding quantity (a reason id, see `puzzles.reasons`), the true
 value of every estimate a puzzle may ask for, and the worked derivation with this deployment's
-numbers. `ambiguity` lists what would make a puzzle unfair: a verdict within 10% of a rule's
-threshold, a best lever less than 15% ahead of the runner-up, or a gain within 5% of a band edge.
+numbers.
+
+A key is computed under both fidelities (DESIGN.md, "Robust keys"): the course's floor decides
+every figure shown, and the realistic solution must agree on the verdict and the best lever
+(`flips` lists where it does not; `puzzles.check` and the generator reject those). Where the two
+gains fall in different bands, both bands are accepted, and so is a neighbouring band whenever a
+gain lies within 10% of the edge between them: `bands` is every band a prediction may name.
+
+`ambiguity` lists what would make a puzzle unfair: a verdict within 10% of a rule's threshold, a
+best lever less than 15% ahead of the runner-up, or (for the generator) a gain within 5% of a band
+edge. `unoffered_winners` lists the levers a puzzle does not offer that beat its best by more than
+2%, which a scenario must rule out in words.
 
 A deployment that does not fit has no gain to measure: the best lever is the one that makes it fit
 with the best objective, and its band is `over-4x` by convention (from nothing served to
@@ -18,7 +29,8 @@ from functools import cached_property
 
 from engine import physics
 from engine.deployment import Deployment
-from engine.levers import DEFAULT_SPEC_K, GAIN_BANDS, LEVERS, Solution, gain_band, solve
+from engine.ids import OBJECTIVE_VERDICTS, Fidelity
+from engine.levers import DEFAULT_SPEC_K, GAIN_BANDS, LEVERS, Solution, evaluate_lever, gain_band, solve
 
 from puzzles import fmt
 from puzzles.puzzle import ESTIMATE_NAMES, Puzzle
@@ -29,12 +41,64 @@ BAND_EDGES = (1.25, 2.0, 4.0)
 VERDICT_MARGIN = 1.10   # every rule's deciding ratio must be outside [1/1.1, 1.1]
 LEVER_MARGIN = 1.15     # the best lever's gain must be at least 1.15x the runner-up's
 BAND_MARGIN = 1.05      # the best gain must be more than 5% from a band edge
+BAND_TOLERANCE = 1.10   # a gain within 10% of a band edge accepts both bands beside it
+UNOFFERED_MARGIN = 1.02  # an unoffered lever may not beat the offered best by more than 2%
 RULES = ("does-not-fit", "kv-capacity", "prefill-compute", "decode-compute", "decode-kv")
+
+
+def objective_bottleneck(report) -> str:
+    """What bounds the report's objective: the engine's `objective_bottleneck`; for an engine that
+    predates it, DESIGN.md's table applied to the report's own figures."""
+    found = getattr(report, "objective_bottleneck", None)
+    if found:
+        return str(found)
+    objective = report.deployment.objective
+    if not report.fits or objective == "cost":
+        return str(report.bottleneck)
+    dep = report.deployment
+    if objective in ("ttft", "stall"):
+        compute = report.prefill_flops / (dep.gpus * report.peak_flops * dep.mfu)
+        return "prefill-compute" if compute >= 0.999 * report.prefill_seconds else "prefill-weights"
+    if dep.scheduler != "none" and dep.concurrency > report.max_concurrency:
+        return "kv-capacity"
+    if report.decode_compute_seconds > report.decode_memory_seconds:
+        return "decode-compute"
+    if report.decode_kv_bytes_per_step > report.decode_weight_bytes_per_step:
+        return "decode-kv"
+    return "decode-weights"
+
+
+def at_fidelity(dep: Deployment, fidelity: str) -> Deployment:
+    """The same deployment judged at `fidelity` (the floor alone where the engine has no other)."""
+    if "fidelity" not in type(dep).FIELDS:
+        return dep
+    return dep if getattr(dep, "fidelity", "floor") == fidelity else dep.with_(fidelity=fidelity)
+
+
+def accepted_bands(gains, fits: bool = True) -> tuple[str, ...]:
+    """Every band a prediction may name for these gains (one per fidelity): each gain's own band,
+    and the band across an edge that a gain lies within 10% of. In the fixed band order."""
+    if not fits:
+        return (UNFIT_BAND,)
+    found = set()
+    for g in gains:
+        if g is None or not math.isfinite(g) or g <= 0:
+            continue
+        found.add(gain_band(g))
+        for i, edge in enumerate(BAND_EDGES):
+            if abs(math.log(g / edge)) <= math.log(BAND_TOLERANCE) + 1e-12:
+                found.update((GAIN_BANDS[i], GAIN_BANDS[i + 1]))
+    return tuple(b for b in GAIN_BANDS if b in found) or (GAIN_BANDS[0],)
 
 
 @dataclass
 class Key:
-    """The engine's answer to one puzzle. Treat as immutable; `derivation` is worked on demand."""
+    """The engine's answer to one puzzle. Treat as immutable; `derivation` is worked on demand.
+
+    `bottleneck` bounds the objective (floor); `deployment_bottleneck` is the six-rule verdict of
+    the whole deployment. `gain`/`gain_band` are the floor's; `realistic` is the same offered
+    levers solved at the realistic fidelity (None where the engine has none), and `bands` every
+    band accepted."""
 
     bottleneck: str
     best_lever: str
@@ -45,6 +109,9 @@ class Key:
     levers: tuple  # LeverResult, ranked best first (only the levers the puzzle offers)
     estimates: dict
     solution: Solution = field(repr=False)
+    realistic: Solution | None = field(default=None, repr=False)
+    bands: tuple = ()
+    deployment_bottleneck: str = ""
 
     @cached_property
     def derivation(self) -> tuple[str, ...]:
@@ -53,12 +120,51 @@ class Key:
     def lever_gain(self, name: str) -> float | None:
         return next((lv.gain for lv in self.levers if lv.name == name), None)
 
+    @property
+    def realistic_bottleneck(self) -> str | None:
+        return objective_bottleneck(self.realistic.report) if self.realistic is not None else None
+
+    @property
+    def realistic_best_lever(self) -> str | None:
+        return self.realistic.best_lever if self.realistic is not None else None
+
+    @property
+    def realistic_gain(self) -> float | None:
+        if self.realistic is None or not self.realistic.report.fits:
+            return None
+        return self.realistic.best.gain
+
+    @property
+    def flips(self) -> list[tuple[str, str, str]]:
+        """(part, floor's answer, realistic answer) wherever the two fidelities disagree."""
+        if self.realistic is None:
+            return []
+        out = []
+        if self.realistic_bottleneck != self.bottleneck:
+            out.append(("bottleneck", self.bottleneck, self.realistic_bottleneck))
+        if self.realistic_best_lever != self.best_lever:
+            out.append(("best_lever", self.best_lever, self.realistic_best_lever))
+        return out
+
+    def fidelity_json(self) -> dict:
+        """Both fidelities side by side: the floor's and the realistic verdict, lever and gain."""
+        out = {"floor": {"bottleneck": self.bottleneck, "best_lever": self.best_lever,
+                         "gain": _finite(self.gain), "gain_band": self.gain_band}}
+        if self.realistic is not None:
+            g = self.realistic_gain
+            out["realistic"] = {"bottleneck": self.realistic_bottleneck, "best_lever": self.realistic_best_lever,
+                                "gain": _finite(g), "gain_band": gain_band(g) if g is not None else UNFIT_BAND,
+                                "levers": [{"name": lv.name, "gain": _finite(lv.gain)} for lv in self.realistic.levers]}
+        return out
+
     def to_json(self) -> dict:
         return {
             "bottleneck": self.bottleneck, "best_lever": self.best_lever, "gain_band": self.gain_band,
-            "reason": self.reason, "gain": _finite(self.gain), "deciding": self.deciding,
+            "reason": self.reason, "gain": _finite(self.gain), "gain_bands": list(self.bands),
+            "deployment_bottleneck": self.deployment_bottleneck, "deciding": self.deciding,
             "levers": [{"name": lv.name, "gain": _finite(lv.gain), "band": gain_band(lv.gain), "note": lv.note}
                        for lv in self.levers],
+            "fidelities": self.fidelity_json(),
             "estimates": {k: _finite(v) for k, v in self.estimates.items()},
             "derivation": list(self.derivation),
         }
@@ -91,45 +197,106 @@ def true_estimates(solution: Solution) -> dict[str, float | None]:
     return out
 
 
-def key_from_solution(solution: Solution) -> Key:
-    """Build a key from an already-solved deployment (the generator solves once and reuses it)."""
+def key_from_solution(solution: Solution, realistic: Solution | None = None) -> Key:
+    """Build a key from an already-solved deployment (the generator solves once and reuses it);
+    `realistic` is the same levers solved at the realistic fidelity, when there is one."""
     r = solution.report
     best = solution.best
     band = gain_band(best.gain) if r.fits else UNFIT_BAND
     reason = key_reason(solution)
+    gains = [best.gain if r.fits else None]
+    if realistic is not None and realistic.report.fits and realistic.best_lever == best.name:
+        gains.append(realistic.best.gain)
     return Key(
-        bottleneck=r.bottleneck, best_lever=best.name, gain=best.gain if r.fits else None,
+        bottleneck=objective_bottleneck(r), best_lever=best.name, gain=best.gain if r.fits else None,
         gain_band=band or GAIN_BANDS[0], reason=reason, deciding=deciding_text(reason, solution),
-        levers=solution.levers, estimates=true_estimates(solution), solution=solution,
+        levers=solution.levers, estimates=true_estimates(solution), solution=solution, realistic=realistic,
+        bands=accepted_bands(gains, r.fits), deployment_bottleneck=str(r.bottleneck),
     )
 
 
+def offered_order(levers) -> tuple[str, ...]:
+    return tuple(name for name in LEVERS if name in levers)
+
+
 def solve_offered(dep: Deployment, levers: tuple[str, ...]) -> Solution:
-    return solve(dep, tuple(name for name in LEVERS if name in levers))
+    return solve(dep, offered_order(levers))
+
+
+def solve_both(dep: Deployment, levers: tuple[str, ...]) -> tuple[Solution, Solution | None]:
+    """The floor's and the realistic solution over the offered levers (None without a realistic
+    engine)."""
+    floor = solve_offered(at_fidelity(dep, Fidelity.FLOOR), levers)
+    if "fidelity" not in type(dep).FIELDS:
+        return floor, None
+    return floor, solve_offered(at_fidelity(dep, Fidelity.REALISTIC), levers)
 
 
 def compute_key(puzzle: Puzzle) -> Key:
-    """The engine's key for a puzzle: solve its deployment over the levers it offers."""
-    return key_from_solution(solve_offered(puzzle.deployment, puzzle.levers))
+    """The engine's key for a puzzle: solve its deployment over the levers it offers, under both
+    fidelities."""
+    return key_from_solution(*solve_both(puzzle.deployment, puzzle.levers))
+
+
+def _beats(result, best, margin: float) -> bool:
+    """Whether lever result `result` beats `best` by more than `margin` on the same base."""
+    if best.gain is not None:
+        return result.gain is not None and result.gain > best.gain * margin
+    if result.report is None or not result.report.fits:
+        return False
+    if best.report is None or not best.report.fits:
+        return True
+    return result.report.objective_value() * margin < best.report.objective_value()
+
+
+def unoffered_winners(solution: Solution, offered, ruled_out=(), margin: float = UNOFFERED_MARGIN) -> list:
+    """LeverResults of the levers neither offered nor ruled out that beat the offered best by
+    more than `margin` (2%) on this solution's deployment."""
+    dep = solution.report.deployment
+    best = solution.best
+    out = []
+    for name in LEVERS:
+        if name in offered or name in ruled_out:
+            continue
+        result = evaluate_lever(dep, solution.report, name)
+        if _beats(result, best, margin):
+            out.append(result)
+    return out
 
 
 def verdict_margins(solution: Solution) -> list[tuple[str, float]]:
-    """Each rule's deciding ratio (threshold 1) for the rules up to and including the verdict.
+    """Each rule's deciding ratio (threshold 1) for the rules, in order, that decide what bounds
+    the objective, up to and including its verdict.
 
     The first rule (does the deployment fit?) is always included: weights plus reserve over memory
-    when it fits, the engine's own ratio when it does not. The KV-capacity rule is skipped when
-    nothing is batched (it cannot fire then)."""
+    when it fits, the engine's own ratio when it does not. For cost the rules are the six of
+    DESIGN.md; for TPOT the cap and the decode terms; for TTFT and the stall, one prompt's prefill
+    FLOP time over its weight-read time. The KV-capacity rule is skipped when nothing is batched
+    (it cannot fire then)."""
     r = solution.report
     if not r.fits:
         return [(name, ratio) for name, ratio in r.margins if name == "does-not-fit"]
     out = [("does-not-fit", (r.weight_bytes + r.reserve_bytes) / r.memory_bytes)]
+    objective = r.deployment.objective
+    verdict = objective_bottleneck(r)
     engine = dict(r.margins)
-    for rule in RULES[1:]:
-        if rule == "kv-capacity" and r.deployment.scheduler == "none":
-            pass
-        else:
+    if objective == "cost":
+        rules = RULES[1:]
+    elif objective == "tpot":
+        rules = ("kv-capacity", "decode-compute", "decode-kv")
+    else:
+        compute = getattr(r, "prefill_compute_seconds", None)
+        weights = getattr(r, "prefill_weight_seconds", None)
+        if compute is None or weights is None:
+            compute = r.prefill_flops / (r.deployment.gpus * r.peak_flops * r.deployment.mfu)
+            weights = r.prefill_seconds if r.prefill_seconds > compute * 1.0001 else None
+        if weights:
+            out.append(("prefill-compute", compute / weights))
+        return out
+    for rule in rules:
+        if not (rule == "kv-capacity" and r.deployment.scheduler == "none"):
             out.append((rule, engine[rule]))
-        if rule == r.bottleneck:
+        if rule == verdict:
             break
     return out
 

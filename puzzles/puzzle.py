@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from engine.deployment import Deployment, deployment_to_dict
+from engine.ids import OBJECTIVE_VERDICTS
 
 MODULES = ("two-phases", "intensity", "kv-cache", "batching", "paged-attention", "prefix-caching",
            "speculative-decoding", "quantization", "cost-model", "clearing-test")
@@ -46,6 +47,13 @@ OBJECTIVE_TEXT = {
 }
 
 
+def fixed_order(chosen, vocabulary) -> tuple[str, ...]:
+    """`chosen` ids in the vocabulary's one fixed order (an ids.py enum, or REASONS for reasons),
+    so an option's position never hints at the answer and never moves between puzzles."""
+    wanted = {str(x) for x in chosen}
+    return tuple(str(x) for x in vocabulary if str(x) in wanted)
+
+
 @dataclass(frozen=True)
 class Puzzle:
     """One puzzle card. `deployment` is the engine's validated Deployment (objective included)."""
@@ -62,9 +70,16 @@ class Puzzle:
     reasons: tuple[str, ...]
     hints: tuple[str, ...]
     expect: dict | None = None
+    ruled_out: dict = field(default_factory=dict, compare=False)  # lever id -> why the scenario excludes it
     source: str = ""
     line: int | None = None
     extra: dict = field(default_factory=dict, compare=False)
+
+    @property
+    def verdicts(self) -> tuple[str, ...]:
+        """The bottleneck verdicts offered: only those that can bound this puzzle's objective,
+        in the one fixed order (DESIGN.md, "What the bottleneck question asks")."""
+        return tuple(str(v) for v in OBJECTIVE_VERDICTS[self.objective])
 
     @property
     def generated(self) -> bool:

@@ -10,10 +10,14 @@ it from the engine's solution alone, by this rule:
    routing -> `easy-traffic`; prefix caching -> `recomputed-prefix`; paged KV -> `reserved-slots`;
    batching -> `straggler-slots` (a static batch) or `serial-requests` (no batching);
    speculative decoding -> `idle-flops`; chunked prefill -> `prefill-stall`.
-3. Otherwise the verdict's quantity decides: kv-capacity -> `kv-cap`; prefill-compute ->
-   `prefill-flops`; decode-compute -> `at-ridge`; decode-kv -> `kv-read`; decode-weights ->
+3. Otherwise the quantity behind what bounds the objective decides (`Report.objective_bottleneck`):
+   kv-capacity -> `kv-cap`; prefill-compute -> `prefill-flops`; prefill-weights ->
+   `prefill-weight-read`; decode-compute -> `at-ridge`; decode-kv -> `kv-read`; decode-weights ->
    `weight-read`. (Quantization, KV quantization and more GPUs act on whatever the verdict names:
    they shrink or spread the bytes or the FLOPs that bind.)
+
+`reason_holds` says whether a candidate's quantity is true of a deployment at all: a puzzle offers
+the key's reason and distractors that are false for it, so a true reason is never graded wrong.
 
 `deciding_text` states the key's quantity with this deployment's numbers; `reason_fact` states
 any candidate's quantity for this deployment, so feedback can show why a wrong pick misleads.
@@ -42,6 +46,7 @@ class Reason(StrEnum):
     KV_OVERFLOW = "kv-overflow"
     KV_CAP = "kv-cap"
     PREFILL_FLOPS = "prefill-flops"
+    PREFILL_WEIGHT_READ = "prefill-weight-read"
     AT_RIDGE = "at-ridge"
     KV_READ = "kv-read"
     WEIGHT_READ = "weight-read"
@@ -59,6 +64,7 @@ REASONS: dict[str, str] = {
     "kv-overflow": "not even one sequence's KV cache fits beside the weights",
     "kv-cap": "the KV cache caps the batch below the demand",
     "prefill-flops": "prefill FLOPs dominate the request",
+    "prefill-weight-read": "the prompt is too short to keep the arithmetic busy, so reading the weights sets the prefill",
     "at-ridge": "the batch already sits at the ridge, so the FLOPs have no slack",
     "kv-read": "the KV cache read per step dominates",
     "weight-read": "the weight read per step dominates",
@@ -75,6 +81,7 @@ _BY_LEVER = {Lever.ROUTING: Reason.EASY_TRAFFIC, Lever.PREFIX_CACHING: Reason.RE
              Lever.CHUNKED_PREFILL: Reason.PREFILL_STALL, Lever.PAGED_KV: Reason.RESERVED_SLOTS,
              Lever.SPECULATIVE_DECODING: Reason.IDLE_FLOPS}
 _BY_VERDICT = {Verdict.KV_CAPACITY: Reason.KV_CAP, Verdict.PREFILL_COMPUTE: Reason.PREFILL_FLOPS,
+               Verdict.PREFILL_WEIGHTS: Reason.PREFILL_WEIGHT_READ,
                Verdict.DECODE_COMPUTE: Reason.AT_RIDGE, Verdict.DECODE_KV: Reason.KV_READ,
                Verdict.DECODE_WEIGHTS: Reason.WEIGHT_READ}
 
@@ -84,6 +91,7 @@ MEASURES: dict[str, tuple[str, ...]] = {
     Reason.KV_OVERFLOW: ("kv_bytes_per_token", "max_concurrency"),
     Reason.KV_CAP: ("max_concurrency", "kv_bytes_per_token"),
     Reason.PREFILL_FLOPS: ("ttft_seconds",),
+    Reason.PREFILL_WEIGHT_READ: ("ttft_seconds", "weight_bytes"),
     Reason.AT_RIDGE: ("intensity", "ridge"),
     Reason.KV_READ: ("kv_bytes_per_token",),
     Reason.WEIGHT_READ: ("weight_bytes",),
@@ -102,6 +110,7 @@ CONFUSABLE: dict[str, tuple[str, ...]] = {
     "kv-overflow": ("weights-overflow", "reserved-slots", "kv-cap", "kv-read"),
     "kv-cap": ("kv-read", "reserved-slots", "weight-read", "idle-flops"),
     "prefill-flops": ("recomputed-prefix", "at-ridge", "weight-read", "kv-read"),
+    "prefill-weight-read": ("prefill-flops", "kv-read", "at-ridge", "recomputed-prefix"),
     "at-ridge": ("idle-flops", "weight-read", "prefill-flops", "kv-read"),
     "kv-read": ("weight-read", "kv-cap", "idle-flops", "at-ridge"),
     "weight-read": ("kv-read", "idle-flops", "at-ridge", "kv-cap"),
@@ -120,7 +129,7 @@ def key_reason(solution: Solution) -> str:
     r = solution.report
     if not r.fits:
         return "weights-overflow" if r.weight_bytes + r.reserve_bytes > r.memory_bytes else "kv-overflow"
-    return str(mechanism_reason(solution) or _BY_VERDICT[r.bottleneck])
+    return str(mechanism_reason(solution) or _BY_VERDICT[_objective_verdict(r)])
 
 
 def mechanism_reason(solution: Solution) -> str | None:
@@ -139,8 +148,56 @@ def accepted_reasons(solution: Solution, verdict: str | None = None) -> frozense
     r = solution.report
     if not r.fits:
         return frozenset({key})
-    found = {key, _BY_VERDICT.get(verdict or r.bottleneck), mechanism_reason(solution)}
+    found = {key, _BY_VERDICT.get(verdict or _objective_verdict(r)), mechanism_reason(solution)}
     return frozenset(str(x) for x in found if x)
+
+
+def _objective_verdict(r) -> str:
+    from puzzles.keys import objective_bottleneck
+
+    return objective_bottleneck(r)
+
+
+def reason_holds(reason: str, solution: Solution) -> bool:
+    """Whether `reason`'s quantity is true of this deployment (not whether it decides): the test
+    a distractor must fail, so that no candidate a player can defend is graded wrong."""
+    r = solution.report
+    dep = r.deployment
+    if reason == "weights-overflow":
+        return not r.fits and r.weight_bytes + r.reserve_bytes > r.memory_bytes
+    if reason == "kv-overflow":
+        return not r.fits and r.weight_bytes + r.reserve_bytes <= r.memory_bytes
+    if not r.fits:
+        return False
+    memory_bound = r.decode_memory_seconds >= r.decode_compute_seconds
+    verdict = _objective_verdict(r)
+    if reason == "kv-cap":
+        return dep.scheduler != "none" and dep.concurrency > r.max_concurrency
+    if reason == "prefill-flops":
+        return verdict == "prefill-compute" or (dep.objective == "cost" and r.prefill_share > 0.5)
+    if reason == "prefill-weight-read":
+        return verdict == "prefill-weights"
+    if reason == "at-ridge":
+        return not memory_bound
+    if reason == "idle-flops":
+        return r.decode_compute_seconds < 0.5 * r.decode_memory_seconds
+    if reason == "kv-read":
+        return memory_bound and r.decode_kv_bytes_per_step > r.decode_weight_bytes_per_step
+    if reason == "weight-read":
+        return memory_bound and r.decode_weight_bytes_per_step >= r.decode_kv_bytes_per_step
+    if reason == "serial-requests":
+        return dep.scheduler == "none" and dep.concurrency > 1
+    if reason == "straggler-slots":
+        return dep.scheduler == "static" and r.batch > 1
+    if reason == "reserved-slots":
+        return dep.allocator == "contiguous" and dep.reserve_length > 1.25 * r.seq_len_avg
+    if reason == "recomputed-prefix":
+        return bool(dep.shared_prefix) and not dep.prefix_caching
+    if reason == "easy-traffic":
+        return dep.route_model is not None and dep.route_fraction > 0
+    if reason == "prefill-stall":
+        return r.batch > 1 and not dep.chunked_prefill and r.worst_stall_seconds > 2 * r.step_seconds
+    return False
 
 
 def reason_fact(reason: str, solution: Solution) -> str:
@@ -196,6 +253,9 @@ def reason_fact(reason: str, solution: Solution) -> str:
         if dep.prefix_caching:
             return "the shared prefix is already cached"
         return "the prompts share no prefix"
+    if reason == "prefill-weight-read":
+        return (f"one {fmt.num(dep.prompt)}-token prompt takes {fmt.secs(r.ttft_seconds)} before its first token; "
+                f"the verdict for that wait is {_objective_verdict(r)}")
     if reason == "prefill-stall":
         return (f"each {fmt.num(r.deployment.prompt)}-token prefill holds the GPU for {fmt.secs(r.prefill_seconds)}, "
                 f"and every running stream waits that long for its next token")

@@ -15,12 +15,17 @@ A pack is one TOML file per module (`packs/<module-id>.toml`)::
     scenario = "who serves what, and what they care about"
     objective = "cost"              # cost | tpot | ttft
     levers = ["batching", ...]      # optional: the choices offered (default: all nine)
+    ruled_out = { quantization = "the accuracy sign-off covers BF16 only" }  # optional: levers the
+                                    # scenario excludes, each with the reason the card shows
     reasons = ["kv-cap", ...]       # 3..5 candidate reason ids; the key's must be among them
     hints = ["gentle", "closer", "nearly the answer"]
     ask = { estimates = ["max_concurrency"] }   # optional
     deployment = { model = "llama-3-70b", gpu = "h100-sxm", gpus = 4, prompt = 3072, ... }
     expect = { bottleneck = "kv-capacity", best_lever = "quantization", gain_band = "2-4x", reason = "kv-cap" }
 
+Levers and reasons are kept in the one fixed order (`engine.ids.Lever`, `puzzles.reasons.REASONS`)
+whatever order the file lists them in, so an option's position never hints at the answer. An
+`expect.bottleneck` must be a verdict that can bound the objective (`engine.ids.OBJECTIVE_VERDICTS`).
 Unknown keys and wrong types are errors; every error is one `PackError` line naming the file, the
 line (found in the file's text), the puzzle id and the field. `expect` is the author's intended
 answer: `puzzles.check` compares it with the engine's key, which alone decides the grade.
@@ -32,20 +37,20 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from engine.analysis import VERDICTS
+from engine.ids import OBJECTIVE_VERDICTS, Verdict as VerdictId
 from engine.catalog import Catalog, builtin_catalog
 from engine.deployment import FIELD_NAMES, Deployment, build_deployment
 from engine.errors import RidgeError
 from engine.levers import GAIN_BANDS, LEVERS
 
 from puzzles.errors import PackError
-from puzzles.puzzle import ESTIMATE_NAMES, MODULES, Puzzle
+from puzzles.puzzle import ESTIMATE_NAMES, MODULES, Puzzle, fixed_order
 from puzzles.reasons import REASONS
 
 Module = Literal[MODULES]
-Verdict = Literal[VERDICTS]
+Verdict = Literal[tuple(str(v) for v in VerdictId)]
 Lever = Literal[LEVERS]
 Band = Literal[GAIN_BANDS]
 Reason = Literal[tuple(REASONS)]
@@ -97,6 +102,27 @@ class PuzzleSpec(BaseModel):
     reasons: list[Reason] = Field(min_length=3, max_length=5)
     hints: list[str] = Field(min_length=2, max_length=3)
     expect: ExpectSpec | None = None
+    ruled_out: dict[Lever, str] = Field(default_factory=dict)
+
+    @field_validator("ruled_out")
+    @classmethod
+    def _worded(cls, value: dict[str, str]) -> dict[str, str]:
+        for lever, why in value.items():
+            if len(why.strip()) < 12:
+                raise ValueError(f"say in words why {lever} is ruled out (a sentence the card shows)")
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "PuzzleSpec":
+        offered = set(self.levers)
+        both = [lever for lever in self.ruled_out if lever in offered]
+        if both:
+            raise ValueError(f"ruled_out names {both[0]}, which the puzzle also offers")
+        allowed = OBJECTIVE_VERDICTS[self.objective]
+        if self.expect is not None and self.expect.bottleneck is not None and self.expect.bottleneck not in allowed:
+            raise ValueError(f"expect.bottleneck {self.expect.bottleneck!r} cannot bound the {self.objective} "
+                             f"objective (it can be: {', '.join(allowed)})")
+        return self
 
     @field_validator("levers", "reasons")
     @classmethod
@@ -274,9 +300,11 @@ def puzzle_from_spec(spec: PuzzleSpec, module: str, catalog: Catalog, path: str 
     dep = build_puzzle_deployment(spec.deployment, spec.objective, catalog)
     return Puzzle(
         id=spec.id, module=module, title=spec.title, difficulty=spec.difficulty, scenario=spec.scenario.strip(),
-        objective=spec.objective, deployment=dep, levers=tuple(spec.levers),
-        estimates=tuple(spec.ask.estimates), reasons=tuple(spec.reasons), hints=tuple(h.strip() for h in spec.hints),
+        objective=spec.objective, deployment=dep, levers=fixed_order(spec.levers, LEVERS),
+        estimates=tuple(spec.ask.estimates), reasons=fixed_order(spec.reasons, REASONS),
+        hints=tuple(h.strip() for h in spec.hints),
         expect=spec.expect.model_dump(exclude_none=True) if spec.expect else None, source=path, line=line,
+        ruled_out={lever: " ".join(spec.ruled_out[lever].split()) for lever in fixed_order(spec.ruled_out, LEVERS)},
     )
 
 

@@ -109,3 +109,17 @@ def test_bad_generate_arguments():
         generator.generate(-1, 1)
     with pytest.raises(RidgeError):
         generator.make(1, 7, 0)
+
+
+def test_a_generated_sample_keeps_the_grading_contract():
+    """What `ridge puzzles check` demands of a pack holds for generated puzzles: robust under both
+    fidelities, objective verdicts only, the fixed option order, no unoffered winner, only false
+    distractors, a complete card; and no draw spans more GPUs than the accelerator's
+    tensor-parallel domain."""
+    from puzzles.check import contract_problems
+
+    for made in generator.generate(31, 150):
+        assert contract_problems(made.puzzle, made.key) == [], made.puzzle.id
+        domain = getattr(made.puzzle.deployment.gpu, "tp_domain", None)
+        if domain:
+            assert made.puzzle.deployment.gpus <= domain, made.puzzle.id

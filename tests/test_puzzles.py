@@ -113,7 +113,7 @@ title = "A test"
 difficulty = 2
 scenario = "Someone serves a model."
 objective = "cost"
-reasons = ["kv-cap", "kv-read", "weight-read"]
+reasons = ["kv-cap", "at-ridge", "weight-read"]
 hints = ["one", "two"]
 deployment = {{ model = "{model}", gpu = "h100-sxm", gpus = 4, prompt = 3072, output = 2048, concurrency = 200 }}
 '''
@@ -153,7 +153,7 @@ def test_a_minimal_pack_loads(tmp_path):
     ("bad-deployment-field", CHAPTER + GOOD_PUZZLE.format(pid="t-01", model="llama-3-70b").replace(
         "concurrency = 200", "concurency = 200"), ":15: puzzle t-01: deployment.concurency: unknown deployment field"),
     ("bad-reason", CHAPTER + GOOD_PUZZLE.format(pid="t-01", model="llama-3-70b").replace(
-        '"kv-cap", "kv-read"', '"kv-cap", "vibes"'), ":13: puzzle t-01: reasons.1: must be"),
+        '"kv-cap", "at-ridge"', '"kv-cap", "vibes"'), ":13: puzzle t-01: reasons.1: must be"),
 ])
 def test_malformed_packs_give_one_line_naming_file_line_id_and_field(tmp_path, capsys, case, text, where):
     path = write(tmp_path, f"{case}.toml", text)
@@ -178,7 +178,7 @@ def test_an_expect_that_disagrees_with_the_engine_fails_check(tmp_path, capsys):
 
 
 def test_a_key_reason_missing_from_the_candidates_and_an_ambiguous_deployment_fail_check(tmp_path):
-    missing = GOOD_PUZZLE.format(pid="t-01", model="llama-3-70b").replace('"kv-cap", ', '"idle-flops", ')
+    missing = GOOD_PUZZLE.format(pid="t-01", model="llama-3-70b").replace('"kv-cap", ', '"serial-requests", ')
     # 125 sequences fit; 130 wanted is within 10% of the capacity threshold.
     ambiguous = GOOD_PUZZLE.format(pid="t-02", model="llama-3-70b").replace("concurrency = 200", "concurrency = 130")
     problems, _, _ = check_paths([write(tmp_path, "p.toml", CHAPTER + missing + ambiguous)])
@@ -285,3 +285,105 @@ def test_the_puzzle_layer_imports_no_textual_or_numpy():
             "assert 'textual' not in sys.modules, 'textual'; assert 'numpy' not in sys.modules, 'numpy'")
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
+
+
+# --- the grading contract: objective verdicts, fixed order, ruled-out levers, complete cards ---
+
+def _builtin_json(capsys):
+    out = []
+    for pid in bank.builtin():
+        code, text, _ = cli(capsys, "puzzles", "show", pid, "--json", "--answer")
+        assert code == 0
+        out.append(json.loads(text))
+    return out
+
+
+def test_every_builtin_offers_only_the_verdicts_that_bound_its_objective_in_the_fixed_order(capsys):
+    from engine.ids import OBJECTIVE_VERDICTS, Lever
+
+    from puzzles.reasons import REASONS
+
+    for card in _builtin_json(capsys):
+        allowed = [str(v) for v in OBJECTIVE_VERDICTS[card["objective"]]]
+        assert card["ask"]["bottleneck"] == allowed, card["id"]
+        assert card["answer"]["bottleneck"] in allowed, card["id"]
+        assert card["levers"] == [str(x) for x in Lever if x in card["levers"]], card["id"]
+        assert card["reasons"] == [r for r in REASONS if r in card["reasons"]], card["id"]
+        assert card["ask"]["lever"] == card["levers"] and card["ask"]["reason"] == card["reasons"]
+        assert card["answer"]["gain_band"] in card["answer"]["gain_bands"], card["id"]
+        for lever in card["ruled_out"]:
+            assert lever not in card["levers"]
+            assert any(row["field"] == "Ruled out" and lever in row["value"] for row in card["card"]), card["id"]
+
+
+def test_no_unoffered_lever_beats_a_builtin_key_unless_ruled_out():
+    from puzzles.keys import unoffered_winners
+
+    for p in bank.builtin().values():
+        key = bank.key(p)
+        for solution in (key.solution, key.realistic):
+            if solution is not None:
+                assert not unoffered_winners(solution, p.levers, p.ruled_out), p.id
+
+
+def test_every_builtin_key_is_the_same_under_both_fidelities():
+    for p in bank.builtin().values():
+        assert bank.key(p).flips == [], p.id
+
+
+def test_a_card_rebuilt_from_what_it_shows_gives_the_same_key():
+    """Every input the key depends on is on the card: keep only the fields the card shows (the
+    rest at their defaults) and the key is unchanged."""
+    from engine.deployment import Deployment, validate
+
+    from puzzles.cards import card_rows, shown_fields
+    from puzzles.keys import compute_key
+
+    for p in bank.builtin().values():
+        dep = p.deployment
+        shown = shown_fields(dep, p.levers)
+        text = " ".join(value for _, value in card_rows(dep, p.levers, p.ruled_out, p.objective))
+        kept = {name: getattr(dep, name) for name in type(dep).FIELDS if name in shown}
+        for name in ("prompt", "output", "concurrency", "gpus"):
+            assert f"{kept[name]:,}" in text, (p.id, name)
+        rebuilt = validate(Deployment(**kept))
+        again = compute_key(type(p)(**{**p.__dict__, "deployment": rebuilt}))
+        key = bank.key(p)
+        assert (again.bottleneck, again.best_lever, again.bands, again.reason) == \
+               (key.bottleneck, key.best_lever, key.bands, key.reason), p.id
+
+
+def test_ruled_out_levers_load_show_and_are_checked(tmp_path, capsys):
+    base = GOOD_PUZZLE.format(pid="t-01", model="llama-3-70b")
+    ok = base.replace('objective = "cost"', 'objective = "cost"\nlevers = ["paged-kv", "kv-quantization", '
+                      '"batching"]\nruled_out = { quantization = "the weights must stay in BF16 for the audit", '
+                      '"speculative-decoding" = "no draft model exists for this language", '
+                      '"more-gpus" = "the rack has no free slots" }')
+    path = write(tmp_path, "ruled.toml", CHAPTER + ok)
+    problems, _, _ = check_paths([path])
+    assert problems == [], [str(p) for p in problems]
+    unruled = ok.replace('quantization = "the weights must stay in BF16 for the audit", ', '')
+    problems, _, _ = check_paths([write(tmp_path, "unruled.toml", CHAPTER + unruled)])
+    assert any("quantization is not offered but beats" in str(p) for p in problems)
+    both = ok.replace('levers = ["paged-kv"', 'levers = ["quantization", "paged-kv"')
+    problems, _, _ = check_paths([write(tmp_path, "both.toml", CHAPTER + both)])
+    assert any("ruled_out names quantization, which the puzzle also offers" in str(p) for p in problems)
+
+
+def test_levers_and_reasons_load_in_the_fixed_order_whatever_the_file_says(tmp_path):
+    text = GOOD_PUZZLE.format(pid="t-01", model="llama-3-70b").replace(
+        'reasons = ["kv-cap", "at-ridge", "weight-read"]', 'reasons = ["weight-read", "at-ridge", "kv-cap"]')
+    text = text.replace('objective = "cost"', 'objective = "cost"\nlevers = ["routing", "quantization", "batching", '
+                        '"speculative-decoding", "more-gpus", "kv-quantization", "paged-kv", "prefix-caching", '
+                        '"chunked-prefill"]')
+    pack = load_pack(write(tmp_path, "order.toml", CHAPTER + text))
+    puzzle = pack.puzzles[0]
+    assert puzzle.reasons == ("kv-cap", "at-ridge", "weight-read")
+    assert puzzle.levers[:3] == ("batching", "paged-kv", "prefix-caching") and puzzle.levers[-1] == "routing"
+
+
+def test_an_expect_bottleneck_must_bound_the_objective(tmp_path):
+    text = GOOD_PUZZLE.format(pid="t-01", model="llama-3-70b").replace('objective = "cost"', 'objective = "ttft"')
+    text += 'expect = { bottleneck = "decode-kv" }\n'
+    problems, _, _ = check_paths([write(tmp_path, "ttft.toml", CHAPTER + text)])
+    assert any("cannot bound the ttft objective" in str(p) for p in problems)

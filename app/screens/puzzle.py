@@ -132,7 +132,8 @@ scenario, the whole deployment card, the hints, the napkin); arrows and Page Dow
 
                 yield Static(reflow(puzzle.scenario), id="scenario", markup=False)
                 yield Label("The deployment", classes="section-title", id="card-title")
-                yield DeploymentCard(puzzle.deployment, levers=tuple(puzzle.levers), id="card")
+                yield DeploymentCard(puzzle.deployment, levers=tuple(puzzle.levers),
+                                     ruled_out=getattr(puzzle, "ruled_out", None), id="card")
                 yield Label("Hints", classes="section-title", id="hints-title")
                 yield HintBox(tuple(getattr(puzzle, "hints", ()) or ()), hint_cost(), id="hintbox")
                 yield Label("Napkin", classes="section-title", id="napkin-title")

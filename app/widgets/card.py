@@ -9,59 +9,13 @@ from textual.app import ComposeResult
 from textual.widget import Widget
 from textual.widgets import Label
 
-from app import labels
 
+def card_rows(dep, levers: tuple[str, ...] = (), ruled_out=None) -> list[tuple[str, str]]:
+    """(field, value) rows for an engine Deployment: the one card of `puzzles.cards.card_rows`
+    (every input the answer key depends on, and any lever the scenario rules out)."""
+    from puzzles.cards import card_rows as rows
 
-def _si_params(n: float) -> str:
-    return f"{n / 1e9:,.1f} B" if n >= 1e9 else f"{n / 1e6:,.0f} M"
-
-
-OBJECTIVE_SHORT = {
-    "cost": "lower $ per million output tokens",
-    "tpot": "lower time per output token (one user's speed)",
-    "ttft": "lower time to first token",
-    "stall": "shorten the longest pause while streaming",
-}
-
-
-def card_rows(dep, levers: tuple[str, ...] = ()) -> list[tuple[str, str]]:
-    """(field, value) rows describing an engine Deployment in words, tersely enough for 80 columns."""
-    m, g = dep.model, dep.gpu
-    params = f"{_si_params(m.params)} params"
-    if getattr(m, "is_moe", False):
-        params += f" ({_si_params(m.active_params)} active: {m.experts_per_token} of {m.experts} experts)"
-    peak = g.peak_tflops.get("bf16") or max(g.peak_tflops.values())
-    sequences = "sequence" if dep.concurrency == 1 else "sequences"
-    rows = [
-        ("Model", f"{m.name} · {params}"),
-        ("GPUs", f"{dep.gpus} × {g.name}"),
-        ("Each GPU", f"{g.memory_gib:g} GiB · {g.bandwidth_tbps:g} TB/s · {peak:,.0f} TFLOP/s bf16"),
-        ("Prompt", f"{dep.prompt:,} tokens (average)"),
-        ("Output", f"{dep.output:,} tokens (average)"),
-        ("Traffic", f"{dep.concurrency:,} {sequences} wanted at once"),
-        ("Precision", f"weights {dep.weights} · KV cache {dep.kv}"),
-    ]
-    serving = {"none": "no batching", "static": "static batches", "continuous": "continuous batching"}[dep.scheduler]
-    alloc = {"paged": "paged KV", "contiguous": "contiguous KV per request"}[dep.allocator]
-    extras = [serving, alloc]
-    if dep.chunked_prefill:
-        extras.append(f"chunked prefill ({dep.chunk_tokens:,})")
-    if dep.spec_k:
-        extras.append(f"speculating {dep.spec_k} tokens")
-    rows.append(("Serving", " · ".join(extras)))
-    if dep.spec_k or "speculative-decoding" in levers:
-        rows.append(("Draft model", f"{dep.spec_alpha:.0%} of drafted tokens accepted; each costs "
-                                    f"{dep.spec_draft_cost:g} of a full step"))
-    if dep.shared_prefix:
-        cached = "cached" if dep.prefix_caching else "not cached"
-        rows.append(("Shared", f"first {dep.shared_prefix:,} prompt tokens identical ({cached})"))
-    if dep.route_model is not None:
-        rows.append(("Small model", f"{dep.route_model.name}: could answer {dep.route_fraction:.0%} of requests"))
-    rows.append(("Reserve", f"{dep.reserve_gib_per_gpu:g} GiB per GPU for activations"
-                 + (" (10% of its memory)" if dep.reserve_gib is None else "")))
-    rows.append(("Price", f"${dep.price:g} per GPU-hour"))
-    rows.append(("Goal", OBJECTIVE_SHORT.get(dep.objective, labels.objective(dep.objective))))
-    return rows
+    return rows(dep, levers, ruled_out)
 
 
 class DeploymentCard(Widget, can_focus=True):
@@ -94,12 +48,13 @@ against FLOPs, prompt work against output work.
     }
     """
 
-    def __init__(self, deployment, levers: tuple[str, ...] = (), **kwargs) -> None:
+    def __init__(self, deployment, levers: tuple[str, ...] = (), ruled_out=None, **kwargs) -> None:
         super().__init__(**kwargs)
         self.deployment = deployment
         self.levers = tuple(levers)
+        self.ruled_out = dict(ruled_out or {})
 
     def compose(self) -> ComposeResult:
-        for key, value in card_rows(self.deployment, self.levers):
+        for key, value in card_rows(self.deployment, self.levers, self.ruled_out):
             yield Label(key, classes="card-key", markup=False)
             yield Label(value, classes="card-value", markup=False)
