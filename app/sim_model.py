@@ -703,6 +703,7 @@ def _deployment_table(dep: Deployment) -> dict:
     """The deployment's inputs that differ from the engine's defaults (model and GPU always)."""
     values = deployment_to_dict(dep)
     values.pop("objective", None)
+    values.pop("fidelity", None)  # a puzzle is judged at both fidelities
     out = {"model": values.pop("model"), "gpu": values.pop("gpu")}
     for name, value in values.items():
         if name in Deployment.FIELDS and Deployment.FIELDS[name] == value and type(Deployment.FIELDS[name]) is type(value):
@@ -713,13 +714,13 @@ def _deployment_table(dep: Deployment) -> dict:
 
 def puzzle_entry(result: Result) -> dict:
     """A `[[puzzles]]` table for this deployment, in the shape the built-in packs use."""
-    from puzzles.reasons import CONFUSABLE
+    from puzzles.reasons import candidate_reasons
 
     dep = result.deployment
     key = result.key
     table = _deployment_table(dep)
     digest = hashlib.sha1(json.dumps(deployment_to_dict(dep), sort_keys=True).encode()).hexdigest()[:10]
-    reasons = [key.reason, *[r for r in CONFUSABLE.get(key.reason, ()) if r != key.reason]][:4]
+    reasons = list(candidate_reasons(key.reason, key.solution))
     first, second = HINTS.get(key.reason, ("Find what limits a decode step here.", "Which lever acts on it?"))
     scenario = (f"{dep.model.name} served on {dep.gpus} x {dep.gpu.name}. Prompts average about "
                 f"{dep.prompt:,} tokens and answers about {dep.output:,}; the traffic would keep {dep.concurrency:,} "

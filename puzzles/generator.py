@@ -37,8 +37,8 @@ from engine.levers import LEVERS, Solution, evaluate_lever, rank_levers
 
 from puzzles import fmt
 from puzzles.keys import Key, ambiguity, at_fidelity, key_from_solution, objective_bottleneck, unoffered_winners
-from puzzles.puzzle import Puzzle, fixed_order
-from puzzles.reasons import CONFUSABLE, REASONS, reason_holds
+from puzzles.puzzle import Puzzle
+from puzzles.reasons import candidate_reasons
 
 GIB = 2**30
 ID_RE = re.compile(r"^gen-s(\d{1,18})-d([1-5])-(\d{4,9})$")
@@ -693,19 +693,8 @@ def _asks(rng, difficulty: int, key: Key) -> tuple[str, ...]:
 
 
 def _reasons(rng, key: Key) -> tuple[str, ...]:
-    """The key's reason and up to three distractors that are false for this deployment (so no
-    true reason is ever graded wrong): plausible ones first (CONFUSABLE), then any false one.
-    Listed in the one fixed order."""
-    solution = key.solution
-    false = [r for r in CONFUSABLE[key.reason] if r != key.reason and not reason_holds(r, solution)]
-    spare = [r for r in REASONS if r != key.reason and r not in false and not reason_holds(r, solution)]
-    picked = [key.reason]
-    for pool in (false, spare):
-        while pool and len(picked) < 4:
-            name = _pick(rng, pool)
-            pool.remove(name)
-            picked.append(name)
-    return fixed_order(picked, REASONS)
+    """The key's reason and three distractors false for this deployment, in the fixed order."""
+    return candidate_reasons(key.reason, key.solution, pick=lambda pool: _pick(rng, pool))
 
 
 # --- drawing ----------------------------------------------------------------------------------
@@ -748,14 +737,12 @@ def _try(rng, difficulty: int, level: Level, recipe, target):
     problems = ambiguity(solution, level.verdict_margin, level.lever_margin, level.band_margin)
     if problems or unoffered_winners(solution, offered, ruled_out):
         return None, True
-    realistic = None
-    if "fidelity" in Deployment.FIELDS:
-        real_dep = at_fidelity(dep, "realistic")
-        realistic = _solve(real_dep, analyze(real_dep), offered, None, level.lever_margin)
-        if (objective_bottleneck(realistic.report) != objective_bottleneck(report)
-                or realistic.best_lever != solution.best_lever
-                or unoffered_winners(realistic, offered, ruled_out)):
-            return None, True
+    real_dep = at_fidelity(dep, "realistic")
+    realistic = _solve(real_dep, analyze(real_dep), offered, None, level.lever_margin)
+    if (objective_bottleneck(realistic.report) != objective_bottleneck(report)
+            or realistic.best_lever != solution.best_lever
+            or unoffered_winners(realistic, offered, ruled_out)):
+        return None, True
     return (dep, offered, solution, realistic, ruled_out), True
 
 

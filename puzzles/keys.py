@@ -47,32 +47,14 @@ RULES = ("does-not-fit", "kv-capacity", "prefill-compute", "decode-compute", "de
 
 
 def objective_bottleneck(report) -> str:
-    """What bounds the report's objective: the engine's `objective_bottleneck`; for an engine that
-    predates it, DESIGN.md's table applied to the report's own figures."""
-    found = getattr(report, "objective_bottleneck", None)
-    if found:
-        return str(found)
-    objective = report.deployment.objective
-    if not report.fits or objective == "cost":
-        return str(report.bottleneck)
-    dep = report.deployment
-    if objective in ("ttft", "stall"):
-        compute = report.prefill_flops / (dep.gpus * report.peak_flops * dep.mfu)
-        return "prefill-compute" if compute >= 0.999 * report.prefill_seconds else "prefill-weights"
-    if dep.scheduler != "none" and dep.concurrency > report.max_concurrency:
-        return "kv-capacity"
-    if report.decode_compute_seconds > report.decode_memory_seconds:
-        return "decode-compute"
-    if report.decode_kv_bytes_per_step > report.decode_weight_bytes_per_step:
-        return "decode-kv"
-    return "decode-weights"
+    """What bounds the report's objective (DESIGN.md, "What the bottleneck question asks"): the
+    engine's `Report.objective_bottleneck`."""
+    return str(report.objective_bottleneck)
 
 
 def at_fidelity(dep: Deployment, fidelity: str) -> Deployment:
-    """The same deployment judged at `fidelity` (the floor alone where the engine has no other)."""
-    if "fidelity" not in type(dep).FIELDS:
-        return dep
-    return dep if getattr(dep, "fidelity", "floor") == fidelity else dep.with_(fidelity=fidelity)
+    """The same deployment judged at `fidelity`."""
+    return dep if dep.fidelity == fidelity else dep.with_(fidelity=fidelity)
 
 
 def accepted_bands(gains, fits: bool = True) -> tuple[str, ...]:
@@ -119,6 +101,11 @@ class Key:
 
     def lever_gain(self, name: str) -> float | None:
         return next((lv.gain for lv in self.levers if lv.name == name), None)
+
+    @property
+    def gain_bands(self) -> tuple:
+        """Every band accepted (the name `puzzles.grading` reads)."""
+        return self.bands
 
     @property
     def realistic_bottleneck(self) -> str | None:
@@ -223,13 +210,10 @@ def solve_offered(dep: Deployment, levers: tuple[str, ...]) -> Solution:
     return solve(dep, offered_order(levers))
 
 
-def solve_both(dep: Deployment, levers: tuple[str, ...]) -> tuple[Solution, Solution | None]:
-    """The floor's and the realistic solution over the offered levers (None without a realistic
-    engine)."""
-    floor = solve_offered(at_fidelity(dep, Fidelity.FLOOR), levers)
-    if "fidelity" not in type(dep).FIELDS:
-        return floor, None
-    return floor, solve_offered(at_fidelity(dep, Fidelity.REALISTIC), levers)
+def solve_both(dep: Deployment, levers: tuple[str, ...]) -> tuple[Solution, Solution]:
+    """The floor's and the realistic solution over the offered levers."""
+    return (solve_offered(at_fidelity(dep, Fidelity.FLOOR), levers),
+            solve_offered(at_fidelity(dep, Fidelity.REALISTIC), levers))
 
 
 def compute_key(puzzle: Puzzle) -> Key:

@@ -153,9 +153,7 @@ def accepted_reasons(solution: Solution, verdict: str | None = None) -> frozense
 
 
 def _objective_verdict(r) -> str:
-    from puzzles.keys import objective_bottleneck
-
-    return objective_bottleneck(r)
+    return str(r.objective_bottleneck)
 
 
 def reason_holds(reason: str, solution: Solution) -> bool:
@@ -198,6 +196,29 @@ def reason_holds(reason: str, solution: Solution) -> bool:
     if reason == "prefill-stall":
         return r.batch > 1 and not dep.chunked_prefill and r.worst_stall_seconds > 2 * r.step_seconds
     return False
+
+
+_DISTRACTOR_ORDER = ("at-ridge", "kv-read", "weight-read", "prefill-flops", "kv-cap", "reserved-slots",
+                     "straggler-slots", "serial-requests", "idle-flops", "recomputed-prefix", "easy-traffic",
+                     "prefill-stall", "prefill-weight-read", "kv-overflow", "weights-overflow")
+
+
+def candidate_reasons(reason: str, solution: Solution, count: int = 3, pick=None) -> tuple[str, ...]:
+    """The key's `reason` and up to `count` distractors that are false for this deployment (so a
+    true reason is never graded wrong): plausible ones first (CONFUSABLE), then any false one, in
+    the one fixed order. `pick(pool)` chooses one from a list (a seeded rng's choice, say); without
+    it the first is taken."""
+    choose = pick or (lambda pool: pool[0])
+    plausible = [r for r in CONFUSABLE[reason] if r != reason and not reason_holds(r, solution)]
+    spare = [r for r in _DISTRACTOR_ORDER if r != reason and r not in plausible and not reason_holds(r, solution)]
+    picked = [reason]
+    for pool in (plausible, spare):
+        while pool and len(picked) < count + 1:
+            name = choose(pool)
+            pool.remove(name)
+            picked.append(name)
+    wanted = set(picked)
+    return tuple(r for r in REASONS if r in wanted)
 
 
 def reason_fact(reason: str, solution: Solution) -> str:

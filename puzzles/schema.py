@@ -188,7 +188,7 @@ class _Lines:
 # --- loading ---------------------------------------------------------------------------------
 
 _BOOL_FIELDS = {name for name, default in Deployment.FIELDS.items() if isinstance(default, bool)}
-_TABLE_KEYS = {"model", "gpu", "route_model"} | (set(FIELD_NAMES) - {"model", "gpu", "route_model", "objective"})
+_TABLE_KEYS = {"model", "gpu", "route_model"} | (set(FIELD_NAMES) - {"model", "gpu", "route_model", "objective", "fidelity"})
 
 
 def read_pack_text(path: str | Path) -> str:
@@ -254,12 +254,14 @@ def build_puzzle_deployment(table: dict, objective: str, catalog: Catalog) -> De
     for key in table:
         if key == "objective":
             raise _FieldError("deployment.objective", "set the objective at the puzzle level, not in the deployment")
+        if key == "fidelity":
+            raise _FieldError("deployment.fidelity", "a puzzle is judged at both fidelities; it names neither")
         if key not in _TABLE_KEYS:
             raise _FieldError(f"deployment.{key}", f"unknown deployment field '{key}'")
     for key in ("model", "gpu"):
         if key not in table:
             raise _FieldError(f"deployment.{key}", "missing")
-    for key in ("model", "gpu", "route_model"):
+    for key in ("model", "gpu", "route_model", "draft_model"):
         if key in table and not isinstance(table[key], str):
             raise _FieldError(f"deployment.{key}", f"must be a catalog id (a string), got {table[key]!r}")
     for key in _BOOL_FIELDS & set(table):
@@ -279,6 +281,11 @@ def build_puzzle_deployment(table: dict, objective: str, catalog: Catalog) -> De
             route = catalog.model(table["route_model"])
         except RidgeError as exc:
             raise _FieldError("deployment.route_model", str(exc)) from None
+    if "draft_model" in table:
+        try:
+            catalog.model(table["draft_model"])
+        except RidgeError as exc:
+            raise _FieldError("deployment.draft_model", str(exc)) from None
     values = {k: v for k, v in table.items() if k not in ("model", "gpu", "route_model")}
     try:
         return build_deployment(catalog, model, gpu, route_model=route, objective=objective, **values)
