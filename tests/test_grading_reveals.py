@@ -1,0 +1,114 @@
+"""The grading contract on screen, through Pilot: the hot-seat and drill reveals show the estimate
+that decided "lucky" (yours beside the engine's), and a TTFT puzzle's form asks what bounds the
+time to first token, offering only the verdicts that can."""
+from __future__ import annotations
+
+import datetime as dt
+
+from textual.app import App
+from textual.widgets import RadioButton, Select
+
+from app.screens.drill import DrillScreen
+from app.screens.hotseat import HotseatScreen
+from app.screens.rounds import ModeApp, RevealPanel
+from puzzles import drill, fmt
+from puzzles.grading import objective_bottleneck
+
+NOW = dt.datetime(2026, 3, 2, 18, 0, tzinfo=dt.timezone.utc)
+
+
+async def settle(pilot, *keys):
+    if keys:
+        await pilot.press(*keys)
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def fill(pilot, screen, item, estimate_factor: float = 1.0, certainty: str = "medium") -> None:
+    """Everything as the engine has it, each estimate times `estimate_factor`."""
+    key = item.key
+    screen.query_one("#bottleneck", Select).value = objective_bottleneck(key)
+    screen.query_one("#lever", Select).value = key.best_lever
+    screen.query_one("#band", Select).value = key.gain_band
+    if screen.query("#reason"):
+        screen.query_one("#reason", Select).value = key.reason
+    for name in item.puzzle.estimates:
+        screen.query_one(f"#est-{name}").value = repr(key.estimates[name] * estimate_factor)
+    screen.query_one(f"#certainty-{certainty}", RadioButton).value = True
+    await settle(pilot)
+
+
+def text(screen, selector: str) -> str:
+    return str(screen.query_one(selector).render())
+
+
+async def test_the_hotseat_reveal_shows_the_estimate_that_decided_lucky(tmp_path):
+    """Ada answers everything as the engine does; Grace too, but her weight-bytes estimate is
+    three times off. Her row says lucky, and the reveal says why, with both numbers."""
+    app = ModeApp(lambda: HotseatScreen(players=["Ada", "Grace"], seed=1, difficulty=3, count=1),
+                  save_dir=tmp_path, clock=lambda: NOW, strict=True, cursor_blink=False)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        item = screen.items[0]
+        assert item.puzzle.estimates == ("weight_bytes",) and item.key.reason == "weights-overflow"
+        for factor in (1.0, 3.0):
+            await settle(pilot, "enter")
+            await fill(pilot, screen, item, factor)
+            await settle(pilot, "l")
+            await settle(pilot, "y")
+        assert screen.phase == "final"
+        reveal = text(screen, "#hotseat-reveal")
+        grace = reveal[reveal.index("Grace"):]
+        assert grace.splitlines()[0].split()[1:3] == ["~", "lucky"]
+        assert "Decided by your estimate of weight bytes: wrong, so the right answer is only lucky." in grace
+        truth = item.key.estimates["weight_bytes"]
+        assert f"✗ ◆ weight bytes: {fmt.value('weight_bytes', 3 * truth)} → engine: {fmt.value('weight_bytes', truth)}" in grace
+        ada = reveal[reveal.index("Ada"):reveal.index("Grace")]
+        assert "cleared" in ada and f"✓ ◆ weight bytes: {fmt.value('weight_bytes', truth)}" in ada
+
+
+async def test_the_drill_reveal_shows_the_estimate_that_decided_lucky(tmp_path, monkeypatch):
+    plan = drill.plan_round(["napkin-concurrency"], 1, seed=5, length=1)
+    monkeypatch.setattr(drill, "plan_round", lambda *args, **kwargs: plan)
+    app = ModeApp(lambda: DrillScreen(seed=5, length=1, difficulty=1, tz=dt.timezone.utc), save_dir=tmp_path,
+                  profile="Ada", clock=lambda: NOW, strict=True, cursor_blink=False)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        await settle(pilot, "s")
+        item = screen.planned[0].item
+        assert item.puzzle.estimates == ("max_concurrency",)
+        await fill(pilot, screen, item, estimate_factor=3.0)
+        await screen.lock_answer(timed_out=False)
+        await settle(pilot)
+        assert screen.phase == "reveal"
+        assert screen.query_one(RevealPanel).judged.outcome == "lucky"
+        lines = text(screen, "#reveal-lines")
+        assert lines.splitlines()[0] == ("Decided by your estimate of max concurrent sequences: wrong, so the "
+                                         "right answer is only lucky.")
+        truth = item.key.estimates["max_concurrency"]
+        assert f"✗ ◆ max concurrent sequences: {3 * truth:,.0f} → engine: {truth:,.0f}, 3.00×" in lines
+
+
+async def test_a_ttft_form_asks_what_bounds_the_time_to_first_token():
+    from app.screens.puzzle import form_spec
+    from app.widgets.form import PredictionForm
+    from puzzles import bank
+
+    puzzle = bank.get("two-phases-02")
+    assert puzzle.objective == "ttft"
+
+    class FormApp(App):
+        def compose(self):
+            yield PredictionForm(form_spec(puzzle), cursor_blink=False, id="form")
+
+    app = FormApp()
+    async with app.run_test(size=(80, 40)) as pilot:
+        await pilot.pause()
+        field = app.query_one("#field-bottleneck")
+        assert str(field.query_one(".field-label").render()) == "What bounds the time to first token here?"
+        offered = [value for _, value in app.query_one("#bottleneck", Select)._options if isinstance(value, str)]
+        assert offered == ["does-not-fit", "prefill-compute", "prefill-weights"]
+        assert "both bands count" in str(app.query_one("#field-band").query(".field-note").first().render())
