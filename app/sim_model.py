@@ -16,8 +16,6 @@ code `ridge puzzles check` runs.
 """
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 import os
 from dataclasses import dataclass, field
@@ -646,36 +644,6 @@ def _with_files(base: Catalog, paths: list) -> Catalog:
 
 # --- saving as a puzzle -----------------------------------------------------------------------
 
-HINTS: dict[str, tuple[str, str]] = {
-    "weights-overflow": ("Add up the weight bytes and the reserve, and compare with the GPUs' memory.",
-                         "Which change makes the weights smaller or the memory larger?"),
-    "kv-overflow": ("How much KV cache does one average sequence hold?",
-                    "Compare that with what is left once the weights and the reserve are in."),
-    "kv-cap": ("Work out how many sequences the KV cache holds at this length.",
-               "Compare that with how many the traffic wants in flight."),
-    "prefill-flops": ("Compare one request's prefill time with the time its output takes to decode.",
-                      "What would shrink the prompt work rather than the decode work?"),
-    "at-ridge": ("Put the batch's arithmetic intensity next to the hardware's ridge.",
-                 "Once the FLOPs bind, which lever adds no FLOPs?"),
-    "kv-read": ("Compare the KV bytes a decode step reads with the weight bytes.",
-                "Which change makes the bigger of the two smaller?"),
-    "weight-read": ("Compare the weight bytes a decode step reads with the KV bytes.",
-                    "Which change makes each weight read produce more, or cost less?"),
-    "idle-flops": ("How far below the ridge does this batch sit?",
-                   "What could put the idle arithmetic to work for one user?"),
-    "serial-requests": ("How many tokens does one read of the weights produce here?",
-                        "What lets one weight read serve many sequences?"),
-    "straggler-slots": ("How long does a static batch run compared with its average member?",
-                        "What would refill a finished slot straight away?"),
-    "reserved-slots": ("How much cache does each request reserve compared with what it uses?",
-                       "What would hand out cache only as sequences grow?"),
-    "recomputed-prefix": ("How many prompt tokens are the same on every request?",
-                          "What would let requests skip prefilling those tokens?"),
-    "easy-traffic": ("What share of the traffic could a smaller model answer?",
-                     "Compare the cost of the two models per token."),
-}
-
-
 def pack_path(data_dir: str | os.PathLike | None = None) -> Path:
     """`<data dir>/packs/my-puzzles.toml`, the player's own pack."""
     from saves.locations import data_dir as locate
@@ -683,100 +651,27 @@ def pack_path(data_dir: str | os.PathLike | None = None) -> Path:
     return locate(data_dir) / "packs" / PACK_NAME
 
 
-def _toml_value(value) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return repr(value) if math.isfinite(value) else "nan"
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{ " + ", ".join(f"{k} = {_toml_value(v)}" for k, v in value.items()) + " }"
-    raise TypeError(f"cannot write {type(value).__name__} to TOML")
-
-
-def _deployment_table(dep: Deployment) -> dict:
-    """The deployment's inputs that differ from the engine's defaults (model and GPU always)."""
-    values = deployment_to_dict(dep)
-    values.pop("objective", None)
-    values.pop("fidelity", None)  # a puzzle is judged at both fidelities
-    out = {"model": values.pop("model"), "gpu": values.pop("gpu")}
-    for name, value in values.items():
-        if name in Deployment.FIELDS and Deployment.FIELDS[name] == value and type(Deployment.FIELDS[name]) is type(value):
-            continue
-        out[name] = value
-    return out
-
-
-def puzzle_entry(result: Result) -> dict:
-    """A `[[puzzles]]` table for this deployment, in the shape the built-in packs use."""
-    from puzzles.reasons import candidate_reasons
-
-    dep = result.deployment
-    key = result.key
-    table = _deployment_table(dep)
-    digest = hashlib.sha1(json.dumps(deployment_to_dict(dep), sort_keys=True).encode()).hexdigest()[:10]
-    reasons = list(candidate_reasons(key.reason, key.solution))
-    first, second = HINTS.get(key.reason, ("Find what limits a decode step here.", "Which lever acts on it?"))
-    scenario = (f"{dep.model.name} served on {dep.gpus} x {dep.gpu.name}. Prompts average about "
-                f"{dep.prompt:,} tokens and answers about {dep.output:,}; the traffic would keep {dep.concurrency:,} "
-                f"sequences in flight. Saved from the simulator.")
-    title = f"{dep.model.name} on {dep.gpus} x {dep.gpu.name}, {dep.prompt:,}+{dep.output:,} tokens, {dep.concurrency:,} in flight"
-    return {
-        "id": f"my-{digest}",
-        "title": title,
-        "difficulty": 3,
-        "scenario": scenario,
-        "objective": dep.objective,
-        "reasons": reasons,
-        "hints": [first, second],
-        "deployment": table,
-        "expect": {"bottleneck": key.bottleneck, "best_lever": key.best_lever, "gain_band": key.gain_band,
-                   "reason": key.reason},
-    }
-
-
-def entry_text(entry: dict) -> str:
-    lines = ["", "[[puzzles]]"]
-    for name in ("id", "title", "difficulty", "scenario", "objective", "reasons", "hints", "deployment", "expect"):
-        lines.append(f"{name} = {_toml_value(entry[name])}")
-    return "\n".join(lines) + "\n"
-
-
-CHAPTER_TEXT = """\
-[chapter]
-id = "clearing-test"
-title = "My puzzles"
-briefing = '''
-Deployments you set up in the simulator and kept. Each one asks the same three things: what
-limits it, which lever helps most, and by roughly how much.
-'''
-expects = "Diagnose a deployment before the engine shows its numbers."
-"""
-
-
 def save_puzzle(result: Result, path: str | os.PathLike) -> tuple[str, Path]:
-    """Add this deployment to the pack at `path` as a puzzle; (its id, the path). The whole file is
-    checked by `ridge puzzles check`'s own code before it is written; RidgeError says why not."""
+    """Add this deployment to the pack at `path` as a puzzle; (its id, the path). The text comes
+    from `puzzles.pack_writer` (tomli-w), the whole file is checked by `ridge puzzles check`'s own
+    code, and only then written, atomically (`saves.atomic`); RidgeError says why not."""
     from puzzles.check import check_paths
+    from puzzles.pack_writer import pack_ids, pack_text, puzzle_entry
+    from saves import atomic
 
     path = Path(path)
     builtin = builtin_catalog()
     dep = result.deployment
     if builtin.models.get(dep.model.id) != dep.model or builtin.gpus.get(dep.gpu.id) != dep.gpu:
         raise RidgeError("only catalog models and GPUs can go in a puzzle pack: pick them from the lists")
-    entry = puzzle_entry(result)
+    entry = puzzle_entry(dep, result.key)
     try:
         old = path.read_text(encoding="utf-8") if path.exists() else ""
     except (OSError, UnicodeDecodeError) as exc:
         raise RidgeError(f"{path}: cannot read your pack: {exc}") from None
-    if f'id = "{entry["id"]}"' in old:
+    if entry["id"] in pack_ids(old):
         raise RidgeError(f"this deployment is already in your pack as {entry['id']}")
-    text = (old.rstrip("\n") + "\n" if old.strip() else CHAPTER_TEXT) + entry_text(entry)
+    text = pack_text(old, entry)
     path.parent.mkdir(parents=True, exist_ok=True)
     trial = path.with_name(f".{path.name}.{os.getpid()}.check.toml")
     try:
@@ -789,11 +684,8 @@ def save_puzzle(result: Result, path: str | os.PathLike) -> tuple[str, Path]:
         where = f"puzzle {first.puzzle}: " if first.puzzle and first.puzzle != entry["id"] else ""
         field = f"{first.field}: " if first.field else ""
         raise RidgeError(f"not saved: the puzzle check would reject it: {where}{field}{first.detail}")
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
+        atomic.write_atomic(path, text)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
         raise RidgeError(f"{path}: could not write your pack: {exc}") from None
     return entry["id"], path
