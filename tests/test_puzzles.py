@@ -92,7 +92,8 @@ def test_keys_are_cached_and_hold_every_offered_lever():
     assert [lv.name for lv in key.levers] != [] and {lv.name for lv in key.levers} == set(p.levers)
     gains = [lv.gain for lv in key.levers if lv.gain is not None]
     assert gains == sorted(gains, reverse=True)
-    assert key.derivation and any("KV/token" in line or "KV" in line for line in key.derivation)
+    kv_line = next(line for line in key.derivation if line.startswith("KV/token"))   # the KV-per-token step
+    assert "80 layers x 8 KV heads x 128 dims" in kv_line and kv_line.endswith("= 327,680 B (320 KiB)")
     assert key.estimates["kv_bytes_per_token"] == 327_680
     assert key.estimates["max_concurrency"] == 125
 

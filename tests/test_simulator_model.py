@@ -229,7 +229,9 @@ def test_cost_and_tpot_curves_and_the_budget(sim):
     assert d.current_cost == pytest.approx(sim.result.report.cost_per_million_output_tokens)
     sim.set_budget("5")
     tight = sim.cost_tpot()
-    assert tight.best_concurrency is None or tight.best_tpot <= 0.005
+    # no concurrency on the curve reaches a 5 ms step here, so the budget is reported as unmet (None)
+    assert sim.result.report.tpot_seconds > 0.005
+    assert tight.best_concurrency is None and d.best_concurrency is not None
     assert sim.set_budget("-3") is not None and sim.tpot_budget_ms == 5
 
 
