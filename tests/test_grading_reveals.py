@@ -10,7 +10,8 @@ from textual.widgets import RadioButton, Select
 
 from app.screens.drill import DrillScreen
 from app.screens.hotseat import HotseatScreen
-from app.screens.rounds import ModeApp, RevealPanel
+from app.game import make_app
+from app.screens.rounds import RevealPanel
 from puzzles import drill, fmt
 from puzzles.grading import objective_bottleneck
 
@@ -46,7 +47,7 @@ def text(screen, selector: str) -> str:
 async def test_the_hotseat_reveal_shows_the_estimate_that_decided_lucky(tmp_path):
     """Ada answers everything as the engine does; Grace too, but her weight-bytes estimate is
     three times off. Her row says lucky, and the reveal says why, with both numbers."""
-    app = ModeApp(lambda: HotseatScreen(players=["Ada", "Grace"], seed=1, difficulty=3, count=1),
+    app = make_app(solo=lambda: HotseatScreen(players=["Ada", "Grace"], seed=1, difficulty=3, count=1),
                   save_dir=tmp_path, clock=lambda: NOW, strict=True, cursor_blink=False)
     async with app.run_test(size=(100, 40)) as pilot:
         await settle(pilot)
@@ -72,7 +73,7 @@ async def test_the_hotseat_reveal_shows_the_estimate_that_decided_lucky(tmp_path
 async def test_the_drill_reveal_shows_the_estimate_that_decided_lucky(tmp_path, monkeypatch):
     plan = drill.plan_round(["napkin-concurrency"], 1, seed=5, length=1)
     monkeypatch.setattr(drill, "plan_round", lambda *args, **kwargs: plan)
-    app = ModeApp(lambda: DrillScreen(seed=5, length=1, difficulty=1, tz=dt.timezone.utc), save_dir=tmp_path,
+    app = make_app(solo=lambda: DrillScreen(seed=5, length=1, difficulty=1, tz=dt.timezone.utc), save_dir=tmp_path,
                   profile="Ada", clock=lambda: NOW, strict=True, cursor_blink=False)
     async with app.run_test(size=(100, 40)) as pilot:
         await settle(pilot)
