@@ -10,6 +10,7 @@ from textual.widgets import RadioButton, Select
 
 from app.screens.drill import DrillScreen
 from app.screens.hotseat import HotseatScreen
+from app import labels
 from app.game import make_app
 from app.screens.rounds import RevealPanel
 from puzzles import drill, fmt
@@ -44,16 +45,33 @@ def text(screen, selector: str) -> str:
     return str(screen.query_one(selector).render())
 
 
+def seed_with_a_deciding_estimate(difficulty: int = 3) -> int:
+    """A hot-seat seed whose first puzzle asks one estimate, and that estimate is its reason."""
+    from puzzles.generator import make
+    from puzzles.grading import estimate_counts
+    from puzzles.reasons import accepted_reasons
+
+    for seed in range(1, 500):
+        gen = make(seed, difficulty, 0)
+        held = accepted_reasons(gen.key.solution, objective_bottleneck(gen.key))
+        if len(gen.puzzle.estimates) == 1 and estimate_counts(gen.puzzle.estimates[0], held, True, ()) == "reason":
+            return seed
+    raise AssertionError("no such seed")
+
+
 async def test_the_hotseat_reveal_shows_the_estimate_that_decided_lucky(tmp_path):
-    """Ada answers everything as the engine does; Grace too, but her weight-bytes estimate is
-    three times off. Her row says lucky, and the reveal says why, with both numbers."""
-    app = make_app(solo=lambda: HotseatScreen(players=["Ada", "Grace"], seed=1, difficulty=3, count=1),
+    """Ada answers everything as the engine does; Grace too, but her one estimate is three times
+    off, and it is the quantity that decides. Her row says lucky, and the reveal says why, with
+    both numbers."""
+    seed = seed_with_a_deciding_estimate()
+    app = make_app(solo=lambda: HotseatScreen(players=["Ada", "Grace"], seed=seed, difficulty=3, count=1),
                   save_dir=tmp_path, clock=lambda: NOW, strict=True, cursor_blink=False)
     async with app.run_test(size=(100, 40)) as pilot:
         await settle(pilot)
         screen = app.screen
         item = screen.items[0]
-        assert item.puzzle.estimates == ("weight_bytes",) and item.key.reason == "weights-overflow"
+        (name,) = item.puzzle.estimates
+        words = labels.estimate(name)
         for factor in (1.0, 3.0):
             await settle(pilot, "enter")
             await fill(pilot, screen, item, factor)
@@ -63,11 +81,11 @@ async def test_the_hotseat_reveal_shows_the_estimate_that_decided_lucky(tmp_path
         reveal = text(screen, "#hotseat-reveal")
         grace = reveal[reveal.index("Grace"):]
         assert grace.splitlines()[0].split()[1:3] == ["~", "lucky"]
-        assert "Decided by your estimate of weight bytes: wrong, so the right answer is only lucky." in grace
-        truth = item.key.estimates["weight_bytes"]
-        assert f"✗ ◆ weight bytes: {fmt.value('weight_bytes', 3 * truth)} → engine: {fmt.value('weight_bytes', truth)}" in grace
+        assert f"Decided by your estimate of {words}: wrong, so the right answer is only lucky." in grace
+        truth = item.key.estimates[name]
+        assert f"✗ ◆ {words}: {fmt.value(name, 3 * truth)} → engine: {fmt.value(name, truth)}" in grace
         ada = reveal[reveal.index("Ada"):reveal.index("Grace")]
-        assert "cleared" in ada and f"✓ ◆ weight bytes: {fmt.value('weight_bytes', truth)}" in ada
+        assert "cleared" in ada and f"✓ ◆ {words}: {fmt.value(name, truth)}" in ada
 
 
 async def test_the_drill_reveal_shows_the_estimate_that_decided_lucky(tmp_path, monkeypatch):
