@@ -6,9 +6,12 @@ It is not part of the test suite. Four figures, each printed with its target and
 1. median microseconds for one `engine.analysis.analyze(dep)` against ridgepoint's median for one
    evaluation (`ridgepoint._core.fit_registry(..., as_json=True)`, timed in a loop inside the
    peer's own venv by a worker process that reports its own median) -- target: within 10x;
-2. median microseconds for `engine.levers.solve(dep)` (the analysis plus every lever) -- under 250;
+2. median microseconds for one full analysis with every lever in both fidelities
+   (`engine.levers.solve(dep.with_(fidelity="realistic"))`, which solves the floor too and carries
+   it) -- under 400 (the floor alone is printed beside it);
 3. deployments per second through the numpy path (`engine.grid.analyze_grid`, a concurrency x
-   prompt grid) -- at least 10x ridgepoint's evaluations per second;
+   prompt grid, every figure incl. the worst stall, in the realistic fidelity, the costlier one)
+   -- at least 10x ridgepoint's evaluations per second;
 4. whole-process time of `ridge solve ... --json` against `ridgepoint fit ... --json`, runs
    interleaved, medians compared -- within 2x.
 
@@ -178,6 +181,7 @@ def main() -> int:
 
     catalog = builtin_catalog()
     deps = [build_deployment(catalog, **ours, **WORKLOAD) for _, _, ours, _ in CASES]
+    both = [dep.with_(fidelity="realistic") for dep in deps]
     for (label, *_), dep in zip(CASES, deps):
         if not analyze(dep).fits:
             raise SystemExit(f"benchmark deployment does not fit: {label}")
@@ -193,17 +197,20 @@ def main() -> int:
     print(f"samples: {args.rounds} interleaved rounds x {args.inner} calls per deployment\n")
 
     # Warm-up (imports, caches, the peer's first call).
-    for dep in deps:
+    for dep, dep_both in zip(deps, both):
         analyze(dep)
         solve(dep)
+        solve(dep_both)
     ours_an = {i: [] for i in range(len(CASES))}
     ours_sv = {i: [] for i in range(len(CASES))}
+    ours_floor = {i: [] for i in range(len(CASES))}
     peer = {i: [] for i in range(len(CASES))}
     for _ in range(args.rounds):
         for i, (_, _, _, pjob) in enumerate(CASES):
             ours_an[i].append(_timed(analyze, deps[i], args.inner))
             peer[i].extend(worker.time({**pjob, **PEER_WORKLOAD}, samples=1, inner=args.inner)["us"])
-            ours_sv[i].append(_timed(solve, deps[i], max(1, args.inner // 10)))
+            ours_sv[i].append(_timed(solve, both[i], max(1, args.inner // 10)))
+            ours_floor[i].append(_timed(solve, deps[i], max(1, args.inner // 10)))
 
     # 1. One analysis vs one ridgepoint evaluation.
     print("1. One analysis: engine.analysis.analyze(dep) vs ridgepoint _core.fit_registry(..., as_json=True)")
@@ -218,14 +225,16 @@ def main() -> int:
     print(f"   FIGURE 1  analyze median {ours_all:.2f} µs vs ridgepoint {peer_all:.2f} µs = {ratio1:.2f}x "
           f"(worst deployment {worst:.2f}x); target within 10x: {verdict(ratio1 <= 10 and worst <= 10)}\n")
 
-    # 2. Full analysis with every lever.
-    print("2. Full analysis with every lever: engine.levers.solve(dep)")
+    # 2. Full analysis with every lever, in both fidelities.
+    print("2. Full analysis with every lever in both fidelities: engine.levers.solve(dep.with_(fidelity='realistic'))")
+    print(f"   {'deployment':<30} {'kind':<8} {'both':>12} {'floor only':>12}")
     for i, (label, kind, _, _) in enumerate(CASES):
-        print(f"   {label:<30} {kind:<8} {fmt_us(statistics.median(ours_sv[i])):>12}")
+        print(f"   {label:<30} {kind:<8} {fmt_us(statistics.median(ours_sv[i])):>12} "
+              f"{fmt_us(statistics.median(ours_floor[i])):>12}")
     solve_all = statistics.median(x for v in ours_sv.values() for x in v)
     solve_worst = max(statistics.median(v) for v in ours_sv.values())
-    print(f"   FIGURE 2  solve median {solve_all:.1f} µs (slowest deployment {solve_worst:.1f} µs); "
-          f"target under 250 µs: {verdict(solve_all < 250)}\n")
+    print(f"   FIGURE 2  solve in both fidelities median {solve_all:.1f} µs (slowest deployment {solve_worst:.1f} µs); "
+          f"target under 400 µs: {verdict(solve_all < 400)}\n")
 
     # 3. The numpy path, each grid run followed by a fresh ridgepoint sample of the same deployment,
     #    so that the rate it is held against was measured under the same machine load.
@@ -234,14 +243,14 @@ def main() -> int:
           f"{args.grid_runs} runs each, interleaved with ridgepoint samples")
     conc = np.arange(1, n + 1)[:, None]
     grids, grid_runs, peer_grid = [], {i: [] for i in range(len(CASES))}, {i: [] for i in range(len(CASES))}
-    for dep in deps:
+    for dep in both:
         prompts = np.linspace(16, dep.model.context - dep.output, n).astype(np.int64)[None, :]
         grids.append(prompts)
         analyze_grid(dep, concurrency=conc, prompt=prompts)        # warm-up: first touch of ~100 MB
     for _ in range(args.grid_runs):
         for i, (_, _, _, pjob) in enumerate(CASES):
             t = time.perf_counter()
-            out = analyze_grid(deps[i], concurrency=conc, prompt=grids[i])
+            out = analyze_grid(both[i], concurrency=conc, prompt=grids[i])
             grid_runs[i].append(time.perf_counter() - t)
             peer_grid[i].extend(worker.time({**pjob, **PEER_WORKLOAD}, samples=1, inner=args.inner * 5)["us"])
             if not out["fits"].any():
@@ -294,9 +303,10 @@ def main() -> int:
     print(f"   FIGURE 4  ridge solve {om:.1f} ms vs ridgepoint fit {pm:.1f} ms = {om / pm:.2f}x; "
           f"target within 2x: {verdict(om <= 2 * pm)}\n")
 
-    results = [ratio1 <= 10 and worst <= 10, solve_all < 250, ratio3 >= 10, om <= 2 * pm]
+    results = [ratio1 <= 10 and worst <= 10, solve_all < 400, ratio3 >= 10, om <= 2 * pm]
     print(f"Summary: {sum(results)} of 4 targets met "
-          f"(analyze {ratio1:.2f}x peer; solve {solve_all:.0f} µs; grid {ratio3:.1f}x peer; process {om / pm:.2f}x peer)")
+          f"(analyze {ratio1:.2f}x peer; solve in both fidelities {solve_all:.0f} µs; grid {ratio3:.1f}x peer; "
+          f"process {om / pm:.2f}x peer)")
     return 0
 
 

@@ -40,8 +40,20 @@ class Report(Record):
         ttft_seconds=None, worst_stall_seconds=None, prefill_share=None,
         throughput_tokens_per_s=None, cost_per_million_output_tokens=None,
         spec_expected_tokens=None, bottleneck="does-not-fit", objective_bottleneck="does-not-fit",
-        fidelity="floor", corrections=(), margins=(),
+        fidelity="floor", margins=(),
     )
+
+    @property
+    def corrections(self) -> tuple:
+        """(name, what it changed) for each realistic correction that moved this deployment's
+        figures; empty under the floor. Worded on first use, since most callers never read it."""
+        cached = self.__dict__.get("_corrections")
+        if cached is None:
+            figures = self.__dict__   # a report made by analyze keeps every figure of physics.evaluate
+            cached = (_corrections(self.deployment, figures)
+                      if self.fidelity == "realistic" and self.fits and "step_extra_seconds" in figures else ())
+            self.__dict__["_corrections"] = cached
+        return cached
 
     def objective_value(self, objective: str | None = None) -> float | None:
         """The figure a puzzle's objective asks to lower: cost, TPOT, TTFT, or the stall (the
@@ -92,7 +104,7 @@ _RUN_KEYS = ("batch",
 
 
 def _objective_verdict(r: Report, objective: str) -> str:
-    f = {"fits": r.fits, "capped": r.deployment.scheduler != "none" and r.deployment.concurrency > (r.max_concurrency or 0),
+    f = {"_array": False, "fits": r.fits, "capped": r.deployment.scheduler != "none" and r.deployment.concurrency > (r.max_concurrency or 0),
          "prefill_share": r.prefill_share, "decode_compute_seconds": r.decode_compute_seconds,
          "decode_memory_seconds": r.decode_memory_seconds, "decode_kv_bytes_per_step": r.decode_kv_bytes_per_step,
          "decode_weight_bytes_per_step": r.decode_weight_bytes_per_step,
@@ -125,25 +137,28 @@ def analyze(dep: Deployment) -> Report:
                    f"the {per_seq:.2f} GiB one sequence needs")
         return Report(**common, fits=False, fit_problem=problem, max_concurrency=0,
                       margins=(("does-not-fit", per_seq * GIB / usable),))
-    max_conc = int(f["max_concurrency"])
     f["batch"] = int(f["batch"]) if dep.scheduler != "none" else 1
-    run = {key: f[key] for key in _RUN_KEYS}
-    if dep.fidelity == "floor":
-        run["tensor_parallel"], run["tp_groups"] = gpus, 1
-    margins = (
-        ("kv-capacity", dep.concurrency / max_conc),
-        ("prefill-compute", f["prefill_share"] / 0.5),
-        ("decode-compute", f["decode_compute_seconds"] / f["decode_memory_seconds"]),
-        ("decode-kv", f["decode_kv_bytes_per_step"] / f["decode_weight_bytes_per_step"]),
-        ("prefill-weights", _ratio(f["prefill_weight_seconds"], f["prefill_compute_seconds"])),
+    max_conc = int(f["max_concurrency"])
+    # The figures' dict becomes the report's own attributes (it holds every Report field by name).
+    f.update(
+        deployment=dep, params=m.params, active_params=m.active_params, fidelity=dep.fidelity,
+        fits=True, fit_problem="", max_concurrency=max_conc,
+        spec_expected_tokens=f["spec_expected_tokens"] if dep.spec_k else None,
+        bottleneck=physics.VERDICT_CODES[physics.verdict_code(f)],
+        objective_bottleneck=physics.VERDICT_CODES[physics.objective_verdict_code(f, dep.objective)],
+        margins=(
+            ("kv-capacity", dep.concurrency / max_conc),
+            ("prefill-compute", f["prefill_share"] / 0.5),
+            ("decode-compute", f["decode_compute_seconds"] / f["decode_memory_seconds"]),
+            ("decode-kv", f["decode_kv_bytes_per_step"] / f["decode_weight_bytes_per_step"]),
+            ("prefill-weights", _ratio(f["prefill_weight_seconds"], f["prefill_compute_seconds"])),
+        ),
     )
-    verdict = physics.VERDICT_CODES[physics.verdict_code(f)]
-    objective_verdict = physics.VERDICT_CODES[physics.objective_verdict_code(f, dep.objective)]
-    corrections = _corrections(dep, f) if dep.fidelity == "realistic" else ()
-    return Report(**common, **run, fits=True, fit_problem="", max_concurrency=max_conc,
-                  spec_expected_tokens=f["spec_expected_tokens"] if dep.spec_k else None,
-                  bottleneck=verdict, objective_bottleneck=objective_verdict, corrections=corrections,
-                  margins=margins)
+    if dep.fidelity == "floor":
+        f["tensor_parallel"], f["tp_groups"] = gpus, 1
+    report = object.__new__(Report)
+    object.__setattr__(report, "__dict__", f)
+    return report
 
 
 def _ratio(a: float, b: float) -> float:

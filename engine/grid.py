@@ -2,7 +2,8 @@
 
 `analyze_grid(base, **arrays)` takes a Deployment for everything categorical (model, GPU,
 precisions, scheduler, allocator, switches, fidelity) and numpy-broadcastable arrays for the
-numeric inputs, and returns a dict of arrays with the same names and meaning as the scalar Report.
+numeric inputs, and returns a dict of arrays with the same names and meaning as the scalar Report (read-only
+views, broadcast to the grid's shape: copy one before writing into it).
 Both run the same code: `engine.physics.evaluate`, here over arrays. Where a deployment does not
 fit, its figures are NaN and `fits` is False.
 """
@@ -29,29 +30,37 @@ def analyze_grid(base: Deployment, **arrays) -> dict[str, np.ndarray]:
     unknown = set(arrays) - set(NUMERIC)
     if unknown:
         raise ValueError(f"cannot vary {sorted(unknown)[0]} on a grid (numeric fields: {', '.join(NUMERIC)})")
-    defaults = physics.numeric_inputs(base)
-    v = {name: np.asarray(arrays[name] if name in arrays else defaults[name], dtype=float) for name in NUMERIC}
-    shape = np.broadcast_shapes(*(a.shape for a in v.values()))
-    v = {k: np.broadcast_to(a, shape).astype(float) for k, a in v.items()}
+    # Inputs keep their own shapes (a concurrency column and a prompt row stay 1-D), so every
+    # figure that depends on only some of them is computed once per distinct value; numpy
+    # broadcasts where they meet. Inputs not varied stay plain floats.
+    v = dict(physics.numeric_inputs(base))
+    for name, value in arrays.items():
+        arr = np.asarray(value, dtype=float)
+        v[name] = arr if arr.ndim else float(arr)
+    shape = np.broadcast_shapes(*(np.shape(a) for a in v.values()))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        f = physics.evaluate(base, v)
-        fits = np.asarray(f["fits"], dtype=bool)
+        f = physics.evaluate(base, v, array=True)
+        fits = np.asarray(f["fits"], dtype=bool)          # at its own (possibly smaller) shape
         f["fits"] = fits
         f["capped"] = np.asarray(f["capped"], dtype=bool) & fits
         code = physics.verdict_code(f)
         objective_code = physics.objective_verdict_code(f, base.objective)
+    # Each figure is masked at the smallest shape it and `fits` share, then broadcast (a view).
     out: dict[str, np.ndarray] = {}
     for name, value in f.items():
-        if name in ("capped", "compute_precision"):
+        if name in ("capped", "compute_precision", "fits", "_array"):
             continue
-        arr = np.broadcast_to(np.asarray(value, dtype=float if name != "fits" else bool), shape)
-        out[name] = arr if name in _ALWAYS else np.where(fits, arr, np.nan)
-    out["max_concurrency"] = np.where(fits, out["max_concurrency"], 0.0)
-    spec = v["spec_k"] > 0
-    out["spec_expected_tokens"] = np.where(spec & fits, out["spec_expected_tokens"], np.nan)
-    out["verdict_index"] = _SIX[code]
-    out["objective_verdict_index"] = np.asarray(objective_code)
-    out["fits"] = fits
+        arr = np.asarray(value, dtype=float)
+        if name not in _ALWAYS:
+            arr = np.where(fits, arr, np.nan)
+        out[name] = np.broadcast_to(arr, shape)
+    out["max_concurrency"] = np.broadcast_to(np.where(fits, np.asarray(f["max_concurrency"], dtype=float), 0.0), shape)
+    spec = np.asarray(v["spec_k"]) > 0
+    out["spec_expected_tokens"] = np.broadcast_to(
+        np.where(spec & fits, np.asarray(f["spec_expected_tokens"], dtype=float), np.nan), shape)
+    out["verdict_index"] = np.broadcast_to(_SIX[code], shape)
+    out["objective_verdict_index"] = np.broadcast_to(np.asarray(objective_code), shape)
+    out["fits"] = np.broadcast_to(fits, shape)
     return out
 
 

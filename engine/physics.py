@@ -19,47 +19,50 @@ DEFAULT_RESERVE_SHARE = 0.10      # of each GPU's memory, for activations and wo
 
 # --- helpers that work on floats and arrays alike --------------------------------------------
 
+_PLAIN = frozenset((float, int, bool))   # Python scalars; anything else goes through numpy
+
+
 def _np():
     return sys.modules["numpy"]
 
 
 def vmax(a, b):
     """max(a, b) elementwise."""
-    if hasattr(a, "shape") or hasattr(b, "shape"):
-        return _np().maximum(a, b)
-    return a if a > b else b
+    if type(a) in _PLAIN and type(b) in _PLAIN:
+        return a if a > b else b
+    return _np().maximum(a, b)
 
 
 def vmin(a, b):
     """min(a, b) elementwise."""
-    if hasattr(a, "shape") or hasattr(b, "shape"):
-        return _np().minimum(a, b)
-    return a if a < b else b
+    if type(a) in _PLAIN and type(b) in _PLAIN:
+        return a if a < b else b
+    return _np().minimum(a, b)
 
 
 def where(cond, a, b):
     """a where cond holds, else b (numpy's where for arrays, a conditional for scalars)."""
-    if hasattr(cond, "shape") or hasattr(a, "shape") or hasattr(b, "shape"):
-        return _np().where(cond, a, b)
-    return a if cond else b
+    if type(cond) in _PLAIN and type(a) in _PLAIN and type(b) in _PLAIN:
+        return a if cond else b
+    return _np().where(cond, a, b)
 
 
 def vfloor(x):
-    if hasattr(x, "shape"):
-        return _np().floor(x)
-    return float(math.floor(x))
+    if type(x) in _PLAIN:
+        return float(math.floor(x))
+    return _np().floor(x)
 
 
 def vceil(x):
-    if hasattr(x, "shape"):
-        return _np().ceil(x)
-    return float(math.ceil(x))
+    if type(x) in _PLAIN:
+        return float(math.ceil(x))
+    return _np().ceil(x)
 
 
 def vlog(x):
-    if hasattr(x, "shape"):
-        return _np().log(x)
-    return math.log(x)
+    if type(x) in _PLAIN:
+        return math.log(x)
+    return _np().log(x)
 
 
 # --- memory -----------------------------------------------------------------------------------
@@ -80,7 +83,7 @@ def kv_replication(gpus, kv_heads, is_mla):
     the GPUs, because serving stacks run MLA models with data-parallel attention (each GPU keeps
     the latents of its own sequences); head-split KV is copied once GPUs outnumber KV heads."""
     if is_mla:
-        return 1.0 if not hasattr(gpus, "shape") else gpus * 0.0 + 1.0
+        return 1.0 if type(gpus) in _PLAIN else gpus * 0.0 + 1.0
     return vmax(1.0, gpus / kv_heads)
 
 
@@ -105,7 +108,7 @@ def max_concurrency(usable, per_sequence, shared=0.0):
 def experts_touched(experts, per_token, tokens):
     """Expected distinct experts a pass over `tokens` independent tokens routes to, each picking
     `per_token` of `experts` uniformly: exactly per_token at one token, nearly all at many."""
-    if hasattr(tokens, "shape"):
+    if type(tokens) not in _PLAIN:
         np = _np()
         spread = experts * (1.0 - (1.0 - per_token / experts) ** np.maximum(tokens, 1.0))
         return np.where(tokens <= 1, np.where(tokens >= 1, float(per_token), 0.0), spread)
@@ -137,7 +140,7 @@ def routing_tokens(sequences, k, reuse):
 
 def spec_expected_tokens(k, alpha):
     """E[tokens per verification] = (1 - alpha^(k+1)) / (1 - alpha), the geometric sum."""
-    if hasattr(k, "shape") or hasattr(alpha, "shape"):
+    if type(k) not in _PLAIN or type(alpha) not in _PLAIN:
         np = _np()
         safe = np.minimum(alpha, 0.999999999)
         return np.where(alpha >= 1.0, k + 1.0, (1.0 - safe ** (k + 1)) / (1.0 - safe))
@@ -207,7 +210,7 @@ for _i in range(1, 64):
 def harmonic(n):
     """H_n = 1 + 1/2 + ... + 1/n (0 for n < 1): the expected longest of n exponential lengths,
     in means; exact below 64, by its asymptotic expansion above."""
-    if hasattr(n, "shape"):
+    if type(n) not in _PLAIN:
         np = _np()
         nn = np.maximum(n, 1).astype(float)
         table = np.asarray(_H_SMALL)
@@ -327,20 +330,25 @@ def effective_peak(dep, precision: str, realistic: bool, c: dict) -> float:
 
 
 def numeric_inputs(dep) -> dict:
-    """A deployment's numeric fields as floats, with the reserve resolved per GPU."""
-    n = {name: float(getattr(dep, name)) for name in NUMERIC if name != "reserve_gib"}
-    n["reserve_gib"] = float(dep.reserve_gib_per_gpu)
-    return n
+    """A deployment's numeric fields as floats, with the reserve resolved per GPU (kept on the
+    immutable deployment after the first call; callers must not change the dict)."""
+    cached = dep.__dict__.get("_numeric")
+    if cached is None:
+        d = dep.__dict__
+        cached = {name: float(d[name]) for name in NUMERIC if name != "reserve_gib"}
+        cached["reserve_gib"] = float(dep.reserve_gib_per_gpu)
+        d["_numeric"] = cached
+    return cached
 
 
-def evaluate(dep, n: dict) -> dict:
+def evaluate(dep, n: dict, array: bool = False) -> dict:
     """Every figure of the analysis for the categorical choices of `dep` (model, GPU, precisions,
-    scheduler, allocator, switches, fidelity) and the numeric inputs `n` (floats, or numpy arrays
-    that broadcast together). For scalars that do not fit it stops after the memory figures."""
+    scheduler, allocator, switches, fidelity) and the numeric inputs `n` (floats, or, with
+    `array`, numpy arrays that broadcast together). For scalars that do not fit it stops after
+    the memory figures."""
     m, g = dep.model, dep.gpu
     c = constants()
     real = dep.fidelity == "realistic"
-    array = any(hasattr(v, "shape") for v in n.values())
     gpus, prompt, output, conc = n["gpus"], n["prompt"], n["output"], n["concurrency"]
     k, mfu = n["spec_k"], n["mfu"]
     bpw, kvb = PRECISION_BYTES[dep.weights], PRECISION_BYTES[dep.kv]
@@ -356,7 +364,8 @@ def evaluate(dep, n: dict) -> dict:
     prefix = n["shared_prefix"] if dep.prefix_caching else 0.0 * prompt
     memory = gpus * g.memory_gib * GIB
     reserve = gpus * n["reserve_gib"] * GIB
-    spec_on = (k > 0) if array else k > 0
+    spec_on = k > 0
+    need_spec = type(k) not in _PLAIN or k > 0   # the verification-pass figures differ from a plain step
     draft = dep.draft_model if real else None
     draft_w = 0.0
     draft_tok = 0.0
@@ -377,7 +386,7 @@ def evaluate(dep, n: dict) -> dict:
         if draft is not None:
             per_seq = per_seq + draft_tok * tokens_held(length, draft.layers, draft.sliding_layers, draft.sliding_window)
         shared = 0.0
-    out = dict(weight_bytes=weight_bytes, kv_bytes_per_token=kv_tok, kv_replication=repl, peak_flops=peak,
+    out = dict(_array=array, weight_bytes=weight_bytes, kv_bytes_per_token=kv_tok, kv_replication=repl, peak_flops=peak,
                compute_precision=precision, ridge=peak / bw, seq_len_avg=seq, kv_tokens_held=held,
                memory_bytes=memory, reserve_bytes=reserve, usable_kv_bytes=usable,
                kv_bytes_per_sequence=per_seq, shared_kv_bytes=shared, draft_weight_bytes=draft_w)
@@ -433,7 +442,7 @@ def evaluate(dep, n: dict) -> dict:
         plain_comp = compute_seconds(fpt * j, gpus, peak, mfu)
         plain_extra = comm(j) + over
         plain_step = vmax(plain_mem, plain_comp) + plain_extra
-        if not array and not spec_on:
+        if not need_spec:
             return plain_w, kv_read, fpt * j, plain_mem, plain_comp, plain_extra, plain_step, plain_step
         w = groups * weight_read_bytes(m, routing_tokens(j, k, reuse) / groups, bpw)
         flops = fpt * j * (k + 1.0)
@@ -471,7 +480,7 @@ def evaluate(dep, n: dict) -> dict:
             per_seq_comm = (comm(1.0) - comm(0.0)) if real else 0.0
             closed = static_dense_sum(batch, groups * weight_bytes / (gpus * bw), kv_seq_read / (gpus * bw),
                                       fpt / (gpus * peak * mfu), fixed, per_seq_comm)
-        if closed is not None and not array and not spec_on:
+        if closed is not None and not need_spec:
             decode_time = output * closed
         else:
             ladder = static_ladder_sum(batch, lambda j: step_at(j)[7])
@@ -502,6 +511,16 @@ VERDICT_CODES = ("does-not-fit", "kv-capacity", "prefill-compute", "prefill-weig
 
 def verdict_code(f: dict):
     """The six-rule whole-deployment verdict, as an index into VERDICT_CODES."""
+    if not f["_array"]:
+        if not f["fits"]:
+            return 0
+        if f["capped"]:
+            return 1
+        if f["prefill_share"] > 0.5:
+            return 2
+        if f["decode_compute_seconds"] > f["decode_memory_seconds"]:
+            return 4
+        return 5 if f["decode_kv_bytes_per_step"] > f["decode_weight_bytes_per_step"] else 6
     return _select(
         [~f["fits"] if hasattr(f["fits"], "shape") else not f["fits"], f["capped"], f["prefill_share"] > 0.5,
          f["decode_compute_seconds"] > f["decode_memory_seconds"],
@@ -513,9 +532,19 @@ def objective_verdict_code(f: dict, objective: str):
     """What bounds `objective` (DESIGN.md, "What the bottleneck question asks"), as an index into
     VERDICT_CODES: the six rules for cost; the cap or the binding decode term for TPOT; for TTFT
     and the stall, whether one prompt's prefill waits on its FLOPs or on reading the weights."""
-    unfit = ~f["fits"] if hasattr(f["fits"], "shape") else not f["fits"]
     if objective == "cost":
         return verdict_code(f)
+    if not f["_array"]:
+        if not f["fits"]:
+            return 0
+        if objective == "tpot":
+            if f["capped"]:
+                return 1
+            if f["decode_compute_seconds"] > f["decode_memory_seconds"]:
+                return 4
+            return 5 if f["decode_kv_bytes_per_step"] > f["decode_weight_bytes_per_step"] else 6
+        return 2 if f["prefill_compute_seconds"] > f["prefill_weight_seconds"] else 3
+    unfit = ~f["fits"]
     if objective == "tpot":
         return _select([unfit, f["capped"], f["decode_compute_seconds"] > f["decode_memory_seconds"],
                         f["decode_kv_bytes_per_step"] > f["decode_weight_bytes_per_step"]], [0, 1, 4, 5], 6)

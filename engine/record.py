@@ -19,9 +19,9 @@ class Record:
             raise TypeError(f"{type(self).__name__} has no field '{unknown}'")
         merged = dict(fields)
         merged.update(values)
-        if REQUIRED in merged.values():
-            missing = next(k for k, v in merged.items() if v is REQUIRED)
-            raise TypeError(f"{type(self).__name__} needs field '{missing}'")
+        for k, v in merged.items():
+            if v is REQUIRED:
+                raise TypeError(f"{type(self).__name__} needs field '{k}'")
         self.__dict__.update(merged)
         self._derive()
 
@@ -35,9 +35,17 @@ class Record:
         raise AttributeError(f"{type(self).__name__} is immutable; use replace()")
 
     def replace(self, **changes):
-        values = {k: self.__dict__[k] for k in self.FIELDS}
+        """A copy with `changes` applied (derived attributes are derived afresh)."""
+        fields = self.FIELDS
+        if not changes.keys() <= fields.keys():
+            unknown = sorted(changes.keys() - fields.keys())[0]
+            raise TypeError(f"{type(self).__name__} has no field '{unknown}'")
+        values = {k: self.__dict__[k] for k in fields}
         values.update(changes)
-        return type(self)(**values)
+        new = object.__new__(type(self))
+        new.__dict__.update(values)
+        new._derive()
+        return new
 
     def _key(self) -> tuple:
         return tuple(self.__dict__[k] if not isinstance(self.__dict__[k], dict)
