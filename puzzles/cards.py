@@ -207,7 +207,7 @@ def card_lines(puzzle: Puzzle, hints: int = 0, width: int = 96) -> list[str]:
               f"  gain band    {' | '.join(GAIN_BANDS)}",
               f"               {BAND_RULE}",
               "  reason"]
-    lines += [f"    {r:<18} {REASONS[r]}" for r in puzzle.reasons]
+    lines += [f"    {r:<20} {REASONS[r]}" for r in puzzle.reasons]
     if puzzle.estimates:
         lines.append("  estimates    " + ", ".join(f"{e} ({ESTIMATE_UNITS[e]})" for e in puzzle.estimates)
                      + "; right within a factor of 1.5")

@@ -13,8 +13,13 @@ How a puzzle is drawn:
    aim; the engine's `analyze` checks the verdict cheaply, then `solve` ranks the offered levers.
 3. A draw is kept only when it is unambiguous (`puzzles.keys.ambiguity` with the level's margins:
    every rule's ratio at least 10% from its threshold, the best lever at least 15% ahead of the
-   runner-up, the gain at least 5% from a band edge; easier levels demand wider margins). After a
-   bounded number of tries on the target, any unambiguous draw at that level is accepted instead.
+   runner-up, the gain at least 5% from a band edge; easier levels demand wider margins) and
+   robust, as `ridge puzzles check` demands of any pack: the same verdict and best lever at the
+   floor and at the realistic fidelity, and no lever left unoffered (or ruled out in words, such
+   as "no budget for more GPUs") beating the offered best by more than 2%. After a bounded number
+   of tries on the target, any such draw at that level is accepted instead.
+4. No draw spans more GPUs than the accelerator's tensor-parallel domain (`tp_limit`); the
+   candidate reasons are the key's and three that are false for the deployment, in the fixed order.
 
 Difficulty 1 is one dominant effect on common dense models and GPUs with the cost objective;
 5 adds mixture-of-experts and MLA models, large multi-GPU deployments, quantized weights,

@@ -242,6 +242,9 @@ def reason_fact(reason: str, solution: Solution) -> str:
         bound = "so its FLOPs set the wait" if compute >= r.prefill_seconds * (1 - 1e-9) else "but the weight read sets the wait"
         return (f"one request's {fmt.num(dep.prompt)}-token prefill computes for {fmt.secs(compute)} of the "
                 f"{fmt.secs(r.prefill_seconds)} it takes, {bound}")
+    if reason == "prefill-flops" and dep.objective in ("ttft", "stall"):
+        return (f"one {fmt.num(dep.prompt)}-token prompt computes for {fmt.secs(r.prefill_compute_seconds)} against "
+                f"{fmt.secs(r.prefill_weight_seconds)} to read the weights it uses")
     if reason == "prefill-flops":
         return (f"prefill takes {fmt.pct(r.prefill_share)} of the GPU time "
                 f"({fmt.secs(r.prefill_seconds)} per request against {fmt.num(dep.output)} steps of {fmt.secs(r.tpot_seconds)})")
@@ -275,8 +278,8 @@ def reason_fact(reason: str, solution: Solution) -> str:
             return "the shared prefix is already cached"
         return "the prompts share no prefix"
     if reason == "prefill-weight-read":
-        return (f"one {fmt.num(dep.prompt)}-token prompt takes {fmt.secs(r.ttft_seconds)} before its first token; "
-                f"the verdict for that wait is {_objective_verdict(r)}")
+        return (f"one {fmt.num(dep.prompt)}-token prompt computes for {fmt.secs(r.prefill_compute_seconds)} but "
+                f"needs {fmt.secs(r.prefill_weight_seconds)} to read the weights it uses")
     if reason == "prefill-stall":
         return (f"each {fmt.num(r.deployment.prompt)}-token prefill holds the GPU for {fmt.secs(r.prefill_seconds)}, "
                 f"and every running stream waits that long for its next token")
