@@ -73,3 +73,36 @@ def test_grid_is_fast_enough_for_a_million_deployments():
     out = analyze_grid(base, concurrency=np.arange(1, 1001)[:, None], prompt=np.arange(1, 1001)[None, :])
     assert out["tpot_seconds"].shape == (1000, 1000)
     assert set(np.unique(out["verdict_index"])) <= set(range(len(VERDICTS)))
+
+
+@pytest.mark.parametrize("fidelity", ["floor", "realistic"])
+@pytest.mark.parametrize("case", [
+    dict(model="llama-3-70b", gpu="h100-sxm", scheduler="static", chunked_prefill=True, objective="stall"),
+    dict(model="mixtral-8x7b", gpu="a100-80gb", scheduler="static", allocator="contiguous", objective="tpot"),
+    dict(model="deepseek-v3", gpu="h200", weights="fp8", objective="ttft", prefix_caching=True),
+    dict(model="gemma-2-9b", gpu="l4", weights="int4", kv="fp8", chunked_prefill=True, chunk_tokens=256),
+    dict(model="gpt-oss-120b", gpu="mi300x", draft_model="phi-3-mini", objective="tpot"),
+    dict(model="llama-3-8b", gpu="rtx-4090", scheduler="none", objective="ttft"),
+], ids=lambda c: f"{c['model']}-{c['gpu']}")
+def test_grid_matches_scalar_on_every_field(case, fidelity):
+    """Each figure, the worst stall included, over MFU, the longest output, acceptance, draft
+    length, GPU counts beyond a tensor-parallel domain and both fidelities."""
+    case = dict(case)
+    base = build_deployment(CAT, case.pop("model"), case.pop("gpu"), prompt=2000, output=300, fidelity=fidelity, **case)
+    gpus = np.array([1, 2, 4, 16])[:, None, None, None]
+    conc = np.array([1, 64, 3000])[None, :, None, None]
+    alpha = np.array([0.6, 0.95])[None, None, :, None]
+    k = np.array([0, 3])[None, None, None, :]
+    grid = analyze_grid(base, gpus=gpus, concurrency=conc, spec_alpha=alpha, spec_k=k, mfu=0.45, max_output=1200,
+                        shared_prefix=500)
+    for idx in np.ndindex(grid["fits"].shape):
+        dep = base.with_(gpus=int(gpus.flat[idx[0]]), concurrency=int(conc.flat[idx[1]]),
+                         spec_alpha=float(alpha.flat[idx[2]]), spec_k=int(k.flat[idx[3]]), mfu=0.45, max_output=1200,
+                         shared_prefix=500)
+        r = analyze(dep)
+        assert bool(grid["fits"][idx]) == r.fits
+        assert objective_verdict_names(grid["objective_verdict_index"])[idx] == r.objective_bottleneck
+        if r.fits:
+            assert verdict_names(grid["verdict_index"])[idx] == r.bottleneck
+            for name in FIELDS:
+                assert grid[name][idx] == pytest.approx(getattr(r, name), rel=1e-9), name
