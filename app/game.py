@@ -367,7 +367,13 @@ class RidgeApp(Guarded, App[None]):
                 yield SystemCommand(binding.description, binding.tooltip or binding.description,
                                     partial(self._run_from_palette, node, binding.action))
         yield SystemCommand("Help", "Help for the part that has focus, and the keys (F1)", self.action_help)
-        yield from super().get_system_commands(screen)
+        titles = {binding.description for node in (screen, self) for binding in getattr(node, "BINDINGS", [])
+                  if isinstance(binding, Binding) and binding.action not in ("quit", "help")}
+        for command in super().get_system_commands(screen):
+            # Textual's own entries, less the ones Ridge already offers (Theme, Screenshot) and its
+            # key list, which shows framework bindings rather than Ridge's (F1 lists those).
+            if command.title not in titles and command.title != "Keys":
+                yield command
 
     async def _run_from_palette(self, node: Any, action: str) -> None:
         await self.run_action(action, node)

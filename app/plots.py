@@ -6,6 +6,7 @@ Every mark that matters also has a symbol or a word, so a plot still reads witho
 from __future__ import annotations
 
 import math
+import textwrap
 from dataclasses import dataclass
 
 FULL = "█"
@@ -37,17 +38,24 @@ def bar_chart(bars: list[Bar], width: int = 60, baseline: float = 0.0, label_sha
     value); labels take at most `label_share` of the width."""
     if not bars:
         return ["(nothing to chart)"]
-    label_w = min(max(len(b.label) for b in bars), max(8, int(width * label_share)))
+    longest = max(len(b.label) for b in bars)
     shown_w = max(len(b.shown) for b in bars)
     note_w = max(len(b.note) for b in bars)
-    bar_w = max(6, width - label_w - shown_w - note_w - 5)
+    # Labels are never cut: they get their full length when a bar of 8 still fits beside them
+    # (or within `label_share` of the width), else each label takes its own line above its bar.
+    label_w = longest if longest <= max(8, int(width * label_share)) or \
+        width - longest - shown_w - note_w - 5 >= 8 else 0
+    bar_w = max(6, width - label_w - shown_w - note_w - (5 if label_w else 4))
     top = max(b.value for b in bars) if top is None else top
     span = top - baseline if top > baseline else 1.0
     lines = []
     for b in bars:
-        label = b.label if len(b.label) <= label_w else b.label[: label_w - 1] + "…"
         bar = _bar((b.value - baseline) / span, bar_w, track)
-        line = f"{label.ljust(label_w)} {bar} {b.shown.rjust(shown_w)}"
+        if label_w:
+            line = f"{b.label.ljust(label_w)} {bar} {b.shown.rjust(shown_w)}"
+        else:
+            lines.append(b.label)
+            line = f"  {bar} {b.shown.rjust(shown_w)}"
         if note_w:
             line += f" {b.note}"
         lines.append(line.rstrip())
@@ -160,14 +168,20 @@ def roofline(peak_flops: float, bandwidth: float, points: list[Point], width: in
         decade += 1
     lines.append(" " * (axis_w - 1) + " └" + "".join(axis).replace(" ", "─"))
     lines.append(" " * (axis_w + 1) + "".join(ticks).rstrip())
-    lines.append(" " * (axis_w + 1) + f"arithmetic intensity, FLOP per byte (log)   ┊ ridge {ridge:,.0f}")
+    caption = f"arithmetic intensity, FLOP per byte (log)   ┊ ridge {ridge:,.0f}"
+    if axis_w + 1 + len(caption) <= width:
+        lines.append(" " * (axis_w + 1) + caption)
+    else:  # too long for the width: the ridge's key on a line of its own, never wrapped to the edge
+        lines.append(" " * (axis_w + 1) + "arithmetic intensity, FLOP per byte (log)")
+        lines.append(" " * (axis_w + 1) + f"┊ ridge {ridge:,.0f}")
     for p in points:
         if not p.intensity or p.intensity <= 0:
             continue
         attained = attainable_flops(p.intensity, peak_flops, bandwidth)
         side = "below" if p.intensity < ridge else "above"
-        lines.append(f"{p.symbol} {p.label}: {p.intensity:,.3g} FLOP/B, {side} the ridge; "
-                     f"reaches {attained / peak_flops:.1%} of peak")
+        legend = (f"{p.symbol} {p.label}: {p.intensity:,.3g} FLOP/B, {side} the ridge; "
+                  f"reaches {attained / peak_flops:.1%} of peak")
+        lines += textwrap.wrap(legend, max(20, width), subsequent_indent="  ") or [legend]
     return lines
 
 

@@ -103,7 +103,7 @@ async def test_invalid_input_shows_inline_and_keeps_the_last_good_result():
         good = text_of(screen, "#out-results")
         await type_into(pilot, "#in-prompt", "-5")
         err = screen.query_one("#err-prompt", Static)
-        assert err.display and "prompt must be at least 1, got -5" in str(err.content)
+        assert err.display and "Prompt must be at least 1, got -5" in " ".join(str(err.content).split())
         assert screen.sim.result.deployment.prompt == 1536
         assert text_of(screen, "#out-results") == good
         assert "Showing the last good result" in text_of(screen, "#sim-status")
@@ -171,7 +171,7 @@ async def test_pin_and_compare():
         screen.query_one("#sim-tabs").active = "tab-compare"
         await until(pilot, lambda: "Changed:" in text_of(screen, "#out-compare"), "the compare tab")
         text = text_of(screen, "#out-compare")
-        assert "Changed: gpus 4 → 8" in text and "B/A" in text and "2.84×" in text
+        assert "Changed: GPUs 4 → 8" in text and "B/A" in text and "2.84×" in text
 
 
 async def test_budget_moves_the_budget_line():
@@ -231,7 +231,7 @@ async def test_a_config_file_loads_on_enter_and_joins_the_model_list(tmp_path):
         await until(pilot, lambda: screen.query_one("#in-model", Select).value == "tiny-llama", "the model list")
         field.value = str(tmp_path / "missing.json")
         await pilot.press("enter")
-        await until(pilot, lambda: "no such file" in str(screen.query_one("#err-config", Static).content),
+        await until(pilot, lambda: "no such file" in " ".join(str(screen.query_one("#err-config", Static).content).split()),
                     "the missing-file error")
         assert screen.sim.result.deployment.model.id == "tiny-llama"
 

@@ -17,6 +17,7 @@ from app import labels
 from app.errors import Guarded
 from app.messages import Back, ContinueCampaign, OpenChapter, OpenPuzzle
 from app.widgets.footer import RidgeFooter
+from app.widgets.hanging import hanging, paragraphs
 from app.widgets.titlebar import TitleBar
 
 
@@ -75,8 +76,8 @@ you to know.
         for ch in session.chapters:
             prog = session.progress(ch)
             mark = "✓" if prog.done else ("…" if prog.tried else "·")
-            chapters.add_option(Option(f"{mark} {ch.number:>2}. {ch.title}\n"
-                                       f"     {prog.cleared}/{prog.total} cleared · mastery {prog.mastery:.0%}",
+            chapters.add_option(Option(hanging([(f"{mark} {ch.number:>2}.", f"{ch.title}\n{prog.cleared}/{prog.total} "
+                                                                              f"cleared · mastery {prog.mastery:.0%}")]),
                                        id=ch.id))
         chapters.highlighted = highlighted if highlighted is not None else 0
         self._show(chapters.highlighted or 0)
@@ -87,18 +88,19 @@ you to know.
             return
         ch = session.chapters[min(index, len(session.chapters) - 1)]
         prog = session.progress(ch)
-        lines = [f"Chapter {ch.number}: {ch.title}", ""]
-        lines.append(f"Cleared  {_bar(prog.cleared / prog.total if prog.total else 0)} {prog.cleared}/{prog.total}")
+        parts: list = [f"Chapter {ch.number}: {ch.title}", ""]
         tried = f"of the {prog.tried} tried" if prog.tried else "nothing tried yet"
-        lines.append(f"Mastery  {_bar(prog.mastery)} {prog.mastery:.0%} {tried}")
+        parts.append(hanging([("Cleared", f"{_bar(prog.cleared / prog.total if prog.total else 0)} "
+                                          f"{prog.cleared}/{prog.total}"),
+                              ("Mastery", f"{_bar(prog.mastery)} {prog.mastery:.0%} {tried}")]))
         if ch.expects:
-            lines += ["", "What it expects of you:"] + [f"• {e}" for e in ch.expects]
+            parts += ["", "What it expects of you:", hanging([("•", e) for e in ch.expects])]
         earlier = session.earlier_unfinished(ch)
         if earlier:
             names = ", ".join(str(e.number) for e in earlier)
-            lines += ["", f"Builds on chapter{'s' if len(earlier) > 1 else ''} {names}, not yet cleared. "
+            parts += ["", f"Builds on chapter{'s' if len(earlier) > 1 else ''} {names}, not yet cleared. "
                           "You may still open it."]
-        lines += ["", "Puzzles:"]
+        rows = []
         for pid in ch.puzzle_ids:
             latest = session.latest(pid)
             try:
@@ -106,9 +108,9 @@ you to know.
             except Exception:  # noqa: BLE001 - show the id of a puzzle that will not load
                 title = pid
             status = "✓" if session.cleared(pid) else labels.outcome_symbol(latest)
-            lines.append(f" {status} {title}")
-        lines += ["", "Enter opens the briefing."]
-        self.query_one("#chapter-info", Static).update("\n".join(lines))
+            rows.append((f" {status}", title))
+        parts += ["", "Puzzles:", hanging(rows), "", "Enter opens the briefing."]
+        self.query_one("#chapter-info", Static).update(paragraphs(*parts))
 
     @on(OptionList.OptionHighlighted, "#chapters")
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:

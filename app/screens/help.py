@@ -24,23 +24,56 @@ def help_for(widget: Widget | None, screen: Screen) -> str | None:
     return None
 
 
+# How Textual's own controls take keys, in words, for the control that has focus. Their bindings
+# are not listed one by one: a player needs "Enter opens the list", not "super+c Copy".
+CONTROL_KEYS = (
+    ("Select", "Enter or Space opens the list; ↑ ↓ choose; Enter picks; Escape closes it"),
+    ("Input", "type a value; ← → Home End move; Backspace deletes; Enter confirms"),
+    ("RadioSet", "↑ ↓ move between the choices; Enter or Space picks one"),
+    ("Button", "Enter or Space presses it"),
+    ("Switch", "Enter or Space turns it on or off"),
+    ("OptionList", "↑ ↓ choose; Enter opens the one highlighted"),
+    ("Tabs", "← → switch between the tabs"),
+    ("DataTable", "arrows move; Enter picks the row"),
+    ("ScrollableContainer", "↑ ↓ Page Up/Down Home End scroll it"),
+)
+
+
+def control_keys(widget: Widget | None) -> str | None:
+    """How the focused control takes keys, in words, from the nearest kind we describe."""
+    if widget is None:
+        return None
+    names = {klass.__name__ for klass in type(widget).__mro__}
+    return next((words for name, words in CONTROL_KEYS if name in names), None)
+
+
 def key_lines(screen: Screen) -> list[str]:
-    """`key  what it does` for every binding active on the screen, shown ones first."""
-    rows = []
-    seen = set()
+    """`key  what it does` for each of Ridge's own actions active on the screen, once each (all
+    its keys on one line), the footer's first; then how the focused control and the palette
+    work. Textual's built-in bindings (a Select's menu, an Input's copy) are not listed."""
+    rows: dict[tuple[str, str], dict] = {}
     for key, active in screen.active_bindings.items():
         binding = active.binding
-        if not binding.description or (binding.action, key) in seen or binding.system:
-            continue
-        seen.add((binding.action, key))
+        if not binding.id or binding.system or not binding.description:
+            continue  # Ridge's bindings carry ids; Textual's own do not
+        row = rows.setdefault((binding.action, binding.description),
+                              {"keys": [], "binding": binding, "show": binding.show})
         shown = screen.app.get_key_display(binding)
+        if shown not in row["keys"]:
+            row["keys"].append(shown)
+        row["show"] = row["show"] or binding.show
+    lines = []
+    for row in sorted(rows.values(), key=lambda r: not r["show"]):
+        binding = row["binding"]
+        keys = "/".join(row["keys"])
         text = binding.tooltip or binding.description
-        rows.append((not binding.show, f"{shown:>8}  {binding.description}: {text}"
-                     if text != binding.description else f"{shown:>8}  {binding.description}"))
-    rows.sort(key=lambda row: row[0])
-    lines = [text for _, text in rows]
+        what = f"{binding.description}: {text}" if text != binding.description else binding.description
+        lines.append(f"{keys:>8}  {what}")
+    focused = control_keys(screen.focused)
+    if focused:
+        lines.append(f"{'here':>8}  {focused}")
     lines.append(f"{'ctrl+p':>8}  Command palette: every action above, by name")
-    lines.append(f"{'tab':>8}  Move to the next control (shift+tab: back); Enter or Space to use it")
+    lines.append(f"{'tab':>8}  Move to the next control (shift+tab: back)")
     return lines
 
 
@@ -62,10 +95,10 @@ class HelpScreen(Guarded, ModalScreen[None]):
             with VerticalScroll(id="help-body"):
                 if focused_help and focused_help != screen_help:
                     yield Markdown(focused_help, id="help-focused")
-                if screen_help:
-                    yield Markdown(screen_help, id="help-screen")
                 yield Label("Keys on this screen", classes="section-title")
                 yield Static("\n".join(key_lines(self.for_screen)), id="help-keys", markup=False)
+                if screen_help:
+                    yield Markdown(screen_help, id="help-screen")
 
     def on_mount(self) -> None:
         self.query_one("#help-body").focus()

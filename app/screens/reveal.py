@@ -24,17 +24,35 @@ from app.widgets.charts import LeverChart, RooflinePlot, TextBlock, columns
 _DERIVATION_LABEL = re.compile(r"^([A-Z][A-Za-z/ ]{1,11}?)\s{2,}(.*)$")
 
 
+_LEVER_ROW = re.compile(r"^  (\S.{20}) ( *\S+x| +n/a ) {2}(.{11}) (.*)$")  # engine/derivation.py's table
+
+
 def derivation_lines_for(lines: list[str], width: int) -> list[str]:
-    """The engine's working as two columns: the quantity, then its arithmetic, wrapped beside it."""
-    rows = []
-    for line in lines:
-        match = _DERIVATION_LABEL.match(line)
-        if match:
-            rows.append((match.group(1).strip(), labels.humanize(match.group(2))))
-        else:
-            rows.append(("", labels.humanize(line)))
+    """The engine's working as two columns: the quantity, then its arithmetic, wrapped beside it.
+    The lever table's rows keep their columns, each note wrapped under itself, never back at
+    the table's left edge."""
     key_w = 12
-    return columns(rows, [key_w, max(20, width - key_w - 1)])
+    value_w = max(20, width - key_w - 1)
+    out: list[str] = []
+    for line in lines:
+        lever = _LEVER_ROW.match(line)
+        if lever:
+            name, gain, band, note = (part.strip() for part in lever.groups())
+            cells = [labels.humanize(name), gain, band]
+            head = f"{cells[0]:<21} {gain:>6}  {band:<11}"
+            note_w = value_w - len(head) - 1
+            if note_w >= 24:
+                wrapped = textwrap.wrap(labels.humanize(note), note_w) or [""]
+                out.append(" " * (key_w + 1) + f"{head} {wrapped[0]}".rstrip())
+                out += [" " * (key_w + 1 + len(head) + 1) + rest for rest in wrapped[1:]]
+            else:
+                out.append(" " * (key_w + 1) + head.rstrip())
+                out += [" " * (key_w + 5) + rest for rest in textwrap.wrap(labels.humanize(note), value_w - 4)]
+            continue
+        match = _DERIVATION_LABEL.match(line)
+        row = (match.group(1).strip(), labels.humanize(match.group(2))) if match else ("", labels.humanize(line))
+        out += columns([row], [key_w, value_w])
+    return out
 
 
 def bullets(items: list[str], width: int) -> list[str]:

@@ -8,6 +8,7 @@ redrawn for the others when they are shown.
 """
 from __future__ import annotations
 
+import re
 import textwrap
 import time
 from pathlib import Path
@@ -56,7 +57,7 @@ within 10% of the edge). Changing any input asks again. Press **f** to switch pr
 
 
 class NumberInput(OrderedInput):
-    """A one-line Input for a number. Letters other than `e` are not numbers, so they pass through
+    """A one-line Input for a number. Letters other than `e` (and the tab keys [ ]) pass through
     to the screen's key bindings instead of being swallowed. Its width is fixed by the stylesheet,
     so a keystroke repaints the field without laying out the whole screen again."""
 
@@ -64,7 +65,7 @@ class NumberInput(OrderedInput):
 
     @staticmethod
     def _not_numeric(char: str | None) -> bool:
-        return bool(char) and char.isalpha() and char not in "eE"
+        return bool(char) and (char.isalpha() and char not in "eE" or char in "[]")
 
     def check_consume_key(self, key: str, character: str | None) -> bool:
         return super().check_consume_key(key, character) and not self._not_numeric(character)
@@ -86,6 +87,18 @@ def wrap_lines(lines: list[str], width: int) -> list[str]:
         out += textwrap.wrap(line, width=width, subsequent_indent=" " * (indent + 2), break_long_words=True,
                              break_on_hyphens=False, drop_whitespace=True) or [""]
     return out
+
+
+_FIELD_WORD = re.compile(r"\b(" + "|".join(sorted((f.name for f in sm.FIELDS), key=len, reverse=True)) + r")\b")
+
+
+ERROR_WIDTH = 31  # the inputs column (36) less its padding, scrollbar and the message's indent
+
+
+def player_words(message: str) -> str:
+    """An engine message in the words on the screen: `gpus must be >= 1` → `GPUs must be >= 1`
+    (the field names the player sees, never the engine's identifiers)."""
+    return _FIELD_WORD.sub(lambda m: sm.FIELD_BY_NAME[m.group(1)].label, message) if message else message
 
 
 def set_text(widget: Static, text: str) -> bool:
@@ -116,17 +129,36 @@ Tabs: **Results** (figures and ranked levers), **Roofline**, **Spec** (speculati
 against batch), **KV** (concurrency against sequence length), **Cost** (cost and TPOT against
 batch, with your TPOT budget) and **A/B** (compare with a pinned deployment).
 
-Keys: **l** lock in a prediction, **f** predict first on or off, **p** pin as A, **s** save as a
-puzzle in your own pack, **Escape** back. Letter keys work while a number field has focus.
+Keys: **l** lock in a prediction, **f** predict first on or off, **p** pin as A (kept until
+Ridge closes), **s** save as a puzzle in your own chapter, **Escape** back. Tabs: **]** next,
+**[** previous, or straight to one: **r** Results, **o** Roofline, **x** Spec, **k** KV, **c**
+Cost, **b** A/B. Letter keys work while a number field has focus.
 """
 
     BINDINGS = [
         Binding("l", "lock_in", "Lock in", id="sim.lock_in", tooltip="Lock in your prediction and see the results"),
         Binding("f", "toggle_predict", "Predict first", id="sim.predict_first",
                 tooltip="Switch predict-first on or off"),
-        Binding("p", "pin", "Pin A", id="sim.pin", tooltip="Pin the current deployment as A, to compare against"),
-        Binding("s", "save_puzzle", "Save puzzle", id="sim.save",
-                tooltip="Save the current deployment as a puzzle in your own pack"),
+        Binding("right_square_bracket", "next_tab(1)", "Next tab", id="sim.next_tab",
+                tooltip="Show the next results tab ([ for the one before)"),
+        Binding("left_square_bracket", "next_tab(-1)", "Previous tab", id="sim.previous_tab", show=False,
+                tooltip="Show the results tab before"),
+        Binding("r", "show_tab('tab-results')", "Results tab", id="sim.tab_results", show=False,
+                tooltip="Show the headline figures and the ranked levers"),
+        Binding("o", "show_tab('tab-roofline')", "Roofline tab", id="sim.tab_roofline", show=False,
+                tooltip="Show where the decode step sits on the roofline"),
+        Binding("x", "show_tab('tab-spec')", "Speculation tab", id="sim.tab_spec", show=False,
+                tooltip="Show speculative decoding's speedup against batch"),
+        Binding("k", "show_tab('tab-kv')", "KV tab", id="sim.tab_kv", show=False,
+                tooltip="Show how many sequences the KV cache holds against length"),
+        Binding("c", "show_tab('tab-cost')", "Cost tab", id="sim.tab_cost", show=False,
+                tooltip="Show cost and TPOT against batch, with your TPOT budget"),
+        Binding("b", "show_tab('tab-compare')", "A/B tab", id="sim.tab_compare", show=False,
+                tooltip="Compare the pinned deployment A with the current one"),
+        Binding("p", "pin", "Pin A", id="sim.pin", show=False,
+                tooltip="Pin the current deployment as A, to compare against (kept until Ridge closes)"),
+        Binding("s", "save_puzzle", "Save puzzle", id="sim.save", show=False,
+                tooltip="Save the current deployment as a puzzle in your own chapter"),
         Binding("escape", "back", "Back", id="sim.back", tooltip="Leave the simulator"),
         Binding("f1", "help", "Help", id="sim.help", show=False, tooltip="Help for the part that has focus"),
     ]
@@ -159,6 +191,7 @@ puzzle in your own pack, **Escape** back. Letter keys work while a number field 
             except Exception:  # noqa: BLE001 - the built-in catalog is enough to start
                 user_catalog = None
             self.sim = sm.Simulator(user_catalog=user_catalog)
+            self.sim.pinned = getattr(self.app, "simulator_pin", None)  # A, pinned on an earlier visit
         return self.sim
 
     def _field_widget(self, f: sm.Field, blink: bool):
@@ -223,6 +256,7 @@ puzzle in your own pack, **Escape** back. Letter keys work while a number field 
                     yield Button("Lock in (l)", id="sim-lock", variant="primary", compact=True)
                     yield Static("Changing any input asks again. f switches predicting off.",
                                  classes="sim-note", markup=False)
+                yield Static("", id="sim-grade", markup=False)  # above the tabs: seen on every one
                 tabs = TabbedContent(id="sim-tabs")
                 tabs.ridge_help = "## The results\n\n" + "\n\n".join(
                     f"**{title}**: {TAB_HELP[tab_id]}" for tab_id, title in TABS)
@@ -232,8 +266,6 @@ puzzle in your own pack, **Escape** back. Letter keys work while a number field 
                             scroll = VerticalScroll(classes="sim-out-scroll")
                             scroll.ridge_help = f"## {title}\n\n{TAB_HELP[tab_id]}"
                             with scroll:
-                                if tab_id == "tab-results":
-                                    yield Static("", id="sim-grade", markup=False)
                                 if tab_id == "tab-cost":
                                     with Horizontal(classes="sim-row", id="row-budget"):
                                         yield Label("TPOT budget", classes="sim-label")
@@ -337,6 +369,7 @@ puzzle in your own pack, **Escape** back. Letter keys work while a number field 
         sim = self.sim
         if not force and sim.raw.get(name) == value:
             return False
+        self.notice = ""  # "saved" / "not saved" spoke of the deployment before this edit
         started = time.perf_counter()
         try:
             changed = sim.edit(name, value)
@@ -384,9 +417,9 @@ puzzle in your own pack, **Escape** back. Letter keys work while a number field 
     def _refresh(self, changed: bool) -> None:
         sim = self.sim
         for f in sm.FIELDS:
-            message = sim.errors.get(f.name, "")
+            message = player_words(sim.errors.get(f.name, ""))
             err = self.query_one(f"#err-{f.name}", Static)
-            if set_text(err, f"✗ {message}" if message else ""):
+            if set_text(err, "\n".join(wrap_lines([f"✗ {message}"], ERROR_WIDTH)) if message else ""):
                 err.set_class(bool(message), "-shown")
         if changed:
             self._dirty = {tab for tab, _ in TABS}
@@ -419,7 +452,9 @@ puzzle in your own pack, **Escape** back. Letter keys work while a number field 
         if sim.errors:
             name, message = next(iter(sim.errors.items()))
             label = sm.FIELD_BY_NAME[name].label if name in sm.FIELD_BY_NAME else name
-            lines.append(f"⚠ Showing the last good result. {label}: {message}")
+            message = player_words(message)
+            said = message if message.startswith(label) else f"{label}: {message}"
+            lines.append(f"⚠ Showing the last good result. {said}")
         if sim.catalog_note:
             lines.append(f"⚠ {sim.catalog_note}")
         if self.notice:
@@ -491,7 +526,8 @@ puzzle in your own pack, **Escape** back. Letter keys work while a number field 
             return sp.concurrency_lines(sim.concurrency_curve(), width, height)
         if tab_id == "tab-cost":
             return sp.cost_tpot_lines(sim.cost_tpot(), width, height)
-        changes = sm.changed_inputs(sim.pinned, sim.result) if sim.pinned else []
+        changes = [(sm.FIELD_BY_NAME[name].label if name in sm.FIELD_BY_NAME else name, a, b)
+                   for name, a, b in (sm.changed_inputs(sim.pinned, sim.result) if sim.pinned else [])]
         return sp.compare_lines(sim.pinned, sim.result, sim.comparison(), changes, width)
 
     @on(TabbedContent.TabActivated)
@@ -541,6 +577,7 @@ puzzle in your own pack, **Escape** back. Letter keys work while a number field 
         if self.sim.pin() is None:
             self.notify("Nothing to pin yet.", severity="warning")
             return
+        self.app.simulator_pin = self.sim.pinned  # kept for the next visit, until Ridge closes
         self._dirty.add("tab-compare")
         self._draw_visible()
         self.notify("Pinned as A. Change any input and open the A/B tab.", title="Compare")
@@ -562,6 +599,22 @@ puzzle in your own pack, **Escape** back. Letter keys work while a number field 
         self.notice = f"✓ Saved as puzzle {puzzle_id} in {written}"
         self._show_status()
         self.notify(f"Saved as {puzzle_id} in {written}", title="Saved")
+
+    def action_next_tab(self, step: int) -> None:
+        """] and [: the next or previous results tab, round the end."""
+        if not self.results_visible:
+            self.notify("Lock in a prediction first (or switch predicting off with f).", severity="warning")
+            return
+        tabs = self.query_one("#sim-tabs", TabbedContent)
+        ids = [tab_id for tab_id, _ in TABS]
+        here = ids.index(tabs.active) if tabs.active in ids else 0
+        self.action_show_tab(ids[(here + step) % len(ids)])
+
+    def action_show_tab(self, tab_id: str) -> None:
+        if not self.results_visible:
+            self.notify("Lock in a prediction first (or switch predicting off with f).", severity="warning")
+            return
+        self.query_one("#sim-tabs", TabbedContent).active = tab_id
 
     def action_back(self) -> None:
         self.post_message(Back(self))

@@ -49,9 +49,36 @@ class OrderedInput(Input):
 
 class SumInput(OrderedInput):
     """A line for one sum at a time: Enter hands the text on and empties the line at once, so
-    keys typed straight after Enter start the next sum instead of joining this one."""
+    keys typed straight after Enter start the next sum instead of joining this one. Up and Down
+    bring back the sums remembered so far."""
+
+    BINDINGS = [
+        Binding("up", "recall(-1)", "Earlier sum", id="napkin.earlier", show=False,
+                tooltip="Bring back the sum before"),
+        Binding("down", "recall(1)", "Later sum", id="napkin.later", show=False,
+                tooltip="Bring back the sum after"),
+    ]
 
     last_submitted: Input.Submitted | None = None
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.sums: list[str] = []  # oldest first
+        self._recall_at = 0
+
+    def remember(self, text: str) -> None:
+        self.sums.append(text)
+        del self.sums[:-50]
+        self._recall_at = len(self.sums)
+
+    def action_recall(self, step: int) -> None:
+        """Walk back and forth through the sums remembered; past the newest, an empty line."""
+        if not self.sums:
+            return
+        self._recall_at = max(0, min(len(self.sums), self._recall_at + step))
+        text = self.sums[self._recall_at] if self._recall_at < len(self.sums) else ""
+        self.value = text
+        self.cursor_position = len(text)
 
     async def action_submit(self) -> None:
         self.last_submitted = message = self.Submitted(self, self.value, None)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input, Label, Static
@@ -33,12 +32,6 @@ Names, calls and anything else are refused, with the reason. There are no variab
 number by typing it, as on a real napkin.
 """
 
-    BINDINGS = [
-        Binding("up", "recall(-1)", "Earlier sum", id="napkin.earlier", show=False,
-                tooltip="Bring back the sum before (napkin)"),
-        Binding("down", "recall(1)", "Later sum", id="napkin.later", show=False,
-                tooltip="Bring back the sum after (napkin)"),
-    ]
 
     DEFAULT_CSS = """
     NapkinPad {
@@ -63,8 +56,6 @@ number by typing it, as on a real napkin.
         super().__init__(**kwargs)
         self._cursor_blink = cursor_blink
         self.history: list[str] = []
-        self.sums: list[str] = []  # what was typed, oldest first, for Up and Down
-        self._recall_at = 0
 
     def compose(self) -> ComposeResult:
         yield SumInput(placeholder="napkin: e.g. 141e9 / 3.35e12", id="napkin-input", compact=True)
@@ -96,9 +87,7 @@ number by typing it, as on a real napkin.
         result.update(f"{text.strip()} = {shown}")
         self.history.append(f"{text.strip()} = {shown}")
         del self.history[:-MAX_LINES]
-        self.sums.append(text.strip())
-        del self.sums[:-50]
-        self._recall_at = len(self.sums)
+        self.input.remember(text.strip())
         self._show_history()
         self.post_message(self.Evaluated(text, value))
         return value
@@ -122,12 +111,3 @@ number by typing it, as on a real napkin.
             result.update("")
             result.remove_class("-error")
             self._show_history(everything=True)
-
-    def action_recall(self, step: int) -> None:
-        """Up/Down: walk back and forth through the sums already worked out."""
-        if not self.sums:
-            return
-        self._recall_at = max(0, min(len(self.sums), self._recall_at + step))
-        text = self.sums[self._recall_at] if self._recall_at < len(self.sums) else ""
-        self.input.value = text
-        self.input.cursor_position = len(text)
