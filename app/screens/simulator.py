@@ -476,7 +476,8 @@ Cost, **b** A/B. Letter keys work while a number field has focus.
         if grade.display != show_grade:
             grade.display = show_grade
         if show_grade:
-            set_text(grade, "\n".join(self._grade_lines(self.last_grade)))
+            width = max(20, (grade.content_size.width or self.size.width - 44))
+            set_text(grade, "\n".join(wrap_lines(self._grade_lines(self.last_grade), width)))
             grade.set_class(self.last_grade.outcome == "cleared", "-right")
             grade.set_class(self.last_grade.outcome != "cleared", "-wrong")
 
