@@ -101,9 +101,13 @@ async def test_b_moves_to_the_brief_and_shows_the_card_whole(tmp_path):
         await settle(pilot, "b")
         card_title = screen.query_one("#card-title")
         card = screen.query_one("#card")
-        assert card_title.region.y == brief.region.y  # the card's heading at the top
-        assert brief.region.contains_region(card.region)  # and all of the card in view
-        for _ in range(4):
+        assert card_title.region.y == brief.region.y  # the card read from its heading
+        if card.region.height + 1 <= brief.region.height:
+            assert brief.region.contains_region(card.region)  # all of it in view when it fits
+        else:  # a card taller than the pane is paged through before the hints
+            await settle(pilot, "b")
+            assert brief.scroll_y < screen.query_one("#hints-title").virtual_region.y
+        for _ in range(8):
             await settle(pilot, "b")
             if brief.scroll_y == 0:
                 break

@@ -179,8 +179,9 @@ scenario, the whole deployment card, the hints, the napkin); arrows and Page Dow
     BRIEF_PARTS = ("#brief-top", "#card-title", "#hints-title", "#napkin-title")
 
     def action_brief(self) -> None:
-        """Focus the brief and bring its next part to the top, so the card is read whole and
-        each press moves on; after the last part it starts again from the scenario."""
+        """Focus the brief and bring its next part to the top, so the card is read from its
+        start and each press moves on (a part taller than the pane is paged through first);
+        after the last part it starts again from the scenario."""
         brief = self.query_one("#brief", VerticalScroll)
         was_here = self.focused is brief
         brief.focus(scroll_visible=False)
@@ -188,9 +189,13 @@ scenario, the whole deployment card, the hints, the napkin); arrows and Page Dow
         now = round(brief.scroll_y)
         if not was_here:
             target = max((top for top in tops if top <= now), default=0)
+        elif now >= brief.max_scroll_y:
+            target = 0
         else:
-            later = [top for top in tops if top > now and now < brief.max_scroll_y]
-            target = later[0] if later else 0
+            later = [top for top in tops if top > now]
+            page = max(1, brief.scrollable_content_region.height - 1)
+            # the part on show continues below the pane: page through it before moving on
+            target = min(later[0] if later else brief.max_scroll_y, now + page)
         brief.scroll_to(y=target, animate=False)
 
     def action_answer(self, skip_focused: bool = False) -> None:

@@ -115,7 +115,7 @@ class FormField(Vertical):
         height: auto;
         padding: 0 1;
         & > .field-label { color: $text-muted; width: 1fr; margin-top: 1; }
-        & > .field-note { color: $text-muted; padding-left: 2; }
+        & > .field-note { color: $text-muted; padding-left: 2; width: 1fr; }
         & > .field-note.-error { color: $text-error; }
     }
     """
