@@ -35,7 +35,7 @@ class ChapterProgress:
     total: int
     tried: int
     cleared: int
-    mastery: float  # share of tried puzzles whose latest attempt cleared (saves.stats)
+    mastery: float  # share of tried puzzles whose latest attempt cleared (puzzles.stats)
 
     @property
     def done(self) -> bool:
@@ -123,7 +123,7 @@ class Session:
     # -- the save --------------------------------------------------------------------------
     def reload(self) -> None:
         from saves.history import ensure_intact
-        from saves.stats import derive
+        from puzzles.stats import derive
 
         self.profile = self.store.load(self.name)
         ensure_intact(self.store, self.name)  # a damaged history is asked about, never appended to

@@ -7,7 +7,7 @@ Concepts are the course's module ids (without the clearing test) and the four na
 the bottleneck that bounds the objective. So a batching answer reschedules batching, never the
 arithmetic intensity its verdict mentions. A napkin concept is drilled by adding its question to
 a puzzle that gives it a clear answer. A round takes the concepts in the order spaced repetition gives
-(`saves.review.due_order`: due first) and finds, for each, the next generated puzzle at the chosen
+(`puzzles.review.due_order`: due first) and finds, for each, the next generated puzzle at the chosen
 difficulty that exercises it. Everything is deterministic from the seed. Imports no Textual.
 """
 from __future__ import annotations

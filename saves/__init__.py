@@ -27,5 +27,5 @@ Guarantees:
 - Older files are migrated (`saves.migrate`), the original kept as `NAME.v1-backup.toml`.
 - Tamper evidence (`saves.chain`): each attempt's `hash` covers its fields and the previous
   attempt's hash; `SaveStore.check()` / `ridge saves check` report edits, deletions and reorders.
-- No trusted totals: points, score, mastery and streaks are derived (`saves.stats`) every time.
+- No trusted totals: points, score, mastery and streaks are derived (`puzzles.stats`) every time.
 """

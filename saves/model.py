@@ -1,7 +1,7 @@
 """The save model: what the files hold, validated strictly (unknown keys and wrong types are errors).
 
 Schema version 2. Nothing here is a trusted total: points, scores and mastery are derived from
-the attempts by `saves.stats`. Times are timezone-aware and stored in UTC.
+the attempts by `puzzles.stats`. Times are timezone-aware and stored in UTC.
 """
 from __future__ import annotations
 

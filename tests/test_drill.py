@@ -9,21 +9,19 @@ from zoneinfo import ZoneInfo
 import pytest
 from fsrs import Rating, State
 
-from puzzles import drill
+from puzzles import drill, review, streak
 from puzzles.grading import grade, objective_bottleneck
 from puzzles.questions import NAPKIN_IDS, make_item
-
-
-def judge(item, prediction):
-    """The one grader, with what the item asks."""
-    return grade(item.puzzle, item.key, prediction, **item.asks)
-from puzzles import streak
-from saves import review
 from saves.store import SaveStore
 
 UTC = dt.timezone.utc
 T0 = dt.datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 LA = ZoneInfo("America/Los_Angeles")
+
+
+def judge(item, prediction):
+    """The one grader, with what the item asks."""
+    return grade(item.puzzle, item.key, prediction, **item.asks)
 
 
 def _attempt(when: dt.datetime, mode: str = "drill"):

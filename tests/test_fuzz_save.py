@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from hostile_inputs import COUNTS, FUZZ, assert_one_line, byte_damage, damage
 from saves import atomic
 from saves.errors import SaveError
-from saves.stats import derive
+from puzzles.stats import derive
 from saves.store import SaveStore
 from saves_worker import sample_attempt
 

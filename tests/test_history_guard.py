@@ -17,7 +17,7 @@ import pytest
 from saves import atomic
 from saves.errors import SaveError
 from saves.history import SEALS
-from saves.stats import derive
+from puzzles.stats import derive
 from saves.store import SaveStore
 from saves_worker import sample_attempt
 

@@ -10,7 +10,7 @@ import pytest
 
 from saves_worker import sample_attempt
 from app.cli import main
-from saves.stats import derive
+from puzzles.stats import derive
 from saves.store import SaveStore
 
 REPO = Path(__file__).resolve().parent.parent
@@ -113,9 +113,9 @@ def test_saves_export_csv_and_md(tmp_path, capsys):
     assert code == 2 and "no profile named 'zed'" in err
 
 
-@pytest.mark.parametrize("module", ["saves", "saves.store", "saves.stats", "saves.export",
+@pytest.mark.parametrize("module", ["saves", "saves.store", "puzzles.stats", "saves.export",
                                     "saves.migrate", "app.commands.stats", "app.commands.saves"])
 def test_saves_imports_no_textual(module):
-    code = (f"import sys, {module}; import saves.store, saves.stats, saves.export, saves.migrate; "
+    code = (f"import sys, {module}; import saves.store, puzzles.stats, saves.export, saves.migrate; "
             "assert 'textual' not in sys.modules, 'textual was imported'")
     subprocess.run([sys.executable, "-c", code], cwd=REPO, check=True)

@@ -10,7 +10,7 @@ from saves_worker import sample_attempt
 from saves.chain import GENESIS
 from saves.export import COLUMNS, to_csv, to_markdown
 from saves.model import Attempt, Profile
-from saves.stats import derive
+from puzzles.stats import derive
 
 UTC = dt.timezone.utc
 

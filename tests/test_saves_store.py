@@ -12,7 +12,7 @@ from saves import locations
 from saves.chain import GENESIS, chain_hash, verify_chain
 from saves.errors import SaveError
 from saves.model import AttemptIn
-from saves.stats import derive
+from puzzles.stats import derive
 from saves.store import SaveStore
 from engine.errors import RidgeError
 

@@ -22,7 +22,7 @@ def _percent(share: float | None) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from saves.locations import data_dir
-    from saves.stats import derive
+    from puzzles.stats import derive
     from saves.store import SaveStore
 
     store = SaveStore(data_dir(args.save_dir))

@@ -112,8 +112,8 @@ you can keep practising, but due concepts wait until tomorrow.
     def update_today(self) -> None:
         """Today's streak, reviews and due concepts for the player named in the set-up."""
         from puzzles.drill import CONCEPT_TITLES, reachable
-        from saves.review import cap_status, describe_due, due_count, due_order, load_cards
-        from saves.stats import derive
+        from puzzles.review import cap_status, describe_due, due_count, due_order, load_cards
+        from puzzles.stats import derive
 
         found = self.query("#player-name")
         name = found.first(Input).value.strip() if found else self.player
@@ -159,7 +159,7 @@ you can keep practising, but due concepts wait until tomorrow.
         if self.phase != "setup":
             return
         from puzzles.drill import plan_round, reachable
-        from saves.review import due_order, load_cards
+        from puzzles.review import due_order, load_cards
 
         name = self.query_one("#player-name", Input).value.strip()
         problem = check_player(name) if name else "Type your name first: answers are saved under it."
@@ -188,7 +188,7 @@ you can keep practising, but due concepts wait until tomorrow.
     # -- a question -------------------------------------------------------------------------------
     async def show_question(self) -> None:
         from puzzles.drill import CONCEPT_TITLES
-        from saves.review import describe_due
+        from puzzles.review import describe_due
 
         planned = self.planned[self.position]
         now = self.app.now()
@@ -220,7 +220,7 @@ you can keep practising, but due concepts wait until tomorrow.
             return
         self.locking = True
         from puzzles.drill import CONCEPT_TITLES
-        from saves.review import cap_status, card_dict, describe_due, schedule
+        from puzzles.review import cap_status, card_dict, describe_due, schedule
 
         self.stop_countdown()
         await self.set_countdown(None)
@@ -274,8 +274,8 @@ you can keep practising, but due concepts wait until tomorrow.
     async def show_summary(self) -> None:
         from app import labels
         from puzzles.drill import CONCEPT_TITLES, reachable
-        from saves.review import cap_status, due_count
-        from saves.stats import derive
+        from puzzles.review import cap_status, due_count
+        from puzzles.stats import derive
 
         now = self.app.now()
         score = sum(a.points for a in self.answered)

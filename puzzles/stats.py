@@ -1,5 +1,7 @@
 """Figures derived from a player's recorded attempts. Nothing here is stored: every number is
-recomputed from the history each time, so an edited total can never be believed."""
+recomputed from the history each time, so an edited total can never be believed. A rule of the
+game (how a score, a mastery and a streak count), so it lives in `puzzles`; it reads anything
+shaped like `saves.model.Attempt` (and a profile's `counted_attempts()`), never a file."""
 from __future__ import annotations
 
 import datetime as _dt
@@ -9,7 +11,6 @@ from typing import Any
 
 from puzzles.scoring import CERTAINTIES, OUTCOMES
 from puzzles.streak import Streak, streak_for
-from saves.model import Attempt, Profile
 
 
 @dataclass(frozen=True)
@@ -88,11 +89,11 @@ def _local_date(moment: _dt.datetime, tz: _dt.tzinfo | None) -> _dt.date:
     return (moment.astimezone(tz) if tz is not None else moment.astimezone()).date()
 
 
-def derive(profile: Profile | Iterable[Attempt], *, now: _dt.datetime | None = None,
+def derive(profile: Any, *, now: _dt.datetime | None = None,
            tz: _dt.tzinfo | None = None) -> Stats:
     """Every figure for `profile` (or a list of attempts, oldest first), with local days in `tz`
     (the machine's zone when None) and "today" taken from `now` (the clock when None)."""
-    attempts = list(profile.counted_attempts() if isinstance(profile, Profile) else profile)  # edits never count
+    attempts = list(profile.counted_attempts() if hasattr(profile, "counted_attempts") else profile)  # edits never count
     now = now or _dt.datetime.now(_dt.timezone.utc)
     by_outcome = {o: 0 for o in OUTCOMES}
     calibration = {c: [0, 0] for c in CERTAINTIES}
