@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.ids import Lever, Verdict
+
 from puzzles import generator
 from puzzles.puzzle import MODULES
 from puzzles.questions import NAPKIN_IDS, Item, make_item, suitable
@@ -27,18 +29,18 @@ SECONDS_PER_PUZZLE = 90
 SCAN_LIMIT = 240  # generated indexes tried per concept before settling for any puzzle
 
 VERDICT_CONCEPT = {
-    "does-not-fit": "kv-cache", "kv-capacity": "kv-cache", "decode-kv": "kv-cache",
-    "prefill-compute": "two-phases", "prefill-weights": "two-phases", "decode-compute": "intensity",
-    "decode-weights": "intensity",
+    Verdict.DOES_NOT_FIT: "kv-cache", Verdict.KV_CAPACITY: "kv-cache", Verdict.DECODE_KV: "kv-cache",
+    Verdict.PREFILL_COMPUTE: "two-phases", Verdict.PREFILL_WEIGHTS: "two-phases",
+    Verdict.DECODE_COMPUTE: "intensity", Verdict.DECODE_WEIGHTS: "intensity",
 }
-MECHANISM_LEVERS = ("batching", "paged-kv", "prefix-caching", "speculative-decoding", "routing", "chunked-prefill")
+MECHANISM_LEVERS = (Lever.BATCHING, Lever.PAGED_KV, Lever.PREFIX_CACHING, Lever.SPECULATIVE_DECODING,
+                    Lever.ROUTING, Lever.CHUNKED_PREFILL)
 LEVER_CONCEPT = {
-    "batching": "batching", "paged-kv": "paged-attention", "prefix-caching": "prefix-caching",
-    "quantization": "quantization", "kv-quantization": "kv-cache",
-    "speculative-decoding": "speculative-decoding", "routing": "cost-model",
-    "chunked-prefill": "two-phases",
+    Lever.BATCHING: "batching", Lever.PAGED_KV: "paged-attention", Lever.PREFIX_CACHING: "prefix-caching",
+    Lever.QUANTIZATION: "quantization", Lever.KV_QUANTIZATION: "kv-cache",
+    Lever.SPECULATIVE_DECODING: "speculative-decoding", Lever.ROUTING: "cost-model",
+    Lever.CHUNKED_PREFILL: "two-phases",
 }
-
 CONCEPT_TITLES = {
     "two-phases": "prefill against decode", "intensity": "arithmetic intensity",
     "kv-cache": "the KV cache budget", "batching": "batching", "paged-attention": "paged KV blocks",

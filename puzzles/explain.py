@@ -7,6 +7,7 @@ a fact per reason (see `puzzles.reasons.reason_fact`). Nothing here is general a
 from __future__ import annotations
 
 from engine.analysis import VERDICTS
+from engine.ids import Lever, Verdict
 from engine.levers import DEFAULT_SPEC_K, gain_band
 
 from puzzles import fmt
@@ -40,19 +41,19 @@ def rule_holds(verdict: str, r) -> bool:
     prefill verdicts are judged as what bounds one request's prefill when the objective is the
     first token or the stall, and as the prefill share of GPU time otherwise."""
     dep = r.deployment
-    if verdict == "does-not-fit":
+    if verdict == Verdict.DOES_NOT_FIT:
         return not r.fits
     if not r.fits:
         return False
-    if verdict == "kv-capacity":
+    if verdict == Verdict.KV_CAPACITY:
         return dep.concurrency > r.max_concurrency and dep.scheduler != "none"
-    if verdict == "prefill-compute":
+    if verdict == Verdict.PREFILL_COMPUTE:
         return prefill_bound(r) if dep.objective in ("ttft", "stall") else r.prefill_share > 0.5
-    if verdict == "prefill-weights":
+    if verdict == Verdict.PREFILL_WEIGHTS:
         return not prefill_bound(r)
-    if verdict == "decode-compute":
+    if verdict == Verdict.DECODE_COMPUTE:
         return r.decode_compute_seconds > r.decode_memory_seconds
-    if verdict == "decode-kv":
+    if verdict == Verdict.DECODE_KV:
         return r.decode_kv_bytes_per_step > r.decode_weight_bytes_per_step
     return r.decode_kv_bytes_per_step <= r.decode_weight_bytes_per_step
 
@@ -60,30 +61,30 @@ def rule_holds(verdict: str, r) -> bool:
 def verdict_fact(verdict: str, r) -> str:
     """The numbers behind one verdict's rule, for this deployment."""
     dep = r.deployment
-    if verdict == "does-not-fit":
+    if verdict == Verdict.DOES_NOT_FIT:
         if not r.fits:
             return r.fit_problem
         return (f"weights {fmt.gib(r.weight_bytes)} plus reserve {fmt.gib(r.reserve_bytes)} fit in "
                 f"{fmt.gib(r.memory_bytes)}, leaving {fmt.gib(r.usable_kv_bytes)} for the KV cache")
     if not r.fits:
         return "nothing runs until the deployment fits"
-    if verdict == "kv-capacity":
+    if verdict == Verdict.KV_CAPACITY:
         text = (f"the cache holds {fmt.num(r.max_concurrency)} sequences of {fmt.num(r.seq_len_avg)} tokens "
                 f"and the traffic wants {fmt.num(dep.concurrency)}")
         if dep.scheduler == "none":
             text += ", but with no batching only one runs at a time, so the cap never binds"
         return text
-    if verdict in ("prefill-compute", "prefill-weights") and (dep.objective in ("ttft", "stall") or verdict == "prefill-weights"):
+    if verdict in (Verdict.PREFILL_COMPUTE, Verdict.PREFILL_WEIGHTS) and (dep.objective in ("ttft", "stall") or verdict == Verdict.PREFILL_WEIGHTS):
         compute = prefill_compute_seconds(r)
         if prefill_bound(r):
             return (f"one request's {fmt.num(dep.prompt)}-token prefill computes for {fmt.secs(compute)}, "
                     "longer than it takes to read the weights")
         return (f"one request's {fmt.num(dep.prompt)}-token prefill computes for only {fmt.secs(compute)} but "
                 f"waits {fmt.secs(r.prefill_seconds)} to read the weights")
-    if verdict == "prefill-compute":
+    if verdict == Verdict.PREFILL_COMPUTE:
         return (f"prefill takes {fmt.pct(r.prefill_share)} of the GPU time "
                 f"({fmt.secs(r.prefill_seconds)} per request, {fmt.num(dep.output)} output tokens at {fmt.secs(r.tpot_seconds)})")
-    if verdict == "decode-compute":
+    if verdict == Verdict.DECODE_COMPUTE:
         return (f"a step's arithmetic takes {fmt.secs(r.decode_compute_seconds)} against "
                 f"{fmt.secs(r.decode_memory_seconds)} of memory traffic "
                 f"(intensity {fmt.num(r.intensity)} against a ridge of {fmt.num(r.ridge)})")
@@ -100,9 +101,9 @@ def why_not_verdict(guess: str, key: Key, truth: str | None = None) -> str:
     if rule_holds(guess, r):
         return (f"{guess}: true as far as it goes ({verdict_fact(guess, r)}), but an earlier rule decides: "
                 f"{truth}: {verdict_fact(truth, r)}")
-    if guess == "decode-weights" and truth == "decode-kv":
+    if guess == Verdict.DECODE_WEIGHTS and truth == Verdict.DECODE_KV:
         return f"{guess}: no: {verdict_fact(guess, r)}, so the cache read is the larger"
-    if guess == "decode-kv" and truth == "decode-weights":
+    if guess == Verdict.DECODE_KV and truth == Verdict.DECODE_WEIGHTS:
         return f"{guess}: no: {verdict_fact(guess, r)}, so the weight read is the larger"
     return f"{guess}: does not hold: {verdict_fact(guess, r)}"
 
@@ -116,9 +117,9 @@ def lever_story(name: str, key: Key) -> str:
     dep = base.deployment
     objective = dep.objective
     after = lv.report
-    if after is None and name != "routing":
+    if after is None and name != Lever.ROUTING:
         return f"{name}: does not apply here ({lv.note})"
-    if name == "routing":
+    if name == Lever.ROUTING:
         if lv.gain is None or lv.gain == 1.0 and "no smaller model" in lv.note:
             return f"routing: does not apply here ({lv.note})"
         return f"routing: {lv.note}; {_OBJ_SHORT[objective]} gains {fmt.gain(lv.gain)}"
@@ -138,24 +139,24 @@ def lever_story(name: str, key: Key) -> str:
 
 def _mechanism(name: str, r, a, note: str) -> str:
     batch = "" if a.batch == r.batch else f"; batch {fmt.num(r.batch)} -> {fmt.num(a.batch)}"
-    if name == "batching":
+    if name == Lever.BATCHING:
         return f"{note}{batch}"
-    if name == "paged-kv":
+    if name == Lever.PAGED_KV:
         return (f"the cache holds {fmt.num(r.max_concurrency)} -> {fmt.num(a.max_concurrency)} sequences "
                 f"once nothing is reserved ahead of use{batch}")
-    if name == "prefix-caching":
+    if name == Lever.PREFIX_CACHING:
         return (f"prefill per request {fmt.secs(r.prefill_seconds)} -> {fmt.secs(a.prefill_seconds)}, prefill share "
                 f"{fmt.pct(r.prefill_share)} -> {fmt.pct(a.prefill_share)}; decode steps are untouched{batch}")
-    if name in ("quantization", "kv-quantization"):
+    if name in (Lever.QUANTIZATION, Lever.KV_QUANTIZATION):
         text = (f"{note}: per step, weights {fmt.gb(r.decode_weight_bytes_per_step)} -> "
                 f"{fmt.gb(a.decode_weight_bytes_per_step)} and KV {fmt.gb(r.decode_kv_bytes_per_step)} -> "
                 f"{fmt.gb(a.decode_kv_bytes_per_step)}{batch}")
         if a.compute_precision != r.compute_precision:
             text += f"; arithmetic runs at {a.compute_precision} ({fmt.num(a.peak_flops / 1e12)} TFLOP/s)"
-        if r.prefill_share > 0.2 and name == "quantization":
+        if r.prefill_share > 0.2 and name == Lever.QUANTIZATION:
             text += f"; prefill {fmt.secs(r.prefill_seconds)} -> {fmt.secs(a.prefill_seconds)}"
         return text
-    if name == "speculative-decoding":
+    if name == Lever.SPECULATIVE_DECODING:
         k = a.deployment.spec_k or DEFAULT_SPEC_K
         where = r.intensity / r.ridge
         expected = a.spec_expected_tokens or 0.0
@@ -165,11 +166,11 @@ def _mechanism(name: str, r, a, note: str) -> str:
                     f"takes {fmt.secs(a.decode_compute_seconds)} of arithmetic for {expected:.2f} tokens")
         return (f"at batch {fmt.num(r.batch)} the step runs at {fmt.pct(where)} of the ridge, so the {k + 1}x "
                 f"verification FLOPs fit in idle arithmetic: {expected:.2f} tokens per verification")
-    if name == "chunked-prefill":
+    if name == Lever.CHUNKED_PREFILL:
         return (f"prefill is interleaved in chunks, so the worst decode stall drops {fmt.secs(r.worst_stall_seconds)} -> "
                 f"{fmt.secs(a.worst_stall_seconds)}, but no prefill and no step gets shorter; TTFT "
                 f"{fmt.secs(r.ttft_seconds)} -> {fmt.secs(a.ttft_seconds)}")
-    if name == "more-gpus":
+    if name == Lever.MORE_GPUS:
         return (f"{note}: each step {fmt.secs(r.step_seconds)} -> {fmt.secs(a.step_seconds)} and prefill "
                 f"{fmt.secs(r.prefill_seconds)} -> {fmt.secs(a.prefill_seconds)}, at twice the GPU-hours{batch}")
     return note

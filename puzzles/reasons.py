@@ -172,7 +172,7 @@ def reason_holds(reason: str, solution: Solution) -> bool:
     if reason == "kv-cap":
         return dep.scheduler != "none" and dep.concurrency > r.max_concurrency
     if reason == "prefill-flops":
-        return verdict == "prefill-compute" or (dep.objective == "cost" and r.prefill_share > 0.5)
+        return verdict == Verdict.PREFILL_COMPUTE or (dep.objective == "cost" and r.prefill_share > 0.5)
     if reason == "prefill-weight-read":
         return verdict == "prefill-weights"
     if reason == "at-ridge":
