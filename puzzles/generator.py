@@ -41,7 +41,8 @@ from engine.errors import RidgeError
 from engine.levers import LEVERS, Solution, evaluate_lever, rank_levers
 
 from puzzles import fmt
-from puzzles.keys import Key, ambiguity, at_fidelity, key_from_solution, objective_bottleneck, unoffered_winners
+from puzzles.keys import (Key, ambiguity, at_fidelity, key_from_solution, lever_margin, objective_bottleneck,
+                          unoffered_winners)
 from puzzles.puzzle import Puzzle
 from puzzles.reasons import candidate_reasons
 
@@ -132,6 +133,7 @@ def _schedule(targets: tuple) -> tuple:
 
 
 TARGETS = {d: _schedule(level.targets) for d, level in LEVELS.items()}
+REALISTIC_LEVER_MARGIN = 1.05  # the realistic best lever keeps a small lead, so a recalibration cannot flip it
 TARGET_TRIES = 24       # recipe draws per puzzle (each one an `analyze`)
 SOLVE_TRIES = 6         # full solves per puzzle before falling back
 FALLBACK_TRIES = 400
@@ -746,6 +748,7 @@ def _try(rng, difficulty: int, level: Level, recipe, target):
     realistic = _solve(real_dep, analyze(real_dep), offered, None, level.lever_margin)
     if (objective_bottleneck(realistic.report) != objective_bottleneck(report)
             or realistic.best_lever != solution.best_lever
+            or lever_margin(realistic) < REALISTIC_LEVER_MARGIN
             or unoffered_winners(realistic, offered, ruled_out)):
         return None, True
     return (dep, offered, solution, realistic, ruled_out), True
