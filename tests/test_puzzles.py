@@ -388,3 +388,28 @@ def test_an_expect_bottleneck_must_bound_the_objective(tmp_path):
     text += 'expect = { bottleneck = "decode-kv" }\n'
     problems, _, _ = check_paths([write(tmp_path, "ttft.toml", CHAPTER + text)])
     assert any("cannot bound the ttft objective" in str(p) for p in problems)
+
+
+def test_a_puzzle_whose_answer_flips_between_fidelities_is_rejected_naming_both_answers(tmp_path):
+    """gpt-oss-120b on one H100 at batch 1: twice the GPUs halves TPOT at the floor, but a real
+    tensor-parallel pair pays for its all-reduces and speculation wins instead."""
+    text = GOOD_PUZZLE.format(pid="t-01", model="gpt-oss-120b").replace(
+        'objective = "cost"', 'objective = "tpot"\nlevers = ["speculative-decoding", "kv-quantization", "more-gpus"]')
+    text = text.replace("gpus = 4, prompt = 3072, output = 2048, concurrency = 200",
+                        'gpus = 1, prompt = 800, output = 800, concurrency = 1, weights = "int4"')
+    problems, _, _ = check_paths([write(tmp_path, "flip.toml", CHAPTER + text)])
+    flips = [str(p) for p in problems if "not robust" in str(p)]
+    assert flips and "t-01" in flips[0] and "more-gpus at the floor" in flips[0] and "at the realistic" in flips[0]
+
+
+def test_an_input_the_card_leaves_out_is_caught(monkeypatch):
+    """If the card stopped showing the draft's acceptance, a speculation key would depend on an
+    input the player cannot see: the check says which."""
+    from puzzles import cards
+    from puzzles.check import hidden_input_problems
+
+    puzzle = bank.get("two-phases-01")
+    real = cards.shown_fields
+    monkeypatch.setattr(cards, "shown_fields", lambda dep, levers=(): real(dep, levers) - {"spec_alpha"})
+    found = hidden_input_problems(puzzle, bank.key(puzzle))
+    assert [field for field, _ in found] == ["deployment.spec_alpha"]
