@@ -205,7 +205,10 @@ class PlayerApp(App[None]):
             await self.show_done()
 
     def tick_clock(self) -> None:
-        label = self.query_one("#bar-clock", Label)
+        found = self.query("#bar-clock")
+        if not found:
+            return  # shutting down
+        label = found.first(Label)
         if self.ends_at is None or self.state.get("phase") not in ("question", "lobby", "closed"):
             label.update("")
             return
@@ -220,7 +223,8 @@ class PlayerApp(App[None]):
             self.time_up(index)
 
     def status(self, text: str) -> None:
-        self.query_one("#bar-status", Label).update(text)
+        for label in self.query("#bar-status").results(Label):
+            label.update(text)
 
     async def set_stage(self, view: tuple, *widgets) -> None:
         stage = self.query_one("#stage", Vertical)

@@ -1,0 +1,125 @@
+"""The host's screen through a whole match (Pilot, in-process room on a fake clock), and the player
+app through a hosted match (Pilot against a headless host on loopback)."""
+from __future__ import annotations
+
+import time
+
+from app.live.host_app import HostApp
+from app.live.room import Room, Settings
+from app.live.web import Site
+from puzzles import generator
+from tests.live_helpers import Host, right_prediction, wrong_prediction
+
+LIMIT = 60.0
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _answer(room, token, index, prediction):
+    body = {"index": index, "bottleneck": prediction["bottleneck"], "lever": prediction["lever"],
+            "gain": prediction["gain_band"], "reason": prediction["reason"], "certainty": prediction["certainty"],
+            "estimates": prediction["estimates"]}
+    return room.answer(token, body)
+
+
+def _text(app, wid: str) -> str:
+    return str(app.query_one(wid).render())
+
+
+async def _until(pilot, check, what: str):
+    deadline = time.monotonic() + LIMIT
+    while time.monotonic() < deadline:
+        if check():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+async def test_the_host_screen_runs_a_whole_match(tmp_path):
+    clock = Clock()
+    made = generator.generate(5, 2, None)
+    room = Room(Settings(seed=5, count=2, pin="4321", seconds=60), tmp_path, clock=clock, made=made)
+    site = Site("127.0.0.1", 8300, "http://127.0.0.1:8300", 50, ["true"])
+    app = HostApp(room, site, serve=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        assert "http://127.0.0.1:8300" in _text(app, "#join-line") and "4321" in _text(app, "#join-line")
+        tokens = {name: room.join("4321", name) for name in ("ana", "bo", "cy", "troll")}
+        app.refresh_view()
+        assert "ana" in _text(app, "#left-text") and "4 joined" in _text(app, "#phase")
+
+        await pilot.press("r")
+        await pilot.press(*"troll", "enter")
+        await _until(pilot, lambda: len(room.active()) == 3, "troll to be removed")
+
+        await pilot.press("s")
+        assert room.phase == "question" and "Question 1 of 2" in _text(app, "#phase")
+        _answer(room, tokens["ana"], 0, right_prediction(made[0]))
+        app.refresh_view()
+        assert "1 of 3 locked in" in _text(app, "#phase") and "100%" in _text(app, "#left-text")
+        await pilot.press("p")
+        assert room.paused and "paused" in _text(app, "#clock")
+        clock.now += 600
+        app.refresh_view()
+        assert room.phase == "question"  # a paused question does not run out
+        await pilot.press("p")
+        assert not room.paused
+        _answer(room, tokens["bo"], 0, wrong_prediction(made[0]))
+        await pilot.press("n")  # close it now: cy did not answer
+        assert room.phase == "closed"
+        assert "Bottleneck" in _text(app, "#left-text") and "ana" in _text(app, "#right-text")
+
+        await pilot.press("n")
+        assert room.phase == "question" and room.index == 1
+        for name in ("ana", "bo", "cy"):
+            _answer(room, tokens[name], 1, right_prediction(made[1]) if name != "bo" else wrong_prediction(made[1]))
+        app.refresh_view()
+        assert room.phase == "closed"  # everyone locked in
+        await pilot.press("n")
+        assert room.phase == "done" and "1st  ana" in _text(app, "#left-text")
+        await pilot.press("e")
+        assert app.exported and all(p.exists() for p in app.exported)
+        assert "ana" in app.exported[1].read_text(encoding="utf-8")
+    room.close()
+
+
+async def test_the_player_app_plays_a_hosted_question(tmp_path):
+    from app.live.player import PlayerApp
+
+    made = generator.generate(5, 1, None)
+    host = Host(tmp_path, count=1, seconds=120, lobby_seconds=0)
+    try:
+        host.start()
+        wrong = PlayerApp(host.url, pin="9999", name="ana", poll=0.1)
+        async with wrong.run_test(size=(100, 40)) as pilot:
+            await _until(pilot, lambda: "wrong pin" in _text(wrong, "#join-error"), "the wrong pin to be refused")
+
+        app = PlayerApp(host.url, pin="4321", name="ana", poll=0.1)
+        async with app.run_test(size=(100, 40)) as pilot:
+            await _until(pilot, lambda: app.view == ("question", 0), "the question")
+            key = right_prediction(made[0])
+            from app.widgets.form import PredictionForm
+
+            form = app.query_one(PredictionForm)
+            for wid, value in (("bottleneck", key["bottleneck"]), ("lever", key["lever"]),
+                               ("band", key["gain_band"]), ("reason", key["reason"])):
+                app.query_one(f"#{wid}").value = value
+            for est, value in key["estimates"].items():
+                app.query_one(f"#est-{est}").value = repr(value)
+            app.query_one("#certainty-high").value = True
+            await pilot.pause()
+            assert not form.missing()
+            app.query_one("#lock-in").focus()
+            await pilot.press("enter")
+            await _until(pilot, lambda: app.view == ("closed", 0), "the reveal")
+            await _until(pilot, lambda: app.query("#verdict"), "the verdict")
+            assert "CLEARED" in _text(app, "#verdict") and "ana" in _text(app, "#board")
+            await _until(pilot, lambda: app.view == ("done", 0), "the podium")
+            assert "1st  ana" in _text(app, "#podium")
+    finally:
+        host.stop()
