@@ -14,7 +14,7 @@ from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Button, Footer, Input, Label, Static
+from textual.widgets import Button, Footer, Input, Label, RadioSet, Select, Static
 
 from app import labels
 from app.live.client import LobbyClient, LobbyRefused, LobbyUnreachable
@@ -48,6 +48,14 @@ def form_spec_from_card(card: dict):
                     estimates=tuple(ask.get("estimates") or ()))
 
 
+FOCUS_WORDS = {"pin": "pin", "name": "nickname", "join": "join", "bottleneck": "bottleneck", "lever": "best lever",
+               "band": "its gain", "reason": "because", "certainty": "how sure", "lock-in": "lock in"}
+FOCUS_TIPS = {"pin": "type the pin, then Enter", "name": "type a nickname, then Enter", "join": "Enter joins",
+              "certainty": "arrows move, Enter picks", "lock-in": "Enter locks in (final)"}
+for _select in ("bottleneck", "lever", "band", "reason"):
+    FOCUS_TIPS[_select] = "Enter opens the list; Tab moves on"
+
+
 def clock_text(seconds: float | None) -> str:
     if seconds is None:
         return ""
@@ -75,6 +83,7 @@ class PlayerApp(App[None]):
     #join-box Input { margin-bottom: 1; }
     #join-wrap { align: center middle; height: 1fr; }
     #lock-in { margin: 1 1; }
+    #focus-hint { height: 1; padding: 0 1; color: $text-muted; }
     #verdict { margin: 1 1; text-style: bold; }
     """
     BINDINGS = [Binding("ctrl+q", "quit", "Leave", priority=True)]
@@ -95,15 +104,19 @@ class PlayerApp(App[None]):
         self.expired: set[int] = set()
         self.reconnecting = False
         self.stopped = False
+        self.fetching = False
+        self.stage_lock = asyncio.Lock()
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="bar"):
             yield Label("Ridge live", id="bar-status", markup=False)
             yield Label("", id="bar-clock", markup=False)
         yield Vertical(id="stage")
+        yield Label("", id="focus-hint", markup=False)
         yield Footer()
 
     async def on_mount(self) -> None:
+        self.watch(self.screen, "focused", self._focus_moved)
         await self.show_join()
         if self.pin and self.nick:
             self.call_after_refresh(self.try_join)
@@ -160,11 +173,19 @@ class PlayerApp(App[None]):
 
     # -- following the host --------------------------------------------------------------------
     def poll_state(self) -> None:
-        if not self.stopped:
+        if not self.stopped and not self.fetching:
+            self.fetching = True
             self.fetch_state()
 
-    @work(exclusive=True, group="poll")
+    @work(group="poll")
     async def fetch_state(self) -> None:
+        """One poll at a time, never cancelled half-way (a new stage is mounted in here)."""
+        try:
+            await self._fetch_state()
+        finally:
+            self.fetching = False
+
+    async def _fetch_state(self) -> None:
         try:
             state = await asyncio.to_thread(self.client.state)
         except LobbyUnreachable:
@@ -222,15 +243,34 @@ class PlayerApp(App[None]):
         if question and left <= 0 and not self.state.get("paused") and index not in self.locked:
             self.time_up(index)
 
+    def _focus_moved(self, widget) -> None:
+        """Say in words where the keyboard is (for keyboard players, and so a test driving the
+        page can wait for the focus to arrive before it types)."""
+        found = self.query("#focus-hint")
+        if not found:
+            return
+        listing = False
+        while widget is not None and widget.id not in FOCUS_WORDS and not str(widget.id or "").startswith("est-"):
+            listing = listing or type(widget).__name__ == "SelectOverlay"
+            widget = widget.parent if widget.parent is not self.screen else None
+        if widget is None:
+            found.first(Label).update("")
+            return
+        wid = str(widget.id)
+        words = FOCUS_WORDS.get(wid) or f"estimate: {labels.estimate(wid[4:])}"
+        tip = "Enter picks, Escape closes" if listing else FOCUS_TIPS.get(wid, "type a number, then Enter")
+        found.first(Label).update(f"▶ {words}{' · list open' if listing else ''} · {tip}")
+
     def status(self, text: str) -> None:
         for label in self.query("#bar-status").results(Label):
             label.update(text)
 
     async def set_stage(self, view: tuple, *widgets) -> None:
-        stage = self.query_one("#stage", Vertical)
-        await stage.remove_children()
-        self.view = view
-        await stage.mount(*widgets)
+        async with self.stage_lock:  # the poll and a lock-in may both change the stage
+            stage = self.query_one("#stage", Vertical)
+            await stage.remove_children()
+            await stage.mount(*widgets)
+            self.view = view
 
     # -- a question ----------------------------------------------------------------------------
     async def show_question(self, card: dict, index: int, count: int) -> None:
@@ -253,6 +293,18 @@ class PlayerApp(App[None]):
                  Button("Lock in (final)", variant="primary", id="lock-in")]
         await self.set_stage(("question", index), VerticalScroll(*rows, id="question"))
         self.query_one("#bottleneck").focus()
+
+    # A live question is against the clock: each choice moves on to the next part by itself.
+    @on(Select.Changed, "#form Select")
+    @on(RadioSet.Changed, "#form RadioSet")
+    @on(Input.Submitted, "#form Input")
+    def _next_part(self, event) -> None:
+        order = [w for w in self.query("#form Select, #form Input, #form RadioSet, #lock-in")]
+        control = event.control
+        if control in order and order.index(control) + 1 < len(order):
+            if isinstance(control, Select) and control.value is Select.NULL:
+                return
+            order[order.index(control) + 1].focus()
 
     @on(Button.Pressed, "#lock-in")
     def lock_in(self) -> None:
