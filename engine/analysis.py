@@ -118,25 +118,9 @@ def analyze(dep: Deployment) -> Report:
     """Analyse one deployment: memory budget, batch, decode step, prefill, throughput, verdicts."""
     m, g = dep.model, dep.gpu
     f = physics.evaluate(dep, physics.numeric_inputs(dep))
-    common = {key: f[key] for key in _FIT_KEYS}
-    common.update(deployment=dep, params=m.params, active_params=m.active_params, fidelity=dep.fidelity,
-                  kv_tokens_held=f["kv_tokens_held"], kv_bytes_per_sequence=f["kv_bytes_per_sequence"],
-                  draft_weight_bytes=f["draft_weight_bytes"])
-    usable, memory, reserve, weight_bytes = f["usable_kv_bytes"], f["memory_bytes"], f["reserve_bytes"], f["weight_bytes"]
     gpus = dep.gpus
-    if usable <= 0:
-        need = (weight_bytes + f["draft_weight_bytes"] + reserve) / GIB
-        draft = f" and the draft's {f['draft_weight_bytes'] / GIB:.1f} GiB" if f["draft_weight_bytes"] else ""
-        problem = (f"weights ({weight_bytes / GIB:.1f} GiB){draft} plus reserve ({reserve / GIB:.1f} GiB) need "
-                   f"{need:.1f} GiB but {gpus} x {g.id} hold {memory / GIB:.1f} GiB")
-        return Report(**common, fits=False, fit_problem=problem,
-                      margins=(("does-not-fit", (weight_bytes + f["draft_weight_bytes"] + reserve) / memory),))
     if not f["fits"]:
-        per_seq = (f["kv_bytes_per_sequence"] + f["shared_kv_bytes"]) / GIB
-        problem = (f"after weights and reserve, {usable / GIB:.2f} GiB is left for the KV cache, less than "
-                   f"the {per_seq:.2f} GiB one sequence needs")
-        return Report(**common, fits=False, fit_problem=problem, max_concurrency=0,
-                      margins=(("does-not-fit", per_seq * GIB / usable),))
+        return _unfit(dep, f)
     f["batch"] = int(f["batch"]) if dep.scheduler != "none" else 1
     max_conc = int(f["max_concurrency"])
     # The figures' dict becomes the report's own attributes (it holds every Report field by name).
@@ -159,6 +143,28 @@ def analyze(dep: Deployment) -> Report:
     report = object.__new__(Report)
     object.__setattr__(report, "__dict__", f)
     return report
+
+
+def _unfit(dep: Deployment, f: dict) -> Report:
+    """The report of a deployment that does not fit: the memory figures and what is short."""
+    m, g = dep.model, dep.gpu
+    common = {key: f[key] for key in _FIT_KEYS}
+    common.update(deployment=dep, params=m.params, active_params=m.active_params, fidelity=dep.fidelity,
+                  kv_tokens_held=f["kv_tokens_held"], kv_bytes_per_sequence=f["kv_bytes_per_sequence"],
+                  draft_weight_bytes=f["draft_weight_bytes"])
+    usable, memory, reserve, weight_bytes = f["usable_kv_bytes"], f["memory_bytes"], f["reserve_bytes"], f["weight_bytes"]
+    if usable <= 0:
+        need = (weight_bytes + f["draft_weight_bytes"] + reserve) / GIB
+        draft = f" and the draft's {f['draft_weight_bytes'] / GIB:.1f} GiB" if f["draft_weight_bytes"] else ""
+        problem = (f"weights ({weight_bytes / GIB:.1f} GiB){draft} plus reserve ({reserve / GIB:.1f} GiB) need "
+                   f"{need:.1f} GiB but {dep.gpus} x {g.id} hold {memory / GIB:.1f} GiB")
+        return Report(**common, fits=False, fit_problem=problem,
+                      margins=(("does-not-fit", (weight_bytes + f["draft_weight_bytes"] + reserve) / memory),))
+    per_seq = (f["kv_bytes_per_sequence"] + f["shared_kv_bytes"]) / GIB
+    problem = (f"after weights and reserve, {usable / GIB:.2f} GiB is left for the KV cache, less than "
+               f"the {per_seq:.2f} GiB one sequence needs")
+    return Report(**common, fits=False, fit_problem=problem, max_concurrency=0,
+                  margins=(("does-not-fit", per_seq * GIB / usable),))
 
 
 def _ratio(a: float, b: float) -> float:

@@ -24,6 +24,13 @@ VERDICT_TEXT = {
 }
 
 
+# What bounds one prompt's prefill (the TTFT and the stall), worded for that question.
+OBJECTIVE_TEXT = {
+    "prefill-compute": "prefill compute: one prompt's pass waits on its FLOPs, not on reading the weights",
+    "prefill-weights": "prefill, weight read: one short prompt's pass waits on reading the weights, not on its FLOPs",
+}
+
+
 def _kv_line(r) -> str:
     m, dep = r.deployment.model, r.deployment
     b = PRECISION_BYTES[dep.kv]
@@ -89,7 +96,7 @@ def derivation_lines(solution: Solution) -> list[str]:
                      f"{_touched(m, tokens):.1f} of them per layer: {u.params(touched)} of {u.params(m.params)} params read "
                      f"(routing assumed uniform across sequences{spec_note})")
     lines.append(f"Step bytes   weights {u.gb(r.decode_weight_bytes_per_step)} + KV {u.count(r.batch)} x "
-                 f"{u.count(r.seq_len_avg)} x {u.count(r.kv_bytes_per_token * r.kv_replication)} B = "
+                 f"{u.count(r.kv_tokens_held)} x {u.count(r.kv_bytes_per_token * r.kv_replication)} B = "
                  f"{u.gb(r.decode_kv_bytes_per_step)} -> {u.gb(r.decode_bytes_per_step)}")
     spec = f" x {dep.spec_k + 1} verified positions" if dep.spec_k else ""
     lines.append(f"Step FLOPs   2 x {u.params(m.active_params)} active x {u.count(r.batch)}{spec} = {u.flops(r.decode_flops_per_step)}")
@@ -104,10 +111,14 @@ def derivation_lines(solution: Solution) -> list[str]:
                  f"{u.seconds(r.decode_memory_seconds)}; compute at MFU {dep.mfu:g} = {u.seconds(r.decode_compute_seconds)} "
                  f"-> {u.seconds(r.step_seconds)} {tail}")
     if dep.spec_k:
+        if dep.fidelity == "realistic" and dep.draft_model is not None:
+            draft = (f"plus {dep.spec_k} passes of the draft {dep.draft_model.id} (its own weights, KV cache and "
+                     f"overhead)")
+        else:
+            draft = (f"plus the draft's {dep.spec_k} x {dep.spec_draft_cost:g} of a step (its own weights and KV cache "
+                     f"are not counted)")
         lines.append(f"Speculation  E[tokens] = (1 - {dep.spec_alpha:g}^{dep.spec_k + 1}) / (1 - {dep.spec_alpha:g}) = "
-                     f"{r.spec_expected_tokens:.2f} per verification; plus the draft's {dep.spec_k} x {dep.spec_draft_cost:g} "
-                     f"of a step -> TPOT {u.seconds(r.tpot_seconds)}"
-                     + (" (the draft's own KV cache is not counted)" if dep.fidelity == "floor" or dep.draft_model is None else ""))
+                     f"{r.spec_expected_tokens:.2f} per verification; {draft} -> TPOT {u.seconds(r.tpot_seconds)}")
     else:
         lines.append(f"TPOT         {u.seconds(r.tpot_seconds)} per output token for each user")
     fresh = dep.prompt - (dep.shared_prefix if dep.prefix_caching else 0)
@@ -117,8 +128,9 @@ def derivation_lines(solution: Solution) -> list[str]:
                  f"{u.flops(r.prefill_flops)} FLOPs -> {u.seconds(r.prefill_compute_seconds)} of compute; reading the "
                  f"weights takes {u.seconds(r.prefill_weight_seconds)}, so one prompt alone waits "
                  f"{u.seconds(r.prefill_seconds)} (bound by {lone}){cached}")
+    comm = " plus its share of the all-reduces" if r.prefill_comm_seconds else ""
     lines.append(f"Batched      in the steady state prompts share passes (and decode steps), so each is charged its "
-                 f"compute, {u.seconds(r.prefill_charge_seconds)}, not a weight read of its own")
+                 f"compute{comm}, {u.seconds(r.prefill_charge_seconds)}, not a weight read of its own")
     if dep.chunked_prefill:
         lines.append(f"Chunked      worst decode stall {u.seconds(r.worst_stall_seconds)} instead of "
                      f"{u.seconds(r.prefill_seconds)}; TTFT {u.seconds(r.ttft_seconds)}")
@@ -141,7 +153,7 @@ def derivation_lines(solution: Solution) -> list[str]:
     lines.append(f"Verdict      {VERDICT_TEXT[r.bottleneck]} ({_verdict_numbers(r)})")
     if dep.objective != "cost":
         lines.append(f"Objective    what bounds the {dep.objective.upper() if dep.objective != 'stall' else 'stall'}: "
-                     f"{VERDICT_TEXT[r.objective_bottleneck]}")
+                     f"{OBJECTIVE_TEXT.get(r.objective_bottleneck, VERDICT_TEXT[r.objective_bottleneck])}")
     lines += _lever_lines(solution)
     if solution.floor is not None:
         from engine.compare import side_by_side_lines

@@ -37,6 +37,11 @@ class LeverResult(Record):
 
     FIELDS = dict(name=REQUIRED, gain=REQUIRED, note=REQUIRED, report=None)
 
+    def __init__(self, name: str, gain: float | None, note: str, report: Report | None = None) -> None:
+        # Built nine times per solve: set the four fields directly instead of the generic merge.
+        d = self.__dict__
+        d["name"], d["gain"], d["note"], d["report"] = name, gain, note, report
+
     def to_json(self) -> dict:
         after = self.report.objective_value() if self.report is not None and self.report.fits else None
         return {"name": self.name, "gain": self.gain, "band": gain_band(self.gain),

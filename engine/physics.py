@@ -335,8 +335,8 @@ def numeric_inputs(dep) -> dict:
     cached = dep.__dict__.get("_numeric")
     if cached is None:
         d = dep.__dict__
-        cached = {name: float(d[name]) for name in NUMERIC if name != "reserve_gib"}
-        cached["reserve_gib"] = float(dep.reserve_gib_per_gpu)
+        cached = {name: d[name] for name in NUMERIC}
+        cached["reserve_gib"] = dep.reserve_gib_per_gpu
         d["_numeric"] = cached
     return cached
 
