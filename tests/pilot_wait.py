@@ -19,3 +19,29 @@ async def until(pilot, condition: Callable[[], object], what: str = "condition",
             return
         await pilot.pause()
     assert condition(), f"{what} never held after {pauses} pauses"
+
+
+def _quiet(app) -> bool:
+    """No message waiting anywhere on screen and no worker running."""
+    try:
+        nodes = [app, *app.screen_stack, *app.screen.walk_children(with_self=True)]
+    except Exception:  # noqa: BLE001 - no screen yet (or the app has exited)
+        nodes = [app]
+    if any(node.message_queue_size for node in nodes):
+        return False
+    return all(worker.is_finished for worker in app.workers)
+
+
+async def settled(pilot, pauses: int = MAX_PAUSES) -> None:
+    """Pause until the app is quiet twice running: every message handled, including the ones
+    handlers posted in turn, every worker finished. One pause only covers what was queued when
+    it began; under load that is not everything a key press sets off."""
+    calm = 0
+    for _ in range(pauses):
+        if pilot.app.workers and any(not w.is_finished for w in pilot.app.workers):
+            await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        calm = calm + 1 if _quiet(pilot.app) else 0
+        if calm >= 2:
+            return
+    raise AssertionError(f"the app was still busy after {pauses} pauses")

@@ -14,6 +14,7 @@ from app.screens.home import HomeScreen
 from app.screens.puzzle import PuzzleScreen
 from app.screens.reveal import RevealScreen
 from saves.store import SaveStore
+from pilot_wait import settled
 from screen_text import screen_lines
 from snapshot_app import FIXED_NOW, build_app, fixture_bank
 
@@ -24,10 +25,7 @@ async def settle(pilot, *keys: str) -> None:
     """Press keys (if any) and wait until the app has handled them and any work they started."""
     if keys:
         await pilot.press(*keys)
-    await pilot.pause()
-    if any(not w.is_finished for w in pilot.app.workers):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
+    await settled(pilot)  # a condition, not one pause: see tests/pilot_wait.py
 
 
 async def first_run(pilot, name: str = "Ada") -> None:

@@ -9,6 +9,7 @@ from app.screens.drill import DrillScreen
 from app.game import make_app
 from app.screens.rounds import RevealPanel
 from saves.store import SaveStore
+from pilot_wait import settled
 
 NOW = dt.datetime(2026, 3, 2, 9, 30, tzinfo=dt.timezone.utc)
 
@@ -16,9 +17,7 @@ NOW = dt.datetime(2026, 3, 2, 9, 30, tzinfo=dt.timezone.utc)
 async def _settle(pilot, *keys):
     if keys:
         await pilot.press(*keys)
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
+    await settled(pilot)  # a condition, not one pause: see tests/pilot_wait.py
 
 
 async def test_a_timed_out_question_locks_in_what_is_filled(tmp_path):

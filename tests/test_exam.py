@@ -12,6 +12,7 @@ from app.game import make_app
 from puzzles import exam
 from puzzles.questions import NAPKIN_IDS, SPEC_FIELD, suitable
 from saves.store import SaveStore
+from pilot_wait import settled
 
 WHEN = dt.datetime(2026, 3, 2, 9, 30, tzinfo=dt.timezone.utc)
 SEED = 42
@@ -108,12 +109,11 @@ async def test_the_exam_screen_writes_the_report(tmp_path):
     app = make_app(solo=lambda: ExamScreen(seed=SEED, length=1, tz=dt.timezone.utc), save_dir=tmp_path, profile="Ada",
                   clock=lambda: WHEN, strict=True, cursor_blink=False)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
+        await settled(pilot)
         screen = app.screen
         assert "27" not in str(screen.query_one("#exam-rules").render())  # a 1-item exam states its own mark
         await pilot.press("s")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         assert screen.phase == "question"
         item = screen.items[0]
         assert not screen.query("#reason") and not screen.query("#hint")   # no reasons asked, no hints
@@ -124,12 +124,11 @@ async def test_the_exam_screen_writes_the_report(tmp_path):
         for name, value in p["estimates"].items():
             screen.query_one(f"#est-{name}").value = repr(value)
         screen.query_one("#certainty-high", RadioButton).value = True
-        await pilot.pause()
+        await settled(pilot)
         await pilot.press("l")
-        await pilot.pause()
+        await settled(pilot)
         await pilot.press("y")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         assert screen.phase == "report"
         assert screen.result.passed
         assert screen.query_one("#report-view", Markdown)

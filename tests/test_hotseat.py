@@ -9,6 +9,7 @@ from textual.widgets import RadioButton, Select
 from app.screens.hotseat import HotseatScreen, parse_players
 from app.game import make_app
 from saves.store import SaveStore
+from pilot_wait import settled
 
 NOW = dt.datetime(2026, 3, 2, 18, 0, tzinfo=dt.timezone.utc)
 PLAYERS = ["Ada", "Grace", "Linus"]
@@ -17,9 +18,7 @@ PLAYERS = ["Ada", "Grace", "Linus"]
 async def settle(pilot, *keys):
     if keys:
         await pilot.press(*keys)
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
+    await settled(pilot)  # a condition, not one pause: see tests/pilot_wait.py
 
 
 async def choose(pilot, select_id: str, value: str) -> None:

@@ -3,6 +3,7 @@ from textual.widgets import DataTable, Input, RadioSet, Static
 
 from app.game import make_app
 from app.screens.lab import LabScreen
+from pilot_wait import settled
 
 
 def _LabApp():
@@ -24,8 +25,7 @@ async def test_predict_lock_in_and_see_results():
         await pilot.press("ctrl+l")
         assert screen.prediction is not None and screen.prediction.most_gain_from == "paged-allocation"
         assert screen.query_one("#pred-ratio", Input).disabled  # the lock-in is final
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         assert screen.error is None
         assert screen.result is not None and screen.result["identical_outputs"] is True
         table = screen.query_one("#compare", DataTable)

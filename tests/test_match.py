@@ -21,6 +21,7 @@ from puzzles.questions import make_item
 from puzzles.reasons import accepted_reasons
 from saves import match
 from saves.match import answer_record, read_result, result_doc, write_result
+from pilot_wait import settled
 
 START = dt.datetime(2026, 3, 2, 12, 0, tzinfo=dt.timezone.utc)
 CODE = MatchCode(42, 2, 3)
@@ -201,11 +202,10 @@ async def test_the_match_screen_plays_a_code_and_writes_a_checked_result_file(tm
     app = make_app(solo=lambda: MatchScreen(code="R-42-1-1", player="Ada", team="Red"), save_dir=tmp_path,
                   profile="Ada", clock=lambda: when, strict=True, cursor_blink=False)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
+        await settled(pilot)
         screen = app.screen
         await pilot.press("s")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         assert screen.phase == "question"
         key = screen.items[0].key
         screen.query_one("#bottleneck", Select).value = objective_bottleneck(key)
@@ -217,12 +217,11 @@ async def test_the_match_screen_plays_a_code_and_writes_a_checked_result_file(tm
             if screen.query(f"#est-{name}"):
                 screen.query_one(f"#est-{name}").value = repr(value)
         screen.query_one("#certainty-low", RadioButton).value = True
-        await pilot.pause()
+        await settled(pilot)
         await pilot.press("l")
-        await pilot.pause()
+        await settled(pilot)
         await pilot.press("y")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         assert screen.phase == "reveal"
         path = screen.writer.path
     result = read_result(path)  # the chain checks and every answer regrades

@@ -5,6 +5,7 @@ from __future__ import annotations
 from textual.widgets import Select
 
 from test_simulator_pilot import SimApp
+from pilot_wait import settled
 
 
 def test_predict_first_form_80x24(snap_compare):
@@ -26,9 +27,9 @@ def test_graded_prediction_120x40(snap_compare):
         screen.query_one("#sim-guess-bottleneck", Select).value = key.bottleneck
         screen.query_one("#sim-guess-lever", Select).value = "speculative-decoding"
         screen.query_one("#sim-guess-band", Select).value = key.gain_band
-        await pilot.pause()
+        await settled(pilot)
         await pilot.press("l")
-        await pilot.pause()
+        await settled(pilot)
 
     assert snap_compare(SimApp(), terminal_size=(120, 40), run_before=lock_in)
 
@@ -42,7 +43,7 @@ def test_compare_120x40(snap_compare):
         await pilot.press("p")
         screen = pilot.app.screen
         screen.query_one("#in-weights", Select).value = "fp8"
-        await pilot.pause()
+        await settled(pilot)
 
     assert snap_compare(SimApp(predict_first=False, tab="tab-compare"), terminal_size=(120, 40),
                         run_before=pin_and_change)

@@ -11,6 +11,7 @@ from textual.widgets import Input, Select
 
 from puzzles.grading import objective_bottleneck
 from snapshot_app import build_app, fixture_bank
+from pilot_wait import settled
 
 SIZES = [(80, 24), (120, 40)]
 
@@ -18,9 +19,7 @@ SIZES = [(80, 24), (120, 40)]
 async def _settle(pilot, *keys: str) -> None:
     if keys:
         await pilot.press(*keys)
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
+    await settled(pilot)  # a condition, not one pause: see tests/pilot_wait.py
 
 
 async def _to_puzzle(pilot) -> None:
