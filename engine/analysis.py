@@ -210,6 +210,7 @@ def _corrections(dep: Deployment, f: dict) -> tuple:
                         f"{d.layers}-layer pass per drafted token"))
         else:
             out.append(("draft model cost",
-                        f"each drafted token costs {dep.spec_draft_cost:g} of a realistic decode step "
-                        f"(overhead included); name a draft model to charge its weights and KV cache"))
+                        f"each drafted token costs {dep.spec_draft_cost:g} of a realistic decode step plus a "
+                        f"pass's {c['per_step_overhead_us']:g} us of scheduling and sampling; name a draft model "
+                        f"to charge its weights and KV cache"))
     return tuple(out)

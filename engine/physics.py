@@ -415,7 +415,8 @@ def evaluate(dep, n: dict, array: bool = False) -> dict:
     lat = g.allreduce_latency_us * 1e-6
     per_layer = c["allreduces_per_layer"]
     act = c["activation_bytes"]
-    over = step_overhead_seconds(m.layers, c["per_layer_overhead_us"] * 1e-6, c["per_step_overhead_us"] * 1e-6) if real else 0.0
+    per_pass = c["per_step_overhead_us"] * 1e-6
+    over = step_overhead_seconds(m.layers, c["per_layer_overhead_us"] * 1e-6, per_pass) if real else 0.0
     alpha = n["spec_alpha"]
     expected = spec_expected_tokens(k, alpha)
 
@@ -424,9 +425,13 @@ def evaluate(dep, n: dict, array: bool = False) -> dict:
 
     def draft_token_seconds(j, plain_step):
         """One drafted token for j sequences: a named draft's own pass (its weights, its KV, its
-        overhead) in the realistic fidelity, else the stated fraction of a target step."""
+        overhead) in the realistic fidelity, else the stated fraction of a target step; a
+        realistic draft pass, however small, also pays a whole pass's scheduling and sampling."""
         if draft is None:
-            return n["spec_draft_cost"] * plain_step
+            cost = n["spec_draft_cost"]
+            if real:
+                return cost * plain_step + vmax(0.0, 1.0 - cost) * per_pass
+            return cost * plain_step
         d_seq = draft_tok * tokens_held(seq, draft.layers, draft.sliding_layers, draft.sliding_window)
         d_mem = memory_seconds(groups * weight_read_bytes(draft, j / groups, bpw) + j * d_seq, gpus, bw)
         d_comp = compute_seconds(2.0 * draft.active_params * j, gpus, peak, mfu)

@@ -68,11 +68,20 @@ def test_grid_matches_scalar(seed):
                         assert grid["spec_expected_tokens"][gi, pi, ci] == pytest.approx(r.spec_expected_tokens, rel=1e-12)
 
 
-def test_grid_is_fast_enough_for_a_million_deployments():
-    base = build_deployment(CAT, "llama-3-70b", "h100-sxm", gpus=4)
+def test_a_million_deployment_grid_agrees_with_the_scalar_analysis():
+    """A 1000 x 1000 grid (the simulator's and the benchmark's size) in one call: its shape, its
+    verdict codes, and its values at corners and random points against analyze()."""
+    base = build_deployment(CAT, "llama-3-70b", "h100-sxm", gpus=4, fidelity="realistic")
     out = analyze_grid(base, concurrency=np.arange(1, 1001)[:, None], prompt=np.arange(1, 1001)[None, :])
     assert out["tpot_seconds"].shape == (1000, 1000)
     assert set(np.unique(out["verdict_index"])) <= set(range(len(VERDICTS)))
+    rng = random.Random(7)
+    points = [(0, 0), (999, 999), (0, 999), (999, 0)] + [(rng.randrange(1000), rng.randrange(1000)) for _ in range(12)]
+    for ci, pi in points:
+        r = analyze(base.with_(concurrency=ci + 1, prompt=pi + 1))
+        for name in ("tpot_seconds", "ttft_seconds", "worst_stall_seconds", "cost_per_million_output_tokens", "batch"):
+            assert out[name][ci, pi] == pytest.approx(getattr(r, name), rel=1e-9), (name, ci, pi)
+        assert verdict_names(out["verdict_index"])[ci, pi] == r.bottleneck
 
 
 @pytest.mark.parametrize("fidelity", ["floor", "realistic"])
