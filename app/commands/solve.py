@@ -104,7 +104,8 @@ def _print_list(catalog, as_json: bool) -> int:
                               "attention": m.attention_kind, "moe": m.is_moe, "context": m.context}
                        for m in catalog.models.values()},
             "gpus": {g.id: {"name": g.name, "memory_gib": g.memory_gib, "bandwidth_tbps": g.bandwidth_tbps,
-                            "peak_tflops": g.peak_tflops} for g in catalog.gpus.values()},
+                            "peak_tflops": g.peak_tflops, "link_gbps": g.link_gbps, "tp_domain": g.tp_domain,
+                            "allreduce_latency_us": g.allreduce_latency_us} for g in catalog.gpus.values()},
         }, indent=2))
         return 0
     print("Models:")
@@ -114,5 +115,6 @@ def _print_list(catalog, as_json: bool) -> int:
     print("Accelerators:")
     for g in catalog.gpus.values():
         peaks = ", ".join(f"{k} {v:g}" for k, v in g.peak_tflops.items())
-        print(f"  {g.id:<10} {g.name:<40} {g.memory_gib:>5g} GiB  {g.bandwidth_tbps:>5g} TB/s  TFLOP/s: {peaks}")
+        print(f"  {g.id:<10} {g.name:<40} {g.memory_gib:>5g} GiB  {g.bandwidth_tbps:>5g} TB/s  TFLOP/s: {peaks}; "
+              f"link {g.link_gbps:g} GB/s, tensor-parallel domain {g.tp_domain}")
     return 0
