@@ -97,20 +97,21 @@ def tidy(identifier: str) -> str:
     return identifier.replace("_", " ").replace("-", " ")
 
 
-def bottleneck(identifier: str) -> str:
-    return BOTTLENECKS.get(identifier, tidy(identifier))
+def _lookup(table: dict[str, str]):
+    """A function giving an id's words from `table`, or the tidied id when it has none."""
+    def word(identifier: str) -> str:
+        return table.get(identifier, tidy(identifier))
+
+    return word
 
 
-def lever(identifier: str) -> str:
-    return LEVERS.get(identifier, tidy(identifier))
-
-
-def lever_short(identifier: str) -> str:
-    return LEVERS_SHORT.get(identifier, tidy(identifier))
-
-
-def band(identifier: str) -> str:
-    return BANDS.get(identifier, tidy(identifier))
+bottleneck = _lookup(BOTTLENECKS)
+lever = _lookup(LEVERS)
+lever_short = _lookup(LEVERS_SHORT)
+band = _lookup(BANDS)
+estimate = _lookup(ESTIMATES)
+estimate_short = _lookup(ESTIMATES_SHORT)
+objective = _lookup(OBJECTIVES)
 
 
 def bottleneck_question(objective: str) -> str:
@@ -131,18 +132,6 @@ def words(kind: str, identifier: str) -> str:
     table = {"bottleneck": bottleneck, "lever": lever, "band": band, "reason": reason, "estimate": estimate,
              "objective": objective}.get(kind)
     return table(identifier) if table else str(identifier)
-
-
-def estimate(identifier: str) -> str:
-    return ESTIMATES.get(identifier, tidy(identifier))
-
-
-def estimate_short(identifier: str) -> str:
-    return ESTIMATES_SHORT.get(identifier, tidy(identifier))
-
-
-def objective(identifier: str) -> str:
-    return OBJECTIVES.get(identifier, tidy(identifier))
 
 
 def outcome(identifier: str) -> str:

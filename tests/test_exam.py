@@ -5,13 +5,14 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from textual.widgets import Markdown, RadioButton, Select
+from textual.widgets import Markdown
 
 from app.screens.exam import ExamScreen
 from app.game import make_app
 from puzzles import exam
 from puzzles.questions import NAPKIN_IDS, SPEC_FIELD, suitable
 from saves.store import SaveStore
+from pilot_forms import fill, lock_in
 from pilot_wait import settled
 
 WHEN = dt.datetime(2026, 3, 2, 9, 30, tzinfo=dt.timezone.utc)
@@ -117,18 +118,8 @@ async def test_the_exam_screen_writes_the_report(tmp_path):
         assert screen.phase == "question"
         item = screen.items[0]
         assert not screen.query("#reason") and not screen.query("#hint")   # no reasons asked, no hints
-        p = right(item)
-        screen.query_one("#bottleneck", Select).value = p["bottleneck"]
-        screen.query_one("#lever", Select).value = p["lever"]
-        screen.query_one("#band", Select).value = p["gain_band"]
-        for name, value in p["estimates"].items():
-            screen.query_one(f"#est-{name}").value = repr(value)
-        screen.query_one("#certainty-high", RadioButton).value = True
-        await settled(pilot)
-        await pilot.press("l")
-        await settled(pilot)
-        await pilot.press("y")
-        await settled(pilot)
+        await fill(pilot, screen, item, certainty="high")
+        await lock_in(pilot)
         assert screen.phase == "report"
         assert screen.result.passed
         assert screen.query_one("#report-view", Markdown)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 
 from textual.app import App
-from textual.widgets import RadioButton, Select
+from textual.widgets import Select
 
 from app.screens.drill import DrillScreen
 from app.screens.hotseat import HotseatScreen
@@ -14,31 +14,10 @@ from app import labels
 from app.game import make_app
 from app.screens.rounds import RevealPanel
 from puzzles import drill, fmt
+from pilot_forms import fill, lock_in, settle
 from puzzles.grading import objective_bottleneck
 
 NOW = dt.datetime(2026, 3, 2, 18, 0, tzinfo=dt.timezone.utc)
-
-
-async def settle(pilot, *keys):
-    if keys:
-        await pilot.press(*keys)
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-
-
-async def fill(pilot, screen, item, estimate_factor: float = 1.0, certainty: str = "medium") -> None:
-    """Everything as the engine has it, each estimate times `estimate_factor`."""
-    key = item.key
-    screen.query_one("#bottleneck", Select).value = objective_bottleneck(key)
-    screen.query_one("#lever", Select).value = key.best_lever
-    screen.query_one("#band", Select).value = key.gain_band
-    if screen.query("#reason"):
-        screen.query_one("#reason", Select).value = key.reason
-    for name in item.puzzle.estimates:
-        screen.query_one(f"#est-{name}").value = repr(key.estimates[name] * estimate_factor)
-    screen.query_one(f"#certainty-{certainty}", RadioButton).value = True
-    await settle(pilot)
 
 
 def text(screen, selector: str) -> str:
@@ -75,8 +54,7 @@ async def test_the_hotseat_reveal_shows_the_estimate_that_decided_lucky(tmp_path
         for factor in (1.0, 3.0):
             await settle(pilot, "enter")
             await fill(pilot, screen, item, factor)
-            await settle(pilot, "l")
-            await settle(pilot, "y")
+            await lock_in(pilot)
         assert screen.phase == "final"
         reveal = text(screen, "#hotseat-reveal")
         grace = reveal[reveal.index("Grace"):]

@@ -21,6 +21,7 @@ from puzzles.questions import make_item
 from puzzles.reasons import accepted_reasons
 from saves import match
 from saves.match import answer_record, read_result, result_doc, write_result
+from pilot_forms import fill, lock_in
 from pilot_wait import settled
 
 START = dt.datetime(2026, 3, 2, 12, 0, tzinfo=dt.timezone.utc)
@@ -191,8 +192,6 @@ def test_the_new_command_prints_a_code(capsys):
 async def test_the_match_screen_plays_a_code_and_writes_a_checked_result_file(tmp_path):
     import datetime as _dt
 
-    from textual.widgets import RadioButton, Select
-
     from app.game import make_app
     from app.screens.match import MatchScreen
     from saves.match import read_result
@@ -207,21 +206,8 @@ async def test_the_match_screen_plays_a_code_and_writes_a_checked_result_file(tm
         await pilot.press("s")
         await settled(pilot)
         assert screen.phase == "question"
-        key = screen.items[0].key
-        screen.query_one("#bottleneck", Select).value = objective_bottleneck(key)
-        screen.query_one("#lever", Select).value = key.best_lever
-        screen.query_one("#band", Select).value = key.gain_band
-        if screen.query("#reason"):
-            screen.query_one("#reason", Select).value = key.reason
-        for name, value in key.estimates.items():
-            if screen.query(f"#est-{name}"):
-                screen.query_one(f"#est-{name}").value = repr(value)
-        screen.query_one("#certainty-low", RadioButton).value = True
-        await settled(pilot)
-        await pilot.press("l")
-        await settled(pilot)
-        await pilot.press("y")
-        await settled(pilot)
+        await fill(pilot, screen, screen.items[0], certainty="low")
+        await lock_in(pilot)
         assert screen.phase == "reveal"
         path = screen.writer.path
     result = read_result(path)  # the chain checks and every answer regrades
