@@ -298,7 +298,7 @@ NUMERIC = ("gpus", "prompt", "output", "concurrency", "reserve_gib", "mfu", "pri
            "shared_prefix", "spec_k", "spec_alpha", "spec_draft_cost", "max_output")
 PRECISION_BYTES = {"bf16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5}
 _DEFAULTS = {"moe_route_reuse": 0.6, "allreduces_per_layer": 2, "activation_bytes": 2.0,
-             "per_layer_overhead_us": 25.0, "per_step_overhead_us": 100.0, "low_precision_efficiency": 0.8}
+             "per_layer_overhead_us": 15.0, "per_step_overhead_us": 100.0, "low_precision_efficiency": 0.8}
 _CONSTANTS: dict | None = None
 
 
