@@ -92,6 +92,8 @@ FILES: dict[str, str | bytes] = {
 }
 
 SOLVE = ("solve", "--model", "llama-3-8b")
+ANSWER = ("answer", "two-phases-01", "--bottleneck", "decode-weights", "--lever", "speculative-decoding",
+          "--gain", "2-4x", "--reason", "idle-flops", "--certainty", "high", "--no-record")
 CASES: dict[str, tuple[str, ...]] = {
     # command-line flags
     "price 0": (*SOLVE, "--price", "0"),
@@ -118,6 +120,16 @@ CASES: dict[str, tuple[str, ...]] = {
     "save-dir with NUL-free escape": ("stats", "--profile", "\x1b[2J"),
     "puzzle id with escape": ("puzzles", "show", "\x1b]0;x\x07"),
     "generate count arabic": ("puzzles", "generate", "--seed", "1", "--count", "٣"),
+    "estimate arabic-indic": (*ANSWER, "--estimate", "tpot_seconds=١"),
+    "estimate nan": (*ANSWER, "--estimate", "tpot_seconds=nan"),
+    "estimate 1e999": (*ANSWER, "--estimate", "tpot_seconds=1e999"),
+    "hints full-width": (*ANSWER, "--estimate", "tpot_seconds=0.01", "--hints", "１"),
+    "host port arabic-indic": ("host", "--seed", "1", "--count", "3", "--port", "٨٣٠٠", "--headless"),
+    "host seconds nan": ("host", "--seed", "1", "--count", "3", "--seconds", "nan", "--headless"),
+    "join address with an escape": ("join", "http://\x1b[2J", "--pin", "1234", "--name", "x"),
+    "join pin with an escape": ("join", "http://127.0.0.1:1", "--pin", "12\x1b34", "--name", "x"),
+    "join name with an escape": ("join", "http://127.0.0.1:1", "--pin", "1234", "--name", "x\x1b[2J"),
+    "lab seed nan": ("lab", "run", "--seed", "nan"),
     # config.json
     **{f"config {name}": ("solve", "--config", name) for name in FILES if name.endswith(".json")},
     "config /dev/zero": ("solve", "--config", "/dev/zero"),

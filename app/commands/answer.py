@@ -32,6 +32,10 @@ def build(parser) -> None:
 
 
 def parse_estimates(items: list[str]) -> dict[str, float]:
+    from argparse import ArgumentTypeError
+
+    from app.cli import ascii_float
+
     out: dict[str, float] = {}
     for item in items:
         name, sep, text = item.partition("=")
@@ -39,9 +43,9 @@ def parse_estimates(items: list[str]) -> dict[str, float]:
         if not sep or not name:
             raise RidgeError(f"--estimate wants NAME=VALUE, got {item!r}")
         try:
-            value = float(text.replace(",", "").replace("_", ""))
-        except ValueError:
-            raise RidgeError(f"--estimate {name}: {text!r} is not a number") from None
+            value = ascii_float(text.strip().replace(",", "").replace("_", ""))  # ASCII digits only
+        except ArgumentTypeError:
+            raise RidgeError(f"--estimate {name}: {text!r} is not a finite number in digits 0-9") from None
         if not math.isfinite(value):
             raise RidgeError(f"--estimate {name}: must be a finite number")
         if name in out:
