@@ -423,20 +423,26 @@ def evaluate(dep, n: dict, array: bool = False) -> dict:
     def comm(tokens, model=m):
         return allreduce_seconds(tokens / groups, model.hidden, tp, model.layers, lat, link, per_layer, act) if real else 0.0
 
+    named = dep.draft_model
+
     def draft_token_seconds(j, plain_step):
-        """One drafted token for j sequences: a named draft's own pass (its weights, its KV, its
-        overhead) in the realistic fidelity, else the stated fraction of a target step; a
-        realistic draft pass, however small, also pays a whole pass's scheduling and sampling."""
-        if draft is None:
-            cost = n["spec_draft_cost"]
+        """One drafted token for j sequences. Realistic: a named draft's own pass (its weights,
+        its KV cache, its communication and overhead), else the stated fraction of a realistic
+        step plus a pass's scheduling and sampling. Floor: the stated fraction of a step, or a
+        named draft's bare weight read if that is less, so the floor stays the optimistic bound."""
+        cost = n["spec_draft_cost"]
+        if named is None:
             if real:
                 return cost * plain_step + vmax(0.0, 1.0 - cost) * per_pass
             return cost * plain_step
-        d_seq = draft_tok * tokens_held(seq, draft.layers, draft.sliding_layers, draft.sliding_window)
-        d_mem = memory_seconds(groups * weight_read_bytes(draft, j / groups, bpw) + j * d_seq, gpus, bw)
-        d_comp = compute_seconds(2.0 * draft.active_params * j, gpus, peak, mfu)
-        d_over = step_overhead_seconds(draft.layers, c["per_layer_overhead_us"] * 1e-6, c["per_step_overhead_us"] * 1e-6)
-        return vmax(d_mem, d_comp) + comm(j, draft) + d_over
+        d_bytes = groups * weight_read_bytes(named, j / groups, bpw)
+        if real:
+            d_bytes = d_bytes + j * draft_tok * tokens_held(seq, named.layers, named.sliding_layers, named.sliding_window)
+        d_core = vmax(memory_seconds(d_bytes, gpus, bw), compute_seconds(2.0 * named.active_params * j, gpus, peak, mfu))
+        if not real:
+            return vmin(cost * plain_step, d_core)
+        d_over = step_overhead_seconds(named.layers, c["per_layer_overhead_us"] * 1e-6, per_pass)
+        return d_core + comm(j, named) + d_over
 
     def step_at(j):
         """One decode step (the verification pass when speculating) with j sequences in flight:

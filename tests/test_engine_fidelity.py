@@ -106,3 +106,16 @@ def test_realistic_is_never_faster_or_cheaper_than_the_floor(model, gpu, gpus, w
     assert real.ttft_seconds >= floor.ttft_seconds * (1 - 1e-12)
     if real.batch == floor.batch:
         assert real.tpot_seconds >= floor.tpot_seconds * (1 - 1e-12)
+
+
+@pytest.mark.parametrize("target, draft, gpu, gpus", [("llama-3.1-405b", "phi-3-mini", "h100-sxm", 16),
+                                                     ("llama-3-70b", "llama-3-8b", "a100-80gb", 4),
+                                                     ("deepseek-v3", "llama-3-8b", "h200", 8)])
+@pytest.mark.parametrize("k", [1, 4, 16, 64])
+def test_a_named_draft_never_makes_realistic_faster_than_the_floor(target, draft, gpu, gpus, k):
+    d = dep(target, gpu, gpus=gpus, weights="fp8" if gpu != "a100-80gb" else "int8", prompt=512, output=256,
+            concurrency=1, spec_k=k, draft_model=draft, objective="tpot")
+    floor, real = analyze(d), analyze(d.with_(fidelity="realistic"))
+    assert real.batch == floor.batch == 1
+    assert real.tpot_seconds >= floor.tpot_seconds
+    assert {"draft model cost"} <= {name for name, _ in real.corrections}

@@ -94,7 +94,7 @@ def test_speculative_gain_falls_as_batch_rises(dep, c1, c2):
     small, large = sorted((c1, c2))
     # The course's claim, in its own model: with the realistic fixed per-step overheads a
     # speculation gain can creep up with batch by a hair, as the draft's fixed cost amortises.
-    dep = dep.with_(spec_k=0, scheduler="continuous", objective="tpot", fidelity="floor")
+    dep = dep.with_(spec_k=0, scheduler="continuous", objective="tpot", fidelity="floor", draft_model=None)
 
     def gain(concurrency):
         d = dep.with_(concurrency=concurrency)
