@@ -8,6 +8,7 @@ from textual.widgets import Label, Select
 from app.screens.dialogs import ConfirmDialog, NameDialog
 from app.screens.puzzle import PuzzleScreen
 from snapshot_app import build_app
+from pilot_wait import settled
 
 SIZE = (80, 24)
 
@@ -15,10 +16,7 @@ SIZE = (80, 24)
 async def settle(pilot, *keys: str) -> None:
     if keys:
         await pilot.press(*keys)
-    await pilot.pause()
-    if any(not w.is_finished for w in pilot.app.workers):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
+    await settled(pilot)  # a condition, not one pause: see tests/pilot_wait.py
 
 
 _NAMED = {" ": "space", "*": "asterisk", "+": "plus", "/": "slash", ".": "full_stop", "-": "minus"}

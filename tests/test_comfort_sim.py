@@ -55,8 +55,7 @@ async def test_the_grade_shows_on_every_tab_after_lock_in():
         await until(pilot, lambda: grade.display and "Cleared" in str(grade.content), "the grade")
         for key_ in ("o", "x", "k", "c", "b"):
             await pilot.press(key_)
-            await pilot.pause()
-            assert grade.display and grade.region.height > 0, key_
+            await until(pilot, lambda: grade.display and grade.region.height > 0, f"the grade after {key_}")
 
 
 async def test_backspace_then_digits_in_a_burst_are_all_kept():

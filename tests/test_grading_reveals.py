@@ -16,6 +16,7 @@ from app.screens.rounds import RevealPanel
 from puzzles import drill, fmt
 from pilot_forms import fill, lock_in, settle
 from puzzles.grading import objective_bottleneck
+from pilot_wait import settled
 
 NOW = dt.datetime(2026, 3, 2, 18, 0, tzinfo=dt.timezone.utc)
 
@@ -103,7 +104,7 @@ async def test_a_ttft_form_asks_what_bounds_the_time_to_first_token():
 
     app = FormApp()
     async with app.run_test(size=(80, 40)) as pilot:
-        await pilot.pause()
+        await settled(pilot)
         field = app.query_one("#field-bottleneck")
         assert str(field.query_one(".field-label").render()) == "What bounds the time to first token here?"
         offered = [value for _, value in app.query_one("#bottleneck", Select)._options if isinstance(value, str)]

@@ -9,6 +9,7 @@ from app.live.room import Room, Settings
 from app.live.web import Site
 from puzzles import generator
 from tests.live_helpers import Host, right_prediction, wrong_prediction
+from pilot_wait import settled
 
 LIMIT = 60.0
 
@@ -112,7 +113,7 @@ async def test_the_player_app_plays_a_hosted_question(tmp_path):
             for est, value in key["estimates"].items():
                 app.query_one(f"#est-{est}").value = repr(value)
             app.query_one("#certainty-high").value = True
-            await pilot.pause()
+            await settled(pilot)
             assert not form.missing()
             app.query_one("#lock-in").focus()
             await pilot.press("enter")
