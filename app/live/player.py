@@ -36,6 +36,16 @@ def card_deployment(card: dict):
         return None
 
 
+def _warm_up() -> None:
+    """Load what a question needs while the player waits in the lobby, so the first question
+    draws as fast as the later ones."""
+    import app.widgets.card  # noqa: F401
+    import app.widgets.form  # noqa: F401
+    from engine.catalog import builtin_catalog
+
+    builtin_catalog()
+
+
 def form_spec_from_card(card: dict):
     """The prediction form's choices from the card's `ask` (ids in their fixed order)."""
     from app.widgets.form import FormSpec
@@ -106,6 +116,8 @@ class PlayerApp(App[None]):
         self.stopped = False
         self.fetching = False
         self.stage_lock = asyncio.Lock()
+        self.clock_shown = ""
+        self.status_shown = ""
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="bar"):
@@ -170,6 +182,7 @@ class PlayerApp(App[None]):
         self.set_interval(self.poll, self.poll_state)
         self.set_interval(0.25, self.tick_clock)
         self.poll_state()
+        await asyncio.to_thread(_warm_up)
 
     # -- following the host --------------------------------------------------------------------
     def poll_state(self) -> None:
@@ -231,12 +244,17 @@ class PlayerApp(App[None]):
             return  # shutting down
         label = found.first(Label)
         if self.ends_at is None or self.state.get("phase") not in ("question", "lobby", "closed"):
-            label.update("")
+            if self.clock_shown:
+                self.clock_shown = ""
+                label.update("")
             return
         left = max(0.0, self.ends_at - self.clock())
         if self.state.get("paused"):
             left = float(self.state.get("seconds_left") or 0)
-        label.update(clock_text(left))
+        text = clock_text(left)
+        if text != self.clock_shown:  # redraw only when the second changes
+            self.clock_shown = text
+            label.update(text)
         question = self.state.get("phase") == "question"
         label.set_class(question and left <= 10, "-low")
         index = int(self.state.get("index", 0))
@@ -262,6 +280,9 @@ class PlayerApp(App[None]):
         found.first(Label).update(f"▶ {words}{' · list open' if listing else ''} · {tip}")
 
     def status(self, text: str) -> None:
+        if text == self.status_shown:
+            return
+        self.status_shown = text
         for label in self.query("#bar-status").results(Label):
             label.update(text)
 
