@@ -9,11 +9,13 @@ def build(parser: argparse.ArgumentParser) -> None:
                         help="folder for profiles and logs (default: your data folder, or $RIDGE_SAVE_DIR)")
     parser.add_argument("--profile", metavar="NAME", default=None,
                         help="play as this player (created if new)")
+    parser.add_argument("--ask-name", action="store_true", help=argparse.SUPPRESS)  # `ridge serve`: each browser names itself
 
 
 def run(args: argparse.Namespace) -> int:
     from app.game import make_app
 
     app = make_app(save_dir=args.save_dir, profile=args.profile)
+    app.ask_name = args.ask_name
     app.run()
     return int(app.return_code or 0)

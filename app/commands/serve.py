@@ -1,6 +1,7 @@
 """`ridge serve`: play Ridge in a web browser, through textual-serve, with nothing installed by
-the audience. Each browser tab runs its own game; all of them save in one data folder, each
-player under their own name.
+the audience. Each browser tab runs its own game and asks its player's name first; all of them
+save in one data folder, each player under their own name. At most `--max-players` games run at
+once, and the page and its websocket refuse a request from another site's page (`Origin`).
 
 It listens on 127.0.0.1 (this machine only) unless `--host` says otherwise; with any other host
 it says plainly who can reach it.
@@ -9,12 +10,11 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
-import shlex
 import socket
-import sys
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
+DEFAULT_MAX_PLAYERS = 20
 WILDCARDS = ("0.0.0.0", "::", "")
 
 
@@ -28,6 +28,8 @@ def build(parser: argparse.ArgumentParser) -> None:
                         help="the address players type, when it differs from HOST:PORT (e.g. behind a proxy)")
     parser.add_argument("--save-dir", metavar="DIR", default=None,
                         help="folder the players' saves go in (default: your data folder)")
+    parser.add_argument("--max-players", type=int, default=DEFAULT_MAX_PLAYERS,
+                        help=f"how many browsers may play at once (default {DEFAULT_MAX_PLAYERS})")
 
 
 def is_loopback(host: str) -> bool:
@@ -77,11 +79,18 @@ def run(args: argparse.Namespace) -> int:
     shown = lan_address() if host in WILDCARDS else host
     shown = f"[{shown}]" if ":" in shown else shown
     url = args.public_url or f"http://{shown}:{args.port}"
-    command = shlex.join([sys.executable, "-m", "app", "play", "--save-dir", str(save_dir)])
-    from textual_serve.server import Server
+    if not 1 <= args.max_players <= 1000:
+        raise RidgeError(f"--max-players must be 1 to 1000, got {args.max_players}")
+    from aiohttp import web
 
+    from app.live.web import Site, add_player_routes, python_command
+
+    command = python_command("play", "--save-dir", str(save_dir.resolve()), "--ask-name")
+    site = Site(host=host, port=args.port, public_url=url, max_browsers=args.max_players, command=command,
+                title="Ridge")
+    app = web.Application()
+    add_player_routes(app, site)
     print(reach_line(host, args.port, url), flush=True)
-    print(f"Saves go to {save_dir}", flush=True)
-    server = Server(command, host=host, port=args.port, title="Ridge", public_url=url)
-    server.serve()
+    print(f"Saves go to {save_dir}; at most {args.max_players} players at once", flush=True)
+    web.run_app(app, host=host, port=args.port, print=lambda *a: None, access_log=None, shutdown_timeout=5)
     return 0

@@ -114,6 +114,9 @@ runs a real toy serving loop on this machine.
         app = self.app
         store = app.store
         requested = app.requested_profile
+        if getattr(app, "ask_name", False) and not requested:
+            self.ask_name()  # a shared server (`ridge serve`): every browser says who it is
+            return
         try:
             if requested and requested.casefold() not in {n.casefold() for n in store.profiles()}:
                 store.create_profile(requested)
@@ -154,6 +157,22 @@ runs a real toy serving loop on this machine.
                 self.open_player(name)
 
         self.app.push_screen(NameDialog(self._create_profile, first_run=first, cursor_blink=self.app.blink), created)
+
+    def ask_name(self) -> None:
+        """Ask this browser's player for a name: a new name makes a profile, a known one opens it."""
+        from app.screens.dialogs import NameDialog
+
+        def create_or_open(name: str) -> str | None:
+            known = {n.casefold() for n in self._profiles_or_none()}
+            return None if name.casefold() in known else self._create_profile(name)
+
+        def chosen(name: str | None) -> None:
+            if name:
+                self.open_player(name)
+            else:
+                self.ask_name()
+
+        self.app.push_screen(NameDialog(create_or_open, first_run=True, cursor_blink=self.app.blink), chosen)
 
     def pick_player(self, can_cancel: bool = True) -> None:
         from app.screens.dialogs import NEW_PLAYER, ProfilePicker
