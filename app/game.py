@@ -149,7 +149,10 @@ class RidgeApp(Guarded, App[None]):
     def bank(self):
         if self._bank is None:
             from app.progress import Bank
+            from puzzles import bank as packs
+            from saves.locations import packs_dir
 
+            packs.use_player_packs(packs_dir(self.save_dir))  # the player's own packs, beside ours
             self._bank = Bank()
         return self._bank
 

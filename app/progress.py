@@ -99,6 +99,13 @@ class Bank:
     def puzzle(self, puzzle_id: str):
         return self.source.get(puzzle_id)
 
+    def reload(self) -> None:
+        """Read the packs again on next use: a player pack was added or changed."""
+        reset = getattr(self.source, "reload", None)
+        if reset is not None:
+            reset()
+        self._chapters = None
+
     def key(self, puzzle):
         return self.source.key(puzzle)
 

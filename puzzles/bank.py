@@ -18,6 +18,8 @@ PACK_DIR = Path(__file__).parent / "packs"
 _PACKS: list | None = None
 _PUZZLES: dict[str, Puzzle] | None = None
 _KEYS: dict[str, Key] = {}
+_PLAYER_DIR: Path | None = None  # where the player's own packs are (<data>/packs), once told
+_PLAYER_PROBLEMS: list[PackError] = []
 
 
 def pack_paths() -> list[Path]:
@@ -27,8 +29,67 @@ def pack_paths() -> list[Path]:
     return ordered + sorted(found.values())
 
 
+def use_player_packs(folder: str | Path | None) -> None:
+    """From the next load on, read the player's own packs (every `*.toml` in `folder`, from
+    `saves.locations.packs_dir`) beside the built-in ones, each with its own chapter."""
+    global _PLAYER_DIR
+    folder = Path(folder) if folder else None
+    if folder != _PLAYER_DIR:
+        _PLAYER_DIR = folder
+        reload()
+
+
+def reload() -> None:
+    """Read the packs again on next use (a player pack was added or changed)."""
+    global _PACKS, _PUZZLES
+    _PACKS = _PUZZLES = None
+
+
+def player_problems() -> list[PackError]:
+    """Why any player pack was left out (a broken pack is skipped and said, never fatal)."""
+    packs()
+    return list(_PLAYER_PROBLEMS)
+
+
+def player_pack_paths() -> list[Path]:
+    """The player's own packs, by file name; none until `use_player_packs` names their folder."""
+    if _PLAYER_DIR is None or not _PLAYER_DIR.is_dir():
+        return []
+    return sorted(p for p in _PLAYER_DIR.glob("*.toml") if p.is_file() and not p.name.startswith("."))
+
+
+def _player_packs(taken: dict[str, Puzzle], chapter_ids: set[str]) -> list:
+    """Every player pack that passes `ridge puzzles check` and reuses no built-in chapter or
+    puzzle id, with its keys computed; `_PLAYER_PROBLEMS` says why any other was left out."""
+    from puzzles.check import check_paths
+    from puzzles.schema import load_pack
+
+    _PLAYER_PROBLEMS.clear()
+    loaded = []
+    for path in player_pack_paths():
+        problems, _count, _packs = check_paths([path])
+        pack = None if problems else load_pack(path)
+        if pack is not None and pack.chapter.id in chapter_ids:
+            problems = [PackError(f"chapter id '{pack.chapter.id}' is already a chapter: give yours its own id",
+                                  path=str(path), field="chapter.id")]
+        clash = next((p for p in (pack.puzzles if pack and not problems else ()) if p.id in taken), None)
+        if clash is not None:
+            problems = [PackError(f"duplicate id: already used at {taken[clash.id].source}:{taken[clash.id].line}",
+                                  path=clash.source, line=clash.line, puzzle=clash.id, field="id")]
+        if problems or pack is None:
+            _PLAYER_PROBLEMS.append(problems[0] if problems else PackError("unreadable pack", path=str(path)))
+            continue
+        for puzzle in pack.puzzles:
+            taken[puzzle.id] = puzzle
+            _KEYS[puzzle.id] = compute_key(puzzle)
+        chapter_ids.add(pack.chapter.id)
+        loaded.append(pack)
+    return loaded
+
+
 def packs() -> list:
-    """The built-in packs (LoadedPack), loaded and validated once; the first problem raises."""
+    """The built-in packs (LoadedPack), loaded and validated once (the first problem raises), then
+    the player's own that pass the check."""
     global _PACKS, _PUZZLES
     if _PACKS is None:
         from puzzles.schema import load_pack
@@ -43,12 +104,13 @@ def packs() -> list:
                                     path=puzzle.source, line=puzzle.line, puzzle=puzzle.id, field="id")
                 puzzles[puzzle.id] = puzzle
                 _KEYS[puzzle.id] = compute_key(puzzle)
+        loaded += _player_packs(puzzles, {pack.chapter.id for pack in loaded})
         _PACKS, _PUZZLES = loaded, puzzles
     return _PACKS
 
 
 def builtin() -> dict[str, Puzzle]:
-    """Built-in puzzles by id, in course order."""
+    """Pack puzzles by id: the built-in ones in course order, then the player's own."""
     packs()
     return _PUZZLES
 

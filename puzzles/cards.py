@@ -195,7 +195,7 @@ def deployment_lines(puzzle: Puzzle) -> list[str]:
 
 
 def card_lines(puzzle: Puzzle, hints: int = 0, width: int = 96) -> list[str]:
-    module = MODULE_TITLES.get(puzzle.module, "generated")
+    module = MODULE_TITLES.get(puzzle.module, puzzle.module or "generated")  # a player chapter: its id
     lines = [f"{puzzle.id} | {module} | difficulty {puzzle.difficulty}", puzzle.title, ""]
     lines += textwrap.wrap(puzzle.scenario, width) + [""]
     lines += deployment_lines(puzzle)

@@ -18,7 +18,7 @@ import tomli_w
 from engine.deployment import Deployment, deployment_to_dict
 
 CHAPTER = {
-    "id": "clearing-test",
+    "id": "my-puzzles",  # the player's own chapter, beside the course's (never one of its ids)
     "title": "My puzzles",
     "briefing": ("Deployments you set up in the simulator and kept. Each one asks the same three things: what\n"
                  "limits it, which lever helps most, and by roughly how much.\n"),

@@ -63,7 +63,7 @@ ID_PATTERN = r"^[a-z0-9][a-z0-9.-]*$"
 
 class ChapterSpec(BaseModel):
     model_config = _STRICT
-    id: Module
+    id: str = Field(pattern=ID_PATTERN, max_length=64)  # a course module id, or a player pack's own
     title: str = Field(min_length=1)
     briefing: str = Field(min_length=1)
     expects: str = Field(min_length=1)

@@ -38,6 +38,11 @@ def user_catalog_path(override: str | os.PathLike[str] | None = None) -> Path:
     return data_dir(override) / "catalog.toml"
 
 
+def packs_dir(override: str | os.PathLike[str] | None = None) -> Path:
+    """The player's own puzzle packs, loaded beside the built-in ones: `<data dir>/packs`."""
+    return data_dir(override) / "packs"
+
+
 def settings_path(override: str | os.PathLike[str] | None = None) -> Path:
     """Folder-wide settings (the last profile used): `<data dir>/settings.toml`."""
     return data_dir(override) / "settings.toml"

@@ -1,10 +1,12 @@
 """`ridge puzzles list | show ID | generate | check`: the puzzle bank from the command line.
 
-list      the built-in puzzles (id, module, difficulty, title)
+list      the puzzles (id, module, difficulty, title): the built-in ones, then the player's own
+          packs from <data>/packs (--save-dir or RIDGE_SAVE_DIR moves it)
 show      one card (built-in or generated id); the key and the reveal only with --answer
 generate  seeded puzzles: the same seed gives the same puzzles on any machine
 check     validate packs (the built-in ones by default) and hold each puzzle to the engine;
           exit 1 when any problem is found, one line per problem
+import    check a shared pack and copy it into <data>/packs, where the game loads it
 Every action takes --json. Loading never imports Textual or numpy.
 """
 from __future__ import annotations
@@ -17,11 +19,13 @@ from engine.errors import RidgeError
 
 def build(parser) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION")
-    p = sub.add_parser("list", help="the built-in puzzles")
-    p.add_argument("--module", help="only this module's puzzles")
+    p = sub.add_parser("list", help="the built-in puzzles and your own packs'")
+    p.add_argument("--module", help="only this module's (or chapter's) puzzles")
     p.add_argument("--json", action="store_true", help="one JSON array")
+    p.add_argument("--save-dir", metavar="DIR", help="the data folder whose packs/ to read too")
     p = sub.add_parser("show", help="one puzzle's card")
     p.add_argument("id")
+    p.add_argument("--save-dir", metavar="DIR", help="the data folder whose packs/ to read too")
     p.add_argument("--answer", action="store_true", help="also the engine's key, the reveal and the derivation")
     p.add_argument("--hints", type=int, default=0, metavar="N", help="show the first N hints")
     p.add_argument("--json", action="store_true")
@@ -35,13 +39,30 @@ def build(parser) -> None:
     p = sub.add_parser("check", help="validate packs and compare every expect with the engine")
     p.add_argument("packs", nargs="*", metavar="PACK.toml")
     p.add_argument("--json", action="store_true")
+    p = sub.add_parser("import", help="check a shared pack and copy it into your packs folder")
+    p.add_argument("file", metavar="PACK.toml")
+    p.add_argument("--replace", action="store_true", help="overwrite a pack of the same name already there")
+    p.add_argument("--save-dir", metavar="DIR", help="the data folder to import into")
+    p.add_argument("--json", action="store_true")
 
 
 def run(args) -> int:
     action = getattr(args, "action", None)
     if action is None:
-        raise RidgeError("say what to do: list, show ID, generate --seed S --count N, or check [PACK.toml ...]")
-    return {"list": _list, "show": _show, "generate": _generate, "check": _check}[action](args)
+        raise RidgeError("say what to do: list, show ID, generate --seed S --count N, check [PACK.toml ...] "
+                         "or import PACK.toml")
+    return {"list": _list, "show": _show, "generate": _generate, "check": _check, "import": _import}[action](args)
+
+
+def _with_player_packs(args) -> None:
+    """Read the player's own packs too (from --save-dir, RIDGE_SAVE_DIR or the data folder);
+    a pack left out is said on stderr, one line each, and the rest still load."""
+    from puzzles import bank
+    from saves.locations import packs_dir
+
+    bank.use_player_packs(packs_dir(getattr(args, "save_dir", None)))
+    for problem in bank.player_problems():
+        sys.stderr.write(f"skipped a pack: {problem}\n")
 
 
 def _out(text: str) -> None:
@@ -50,10 +71,11 @@ def _out(text: str) -> None:
 
 def _list(args) -> int:
     from puzzles import bank
-    from puzzles.puzzle import MODULES
 
-    if args.module is not None and args.module not in MODULES:
-        raise RidgeError(f"unknown module '{args.module}' (known: {', '.join(MODULES)})")
+    _with_player_packs(args)
+    known = [chapter.id for chapter in bank.chapters()]
+    if args.module is not None and args.module not in known:
+        raise RidgeError(f"unknown module '{args.module}' (known: {', '.join(known)})")
     rows = [p for p in bank.builtin().values() if args.module is None or p.module == args.module]
     if args.json:
         _out(json.dumps([{"id": p.id, "module": p.module, "title": p.title, "difficulty": p.difficulty}
@@ -71,6 +93,10 @@ def _show(args) -> int:
     from puzzles import bank
     from puzzles.cards import card_lines, puzzle_json
 
+    from puzzles.generator import is_generated_id
+
+    if not is_generated_id(args.id):
+        _with_player_packs(args)
     puzzle = bank.get(args.id)
     key = bank.key(puzzle) if args.answer else None
     if args.json:
@@ -127,3 +153,50 @@ def _check(args) -> int:
         status = "ok" if not problems else f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"
         _out(f"{status}: {count} puzzles in {packs} pack{'s' if packs != 1 else ''} checked")
     return 1 if problems else 0
+
+
+def _import(args) -> int:
+    """Check a shared pack as `check` does, refuse one whose chapter or puzzle ids clash with the
+    packs already loaded, and copy it (atomically) into <data>/packs under its own name."""
+    from pathlib import Path
+
+    from puzzles import bank
+    from puzzles.check import check_paths
+    from puzzles.schema import load_pack, read_pack_text
+    from saves import atomic
+    from saves.locations import packs_dir
+
+    source = Path(args.file)
+    if source.suffix.lower() != ".toml":
+        raise RidgeError(f"{source}: a pack is a .toml file")
+    problems, count, _ = check_paths([source])
+    if problems:
+        for e in problems:
+            sys.stderr.write(f"{e}\n")
+        raise RidgeError(f"{source}: not imported: {len(problems)} problem{'s' if len(problems) != 1 else ''} "
+                         f"(listed above; `ridge puzzles check {source}` shows the same)")
+    pack = load_pack(source)
+    folder = packs_dir(args.save_dir)
+    target = folder / source.name
+    if target.exists() and not args.replace:
+        raise RidgeError(f"{target} already exists: pass --replace to overwrite it")
+    bank.use_player_packs(folder)
+    others = [p for p in bank.packs() if Path(p.path).resolve() != target.resolve()]
+    chapter = next((p.chapter for p in others if p.chapter.id == pack.chapter.id), None)
+    if chapter is not None:
+        raise RidgeError(f"{source}: chapter id '{pack.chapter.id}' is already used by '{chapter.title}': "
+                         "give the pack's [chapter] its own id")
+    taken = {p.id for other in others for p in other.puzzles}
+    clash = next((p for p in pack.puzzles if p.id in taken), None)
+    if clash is not None:
+        raise RidgeError(f"{source}:{clash.line}: puzzle id '{clash.id}' is already used: give it its own id")
+    atomic.make_dir(folder)
+    atomic.write_atomic(target, read_pack_text(str(source)))
+    bank.reload()
+    if args.json:
+        _out(json.dumps({"imported": str(target), "chapter": pack.chapter.id, "title": pack.chapter.title,
+                         "puzzles": count}, indent=2))
+    else:
+        _out(f"imported {count} puzzle{'s' if count != 1 else ''} as chapter '{pack.chapter.id}' "
+             f"({pack.chapter.title}) into {target}")
+    return 0

@@ -597,6 +597,9 @@ Cost, **b** A/B. Letter keys work while a number field has focus.
             self._show_status()
             self.notify(str(exc), title="Not saved", severity="warning", timeout=8)
             return
+        bank = getattr(self.app, "bank", None)
+        if bank is not None and hasattr(bank, "reload"):
+            bank.reload()  # the map and `ridge puzzles list` show it in the player's own chapter
         self.notice = f"✓ Saved as puzzle {puzzle_id} in {written}"
         self._show_status()
         self.notify(f"Saved as {puzzle_id} in {written}", title="Saved")
