@@ -195,7 +195,7 @@ MODEL_LIMITS = {
     "layers": (1, 10_000), "hidden": (1, 1_000_000), "intermediate": (0, 10_000_000),
     "heads": (1, 100_000), "kv_heads": (1, 100_000), "head_dim": (1, 100_000),
     "vocab": (1, 100_000_000), "context": (1, 1_000_000_000), "norms_per_layer": (0, 16),
-    "sliding_window": (0, 1_000_000_000), "experts": (0, 100_000), "experts_per_token": (0, 100_000),
+    "sliding_window": (0, 1_000_000_000), "sliding_layers": (0, 10_000), "experts": (0, 100_000), "experts_per_token": (0, 100_000),
     "expert_intermediate": (0, 10_000_000), "shared_experts": (0, 1_000), "dense_layers": (0, 10_000),
     "q_lora_rank": (0, 100_000), "kv_lora_rank": (0, 100_000), "qk_nope_head_dim": (0, 100_000),
     "qk_rope_head_dim": (0, 100_000), "v_head_dim": (0, 100_000),
@@ -227,6 +227,9 @@ def check_model_fields(fields: dict, prefix: str, label) -> None:
             raise RidgeError(f"{prefix}{label('expert_intermediate')} must be positive for a mixture of experts")
     elif per_token:
         raise RidgeError(f"{prefix}{label('experts_per_token')} is {per_token} but the model has no experts")
+    if fields.get("sliding_layers", 0) > fields.get("layers", 0):
+        raise RidgeError(f"{prefix}{label('sliding_layers')} ({fields['sliding_layers']}) cannot exceed "
+                         f"{label('layers')} ({fields.get('layers')})")
     if fields.get("dense_layers", 0) > fields.get("layers", 0):
         raise RidgeError(f"{prefix}{label('dense_layers')} ({fields['dense_layers']}) cannot exceed "
                          f"{label('layers')} ({fields.get('layers')})")

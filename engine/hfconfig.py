@@ -138,5 +138,6 @@ _KEYS = dict(layers="num_hidden_layers", hidden="hidden_size", intermediate="int
              heads="num_attention_heads", kv_heads="num_key_value_heads", vocab="vocab_size",
              context="max_position_embeddings", experts="num_local_experts",
              experts_per_token="num_experts_per_tok", expert_intermediate="moe_intermediate_size",
-             shared_experts="n_shared_experts", dense_layers="first_k_dense_replace")
+             shared_experts="n_shared_experts", dense_layers="first_k_dense_replace",
+             sliding_layers="layer_types")
 _DEEPSEEK_KEYS = dict(experts="n_routed_experts")

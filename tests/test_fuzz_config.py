@@ -37,7 +37,8 @@ BASES = {
                     "first_k_dense_replace": 3, "q_lora_rank": 1536, "kv_lora_rank": 512,
                     "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128},
 }
-KEYS = sorted({k for base in BASES.values() for k in base} | {"head_dim", "sliding_window", "architectures"})
+KEYS = sorted({k for base in BASES.values() for k in base}
+              | {"head_dim", "sliding_window", "use_sliding_window", "layer_types", "architectures"})
 CAT = builtin_catalog()
 GPU = CAT.gpu("h100-sxm")
 TMP = Path(tempfile.mkdtemp(prefix="ridge-fuzz-config-"))
