@@ -6,7 +6,6 @@ a fact per reason (see `puzzles.reasons.reason_fact`). Nothing here is general a
 """
 from __future__ import annotations
 
-from engine.analysis import VERDICTS
 from engine.ids import Lever, Verdict
 from engine.levers import DEFAULT_SPEC_K, gain_band
 
@@ -176,17 +175,27 @@ def _mechanism(name: str, r, a, note: str) -> str:
     return note
 
 
+def _gains_text(key: Key) -> str:
+    """The best lever's gain at the floor and, beside it, at the realistic fidelity, with every
+    band a prediction may name."""
+    if key.gain is None:
+        return "makes it fit"
+    real = key.realistic_gain
+    beside = f", {fmt.gain(real)} realistic" if real is not None else ""
+    return f"{fmt.gain(key.gain)} at the floor{beside}; accepted: {' or '.join(key.bands)}"
+
+
 def reveal_lines(puzzle: Puzzle, key: Key) -> list[str]:
     """The reveal: the key, then why every other option is wrong for this deployment."""
     r = key.solution.report
     lines = [
         f"Bottleneck   {key.bottleneck}: {verdict_fact(key.bottleneck, r)}",
-        f"Best lever   {key.best_lever} ({fmt.gain(key.gain) if key.gain is not None else 'makes it fit'}, {key.gain_band})",
+        f"Best lever   {key.best_lever} ({_gains_text(key)})",
         f"Reason       {key.deciding}",
         "",
         "Why not the other verdicts:",
     ]
-    lines += [f"  {why_not_verdict(v, key)}" for v in VERDICTS if v != key.bottleneck]
+    lines += [f"  {why_not_verdict(v, key)}" for v in puzzle.verdicts if v != key.bottleneck]
     lines.append(f"Levers, on {OBJECTIVE_TEXT[puzzle.objective]}, best first:")
     lines += [f"  {lever_story(lv.name, key)}" for lv in key.levers]
     others = [x for x in puzzle.reasons if x != key.reason]

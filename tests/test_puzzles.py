@@ -250,7 +250,7 @@ def test_answer_grades_headlessly(capsys):
     (["--lever", "routing"], "lever must be one of this puzzle's"),
     (["--reason", "vibes"], "reason must be one of"),
     (["--gain", "huge"], "gain band must be one of"),
-    (["--estimate", "max_concurrency=lots"], "is not a number"),
+    (["--estimate", "max_concurrency=lots"], "is not a finite number"),
 ])
 def test_answer_rejects_bad_input_with_one_line(capsys, args, message):
     base = {"--bottleneck": "kv-capacity", "--lever": "quantization", "--gain": "2-4x", "--reason": "kv-cap",
