@@ -13,10 +13,16 @@ from collections import defaultdict, deque
 from aiohttp import web
 
 from app.live.web import Site, add_player_routes
+from engine.bounds import MAX_DEPTH, json_depth
 from puzzles.live import LiveRefusal
 
 TOKEN_HEADER = "X-Ridge-Token"
 MAX_BODY = 16 * 1024
+
+
+def _no_constant(word: str):
+    """NaN and Infinity are not JSON (Python's parser accepts them): no estimate may be one."""
+    raise ValueError(f"{word} is not JSON")
 PIN_TRIES = 20          # wrong pins allowed from one address ...
 PIN_WINDOW = 600.0      # ... within this many seconds
 TICK_SECONDS = 0.2
@@ -64,8 +70,11 @@ def build_app(room, site: Site, on_change=None) -> web.Application:
         if len(raw) > MAX_BODY:
             raise LiveRefusal(413, "that request is too large")
         try:
-            return json.loads(raw.decode("utf-8") or "null")
-        except (UnicodeDecodeError, ValueError):
+            text = raw.decode("utf-8") or "null"
+            if json_depth(text) > MAX_DEPTH:  # the parser recurses per level: refuse before it does
+                raise ValueError("nested too deeply")
+            return json.loads(text, parse_constant=_no_constant)
+        except (UnicodeDecodeError, ValueError, RecursionError):
             raise LiveRefusal(400, "send a JSON object") from None
 
     def changed() -> None:

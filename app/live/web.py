@@ -254,7 +254,7 @@ async def _relay(websocket: web.WebSocketResponse, service) -> None:
             continue
         try:
             envelope = json.loads(message.data)
-        except ValueError:
+        except (ValueError, RecursionError):  # a hostile browser's message is dropped, not fatal
             continue
         if not isinstance(envelope, list) or not envelope:
             continue
