@@ -297,7 +297,7 @@ def cost_per_million(price, gpus, tokens_per_s):
 NUMERIC = ("gpus", "prompt", "output", "concurrency", "reserve_gib", "mfu", "price",
            "shared_prefix", "spec_k", "spec_alpha", "spec_draft_cost", "max_output")
 PRECISION_BYTES = {"bf16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5}
-_DEFAULTS = {"moe_route_reuse": 0.6, "allreduces_per_layer": 2, "activation_bytes": 2.0,
+_DEFAULTS = {"moe_route_reuse": 0.5, "allreduces_per_layer": 2, "activation_bytes": 2.0,
              "per_layer_overhead_us": 15.0, "per_step_overhead_us": 100.0, "low_precision_efficiency": 0.8}
 _CONSTANTS: dict | None = None
 
@@ -446,7 +446,11 @@ def evaluate(dep, n: dict, array: bool = False) -> dict:
 
     def step_at(j):
         """One decode step (the verification pass when speculating) with j sequences in flight:
-        (weight bytes, KV bytes, FLOPs, memory s, compute s, extra s, step s, TPOT s)."""
+        (weight bytes, KV bytes, FLOPs, memory s, compute s, extra s, step s, TPOT s). With
+        several groups, fewer sequences than groups leave groups idle: the step lasts as long as
+        the busiest group's, one sequence, so j counts as at least one sequence per group."""
+        if real:
+            j = vmax(j, groups * vmin(j, 1.0))
         kv_read = j * kv_seq_read
         plain_w = groups * weight_read_bytes(m, j / groups, bpw)
         plain_mem = memory_seconds(plain_w + kv_read, gpus, bw)
@@ -485,17 +489,20 @@ def evaluate(dep, n: dict, array: bool = False) -> dict:
 
     # Steady state: each sequence costs one prefill and `output` decode tokens.
     if dep.scheduler == "static":
+        # The closed form holds for a dense model while a step is linear in the sequences left:
+        # not under speculation, and not with several groups (a draining batch idles some).
+        ladder_needed = spec_on | (groups > 1) if real else spec_on
         closed = None
         if not m.experts:
             fixed = over + (allreduce_seconds(0.0, m.hidden, tp, m.layers, lat, link, per_layer, act) if real else 0.0)
             per_seq_comm = (comm(1.0) - comm(0.0)) if real else 0.0
             closed = static_dense_sum(batch, groups * weight_bytes / (gpus * bw), kv_seq_read / (gpus * bw),
                                       fpt / (gpus * peak * mfu), fixed, per_seq_comm)
-        if closed is not None and not need_spec:
+        if closed is not None and not array and not ladder_needed:
             decode_time = output * closed
         else:
             ladder = static_ladder_sum(batch, lambda j: step_at(j)[7])
-            decode_time = output * (ladder if closed is None else where(spec_on, ladder, closed))
+            decode_time = output * (ladder if closed is None else where(ladder_needed, ladder, closed))
     else:
         decode_time = output * tpot
     tput = throughput(batch, output, charge, decode_time)
