@@ -56,8 +56,10 @@ def start_host(save: str, port: int, players: int, questions: int, seconds: floa
 
 
 def right_answer(made) -> dict:
+    from puzzles.grading import objective_bottleneck
+
     key = made.key
-    return {"bottleneck": key.bottleneck, "lever": key.best_lever, "gain": key.gain_band, "reason": key.reason,
+    return {"bottleneck": objective_bottleneck(key), "lever": key.best_lever, "gain": key.gain_band, "reason": key.reason,
             "certainty": "medium", "estimates": {e: key.estimates[e] for e in made.puzzle.estimates}}
 
 

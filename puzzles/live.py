@@ -99,9 +99,13 @@ def _parts_json(parts: Any) -> tuple:
     """The grader's parts as plain JSON rows (it may give a dict of name -> right, or rows)."""
     if isinstance(parts, Mapping):
         return tuple({"name": str(k), "right": bool(v)} for k, v in parts.items())
+    import dataclasses
+
     rows = []
     for part in parts or ():
-        if hasattr(part, "to_json"):
+        if dataclasses.is_dataclass(part):
+            rows.append({k: _plain(v) for k, v in dataclasses.asdict(part).items()})
+        elif hasattr(part, "to_json"):
             rows.append(part.to_json())
         elif hasattr(part, "_asdict"):
             rows.append({k: _plain(v) for k, v in part._asdict().items()})
@@ -120,29 +124,20 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
-def grade_answer(puzzle, key, prediction: Mapping[str, Any]):
-    """THE grader, called from this one place for the whole live match. Raises the grader's own
-    error (a RidgeError, one line) for a choice the puzzle does not offer."""
-    from puzzles.grading import Prediction, grade
+def grade_answer(puzzle, key, prediction: Mapping[str, Any], complete: bool = True):
+    """THE grader, called from this one place for the whole live match. With `complete`, a choice
+    the puzzle does not offer raises the grader's own error (a RidgeError, one line); without, a
+    blank or unknown part is simply wrong (a late lock may be half filled in)."""
+    from puzzles.grading import grade
 
-    locked = Prediction(bottleneck=prediction["bottleneck"], lever=prediction["lever"],
-                        gain_band=prediction["gain_band"], reason=prediction["reason"],
-                        certainty=prediction["certainty"], estimates=dict(prediction.get("estimates") or {}))
-    return grade(puzzle, key, locked)
+    return grade(puzzle, key, dict(prediction), strict=complete)
 
 
 def score(puzzle, key, prediction: Mapping[str, Any], late: bool = False) -> LiveGrade:
     """A recorded prediction's grade in the match. On time: the grader's outcome and points. Late:
-    the outcome it would have had (or missed, when it was left incomplete), at zero points."""
-    from engine.errors import RidgeError
-
-    try:
-        graded = grade_answer(puzzle, key, prediction)
-    except (RidgeError, KeyError, TypeError, ValueError):
-        if not late:
-            raise
-        return LiveGrade("missed", 0, (), True)
-    return LiveGrade(graded.outcome, 0 if late else int(graded.points), _parts_json(graded.parts), late)
+    the outcome it would have had, blanks counted wrong, at zero points."""
+    graded = grade_answer(puzzle, key, prediction, complete=not late)
+    return LiveGrade(str(graded.outcome), 0 if late else int(graded.points), _parts_json(graded.parts), late)
 
 
 _ANSWER_FIELDS = {"bottleneck": "bottleneck", "lever": "lever", "gain": "gain_band", "reason": "reason",
@@ -237,21 +232,20 @@ class Row:
 
 
 def board(names: Sequence[str], grades: Mapping[tuple[str, int], LiveGrade], count: int) -> list[Row]:
-    """Every player ranked best first: points, then cleared answers, then name. Ties share a rank
-    (1, 2, 2, 4). `grades` maps (name, question index) to that answer's grade."""
-    rows = []
+    """Every player ranked best first by the game's one board (`puzzles.boards`: points, ties
+    share a rank, names break the order). `grades` maps (name, question index) to a grade; a late
+    answer counts as not answered."""
+    from puzzles.boards import Entry, build_board
+
+    outcomes, entries = {}, []
     for name in names:
         mine = [grades.get((name, i)) for i in range(count)]
-        got = [g for g in mine if g is not None]
-        rows.append(Row(name, sum(g.points for g in got), sum(g.outcome == "cleared" and not g.late for g in got),
-                        sum(not g.late for g in got), 0, tuple(g.outcome if g else "" for g in mine)))
-    rows.sort(key=lambda r: (-r.points, -r.cleared, fold(r.name), r.name))
-    ranked: list[Row] = []
-    for i, row in enumerate(rows):
-        same = ranked and (ranked[-1].points, ranked[-1].cleared) == (row.points, row.cleared)
-        ranked.append(Row(row.name, row.points, row.cleared, row.answered, ranked[-1].rank if same else i + 1,
-                          row.outcomes))
-    return ranked
+        got = [g for g in mine if g is not None and not g.late]
+        outcomes[name] = tuple(g.outcome if g else "" for g in mine)
+        entries.append(Entry(name, "", sum(g.points for g in got), len(got),
+                             sum(g.outcome == "cleared" for g in got)))
+    return [Row(s.entry.player, s.entry.score, s.entry.cleared, s.entry.answered, s.rank, outcomes[s.entry.player])
+            for s in build_board(entries).players]
 
 
 def podium(rows: Sequence[Row], places: int = 3) -> list[Row]:

@@ -105,17 +105,21 @@ def wait_for(check, what: str, limit: float = LIMIT, every: float = 0.05):
 
 def right_prediction(made) -> dict:
     """The key's own answer, stated with high certainty."""
+    from puzzles.grading import objective_bottleneck
+
     key, puzzle = made.key, made.puzzle
-    return {"bottleneck": key.bottleneck, "lever": key.best_lever, "gain_band": key.gain_band, "reason": key.reason,
+    return {"bottleneck": objective_bottleneck(key), "lever": key.best_lever, "gain_band": key.gain_band, "reason": key.reason,
             "certainty": "high", "estimates": {e: key.estimates[e] for e in puzzle.estimates}}
 
 
 def wrong_prediction(made) -> dict:
     """A confident answer that is wrong in every part."""
+    from puzzles.grading import objective_bottleneck
+
     key, puzzle = made.key, made.puzzle
     card_ask = __import__("puzzles.cards", fromlist=["puzzle_json"]).puzzle_json(puzzle)["ask"]
     other = lambda options, right: next(o for o in options if o != right)  # noqa: E731
-    return {"bottleneck": other(card_ask["bottleneck"], key.bottleneck), "lever": other(card_ask["lever"], key.best_lever),
+    return {"bottleneck": other(card_ask["bottleneck"], objective_bottleneck(key)), "lever": other(card_ask["lever"], key.best_lever),
             "gain_band": other(card_ask["gain_band"], key.gain_band), "reason": other(card_ask["reason"], key.reason),
             "certainty": "high", "estimates": {e: key.estimates[e] * 50 for e in puzzle.estimates}}
 

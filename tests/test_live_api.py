@@ -74,7 +74,7 @@ def test_a_whole_match_from_outside(tmp_path, made):
                 assert again.status == 409 and "already" in again.message
             reveal = wait_for(lambda: _try_reveal(players[0], index), f"question {index} to close")
             assert len(reveal["players"]) == PLAYERS
-            assert reveal["answer"]["bottleneck"] == made[index].key.bottleneck
+            assert reveal["answer"]["bottleneck"] == right_prediction(made[index])["bottleneck"]
             late = refused(lambda: players[0].answer(index, right_prediction(made[index])))
             assert late.status == 409
 

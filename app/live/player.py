@@ -308,7 +308,12 @@ class PlayerApp(App[None]):
         else:
             rows.append(Static("\n".join(f"{k}: {v}" for k, v in (card.get("deployment") or {}).items()),
                                classes="text", markup=False))
-        rows += [Label("Your prediction", classes="title"),
+        ask = card.get("ask") or {}
+        rows.append(Label("Your prediction", classes="title"))
+        asked = " ".join(t for t in (ask.get("bottleneck_question"), ask.get("gain_band_rule")) if t)
+        if asked:
+            rows.append(Static(asked, id="asked", classes="muted", markup=False))
+        rows += [
                  PredictionForm(form_spec_from_card(card), cursor_blink=not self.browser, id="form"),
                  Label("", id="form-error", classes="error", markup=False),
                  Button("Lock in (final)", variant="primary", id="lock-in")]

@@ -306,11 +306,12 @@ class Room:
     # -- results --------------------------------------------------------------------------------------
     def export(self, folder: Path | None = None) -> tuple[Path, Path]:
         """Write the board as CSV and Markdown beside the lobby file; returns both paths."""
+        from puzzles.grading import objective_bottleneck
         from saves.atomic import write_atomic
 
         folder = Path(folder) if folder is not None else self.path.parent
         rows = self.rows()
-        keys = [{"title": g.puzzle.title, "bottleneck": g.key.bottleneck, "best_lever": g.key.best_lever,
+        keys = [{"title": g.puzzle.title, "bottleneck": objective_bottleneck(g.key), "best_lever": g.key.best_lever,
                  "gain_band": g.key.gain_band, "reason": g.key.reason} for g in self.made]
         shown = [k if self.closed(i) else {"title": k["title"], "bottleneck": "(not closed yet)"}
                  for i, k in enumerate(keys)]

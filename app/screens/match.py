@@ -38,6 +38,12 @@ pays up to 5 points for speed, on cleared answers only.
 Each file carries a hash chain, and the host's merge grades every answer again, so an edited
 file is turned away with the reason.
 
+**Trust.** A match code carries its seed, so each machine makes the same puzzles and grades its
+own answers: anyone who wants to can work out every key beforehand, or replay the code. Results
+are as honest as the players; for a competition, host it live (`ridge host`), where the keys
+never leave the host before a question closes. Playing a code again is practice: only your
+first play's result file counts.
+
 **s** start · **l** lock in · **p** napkin · **a** back to the answer · **n** next · **Escape** leave
 """
 
@@ -69,7 +75,8 @@ file is turned away with the reason.
             Label("Play a match code", classes="screen-title"),
             Static("The host shares one code (like R-42-2-8); everyone plays the same puzzles on their own "
                    "machine and sends back the result file this writes. Hosting? Make a code here or with "
-                   "`ridge match new`.", classes="mode-text", markup=False),
+                   "`ridge match new`. Results are as honest as the players; for a competition, host it "
+                   "live (`ridge host`).", classes="mode-text", markup=False),
             setup_field("Match code", Input(value=str(self.code or ""), placeholder="R-42-2-8", id="code", compact=True)),
             Horizontal(Button("New code", id="new-code"), classes="setup-buttons"),
             setup_field("Your name on the board", Input(value=self.player or default_player(self.app),
@@ -121,9 +128,14 @@ file is turned away with the reason.
             self.writer = ResultWriter(path, code, name, team, self.app.now())
             await self.begin()
 
+        async def practise() -> None:
+            self.writer = None  # a replay scores nothing: the first play's file stands
+            await self.begin()
+
         if path.exists():
-            self.confirm("Play this match again?", f"You already have a result file for {code}:\n{path}\n\n"
-                         "Playing again replaces it.", "Play again", "Keep it", go, "replace-result")
+            self.confirm("Play this match again?", f"You already played {code}; your result file is\n{path}\n\n"
+                         "Only your first play counts, so playing again is practice: nothing is written "
+                         "to that file.", "Practise", "Leave it", practise, "replay-practice")
             return
         await go()
 
@@ -156,8 +168,11 @@ file is turned away with the reason.
         now = self.app.now()
         notes = []
         try:
-            self.writer.add(answer_record(item.puzzle.id, judged, seconds, now))
-            notes.append(f"Written to your result file: {self.writer.path}")
+            if self.writer is None:
+                notes.append("Practice: not written (your first play's result file stands).")
+            else:
+                self.writer.add(answer_record(item.puzzle.id, judged, seconds, now))
+                notes.append(f"Written to your result file: {self.writer.path}")
         except Exception as error:  # noqa: BLE001 - say so; the match goes on
             from app.errors import log_exception
 
@@ -189,7 +204,12 @@ file is turned away with the reason.
     async def show_done(self) -> None:
         cleared = self.outcomes.count("cleared")
         path = self.writer.path if self.writer else None
-        text = [f"{self.player}: {sum(self.scores):+d} points, {cleared} of {len(self.outcomes)} cleared.", "",
+        if path is None:
+            from saves.match import result_path
+
+            path = result_path(matches_folder(self.app), self.code, self.player)
+        text = (["Practice: nothing was written; your first play's result file stands.", ""] if self.writer is None else []) + [
+                f"{self.player}: {sum(self.scores):+d} points, {cleared} of {len(self.outcomes)} cleared.", "",
                 "Your result file:", f"  {path}", "",
                 "Send it to the host. The host puts everyone's files in one folder and runs:",
                 f"  ridge match results {Path(path).parent if path else '.'}/{self.code}-*.toml --me NAME"]
