@@ -44,14 +44,15 @@ def analyze_grid(base: Deployment, **arrays) -> dict[str, np.ndarray]:
         f["fits"] = fits
         f["capped"] = np.asarray(f["capped"], dtype=bool) & fits
         code = physics.verdict_code(f)
-        objective_code = physics.objective_verdict_code(f, base.objective)
+        objective_code = code if base.objective == "cost" else physics.objective_verdict_code(f, base.objective)
     # Each figure is masked at the smallest shape it and `fits` share, then broadcast (a view).
     out: dict[str, np.ndarray] = {}
+    all_fit = bool(fits.all())
     for name, value in f.items():
         if name in ("capped", "compute_precision", "fits", "_array"):
             continue
         arr = np.asarray(value, dtype=float)
-        if name not in _ALWAYS:
+        if name not in _ALWAYS and not all_fit:
             arr = np.where(fits, arr, np.nan)
         out[name] = np.broadcast_to(arr, shape)
     out["max_concurrency"] = np.broadcast_to(np.where(fits, np.asarray(f["max_concurrency"], dtype=float), 0.0), shape)

@@ -121,7 +121,7 @@ def weight_read_bytes(model, tokens, bytes_per_weight):
     """Weight bytes one forward pass over `tokens` tokens reads: all of a dense model; for a
     mixture of experts, the always-on weights plus only the experts those tokens route to."""
     if not model.experts:
-        return model.params * bytes_per_weight + 0.0 * tokens
+        return model.params * bytes_per_weight
     m = model
     routed = m.moe_layers * m.experts * m.expert_params
     touched = experts_touched(m.experts, m.experts_per_token, tokens)
@@ -420,8 +420,19 @@ def evaluate(dep, n: dict, array: bool = False) -> dict:
     alpha = n["spec_alpha"]
     expected = spec_expected_tokens(k, alpha)
 
+    # A pass's all-reduce time is affine in its tokens: its two coefficients are worked out once
+    # (at the GPU-count's own shape) and the time is then one multiply-add per deployment.
+    comm_coeffs = {}
+
     def comm(tokens, model=m):
-        return allreduce_seconds(tokens / groups, model.hidden, tp, model.layers, lat, link, per_layer, act) if real else 0.0
+        if not real:
+            return 0.0
+        coeffs = comm_coeffs.get(model.id)
+        if coeffs is None:
+            fixed = allreduce_seconds(0.0, model.hidden, tp, model.layers, lat, link, per_layer, act)
+            coeffs = comm_coeffs[model.id] = (fixed, (allreduce_seconds(1.0, model.hidden, tp, model.layers, lat, link,
+                                                                         per_layer, act) - fixed) / groups)
+        return coeffs[0] + coeffs[1] * tokens
 
     named = dep.draft_model
 
