@@ -1,0 +1,194 @@
+"""The live-match rules (puzzles/live.py) and the room on a fake clock: joining, answering once,
+late locks at zero, keys hidden until the close, pause, resume after a restart, the board, the
+spread, the exports; and a replayed match code being practice."""
+from __future__ import annotations
+
+import pytest
+
+from app.live.room import Room, Settings
+from puzzles import generator, live
+from puzzles.live import LiveRefusal
+from saves.lobby import LobbyStore
+from tests.live_helpers import right_prediction, wrong_prediction
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 5_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def body(index, p):
+    return {"index": index, "bottleneck": p["bottleneck"], "lever": p["lever"], "gain": p["gain_band"],
+            "reason": p["reason"], "certainty": p["certainty"], "estimates": p["estimates"]}
+
+
+@pytest.fixture
+def made():
+    return generator.generate(5, 3, None)
+
+
+def room_for(tmp_path, made, clock, **kw):
+    settings = Settings(seed=5, count=3, pin="4321", seconds=30, **kw)
+    return Room(settings, tmp_path, clock=clock, made=made)
+
+
+def refusal(call) -> LiveRefusal:
+    with pytest.raises(LiveRefusal) as caught:
+        call()
+    return caught.value
+
+
+def test_joining_is_refused_one_clear_reason_at_a_time():
+    assert refusal(lambda: live.check_join("1", "4321", "ana", [], 0, 5)).status == 403
+    assert refusal(lambda: live.check_join("4321", "4321", "", [], 0, 5)).status == 400
+    assert refusal(lambda: live.check_join("4321", "4321", "<script>", [], 0, 5)).status == 400
+    assert refusal(lambda: live.check_join("4321", "4321", "ANA", ["ana"], 1, 5)).status == 409
+    full = refusal(lambda: live.check_join("4321", "4321", "bo", ["ana"], 1, 1))
+    assert full.status == 503 and "full" in full.message
+    assert live.check_join(" 4321 ", "4321", "  Ana   Lee ", [], 0, 5) == "Ana Lee"
+
+
+def test_one_answer_per_question_late_locks_at_zero_and_keys_wait_for_the_close(tmp_path, made):
+    clock = Clock()
+    room = room_for(tmp_path, made, clock)
+    ana, bo, cy = (room.join("4321", n) for n in ("ana", "bo", "cy"))
+    assert refusal(lambda: room.answer(ana, body(0, right_prediction(made[0])))).status == 409  # lobby
+    room.start()
+    state = room.state(ana)
+    assert state["phase"] == "question" and "answer" not in state["puzzle"] and state["puzzle"]["id"] == "q1"
+    assert refusal(lambda: room.reveal(0)).status == 409
+    assert room.answer(ana, body(0, right_prediction(made[0])))["accepted"]
+    assert refusal(lambda: room.answer(ana, body(0, wrong_prediction(made[0])))).status == 409
+    assert refusal(lambda: room.answer(bo, {"index": 0, "bottleneck": "x"})).status == 400
+    room.answer(bo, body(0, wrong_prediction(made[0])))
+    clock.now += 31
+    partial = {"index": 0, "bottleneck": right_prediction(made[0])["bottleneck"]}
+    late = refusal(lambda: room.answer(cy, partial))
+    assert late.status == 409 and "zero" in late.message
+    reveal = {p["name"]: p for p in room.reveal(0)["players"]}
+    assert reveal["ana"]["outcome"] == "cleared" and reveal["ana"]["points"] > 0
+    assert reveal["bo"]["points"] < 0
+    assert reveal["cy"]["late"] and reveal["cy"]["points"] == 0
+    assert refusal(lambda: room.answer(cy, body(0, right_prediction(made[0])))).status == 409
+    rows = room.rows()
+    assert [r.name for r in rows] == ["ana", "cy", "bo"] and rows[1].answered == 0
+
+
+def test_everyone_locked_in_closes_and_auto_moves_on(tmp_path, made):
+    clock = Clock()
+    room = room_for(tmp_path, made, clock, auto=True, lobby_seconds=5, reveal_seconds=8)
+    ana = room.join("4321", "ana")
+    assert room.tick() == "lobby"
+    clock.now += 5
+    assert room.tick() == "question"
+    room.answer(ana, body(0, right_prediction(made[0])))
+    assert room.phase == "closed"
+    clock.now += 8
+    assert room.tick() == "question" and room.index == 1
+
+
+def test_pause_freezes_the_clock(tmp_path, made):
+    clock = Clock()
+    room = room_for(tmp_path, made, clock)
+    room.join("4321", "ana")
+    room.start()
+    clock.now += 10
+    room.pause()
+    clock.now += 1000
+    assert room.tick() == "question" and room.seconds_left() == pytest.approx(20)
+    room.pause()
+    clock.now += 19
+    assert room.tick() == "question"
+    clock.now += 2
+    assert room.tick() == "closed"
+
+
+def test_a_restarted_room_resumes_the_question_with_every_lock(tmp_path, made):
+    clock = Clock()
+    room = room_for(tmp_path, made, clock)
+    ana, bo = room.join("4321", "ana"), room.join("4321", "bo")
+    room.start()
+    room.answer(ana, body(0, right_prediction(made[0])))
+    room.store.close()  # as if killed: nothing else is written
+
+    clock.now += 29  # one second was left; the restart gives a short grace
+    again = room_for(tmp_path, made, clock)
+    assert again.resumed and again.phase == "question" and again.index == 0
+    assert again.seconds_left() == pytest.approx(live.RESUME_GRACE_SECONDS)
+    assert refusal(lambda: again.answer(ana, body(0, wrong_prediction(made[0])))).status == 409
+    again.answer(bo, body(0, wrong_prediction(made[0])))
+    assert {p["name"]: p["outcome"] for p in again.reveal(0)["players"]} == {"ana": "cleared", "bo": "missed"}
+
+
+def test_a_finished_match_starts_afresh_and_keeps_the_old_file(tmp_path, made):
+    clock = Clock()
+    room = room_for(tmp_path, made, clock)
+    room.store.set("phase", "done")
+    room.close()
+    fresh = room_for(tmp_path, made, clock)
+    assert fresh.phase == "lobby" and fresh.archived is not None and fresh.archived.exists()
+
+
+def test_the_store_keeps_the_first_answer(tmp_path):
+    store = LobbyStore(tmp_path / "x.sqlite")
+    assert store.add_player("t1", "Ana", "ana", 1.0) and not store.add_player("t2", "ANA", "ana", 2.0)
+    assert store.lock(0, "t1", {"lever": "a"}, 3.0) and not store.lock(0, "t1", {"lever": "b"}, 4.0)
+    assert store.answers(0)[0].prediction == {"lever": "a"}
+    assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_spread_board_and_exports(tmp_path, made):
+    shares = live.spread([{"bottleneck": "a", "lever": "x"}, {"bottleneck": "b", "lever": "x"}],
+                         {"bottleneck": ["a", "b", "c"], "lever": ["x", "y"]})
+    assert shares["bottleneck"] == {"a": 0.5, "b": 0.5, "c": 0.0} and shares["lever"]["x"] == 1.0
+    clock = Clock()
+    room = room_for(tmp_path, made, clock)
+    ana = room.join("4321", "ana")
+    room.start()
+    room.answer(ana, body(0, right_prediction(made[0])))
+    csv_path, md_path = room.export()
+    text = csv_path.read_text(encoding="utf-8")
+    assert text.splitlines()[1].startswith("1,ana,") and "cleared" in text
+    assert "'=cmd" in live.results_csv([live.Row("=cmd", 0, 0, 0, 1)], 1)  # never a formula
+    assert "(not closed yet)" in md_path.read_text(encoding="utf-8")
+
+
+def test_a_removed_player_is_off_the_board_and_cannot_answer(tmp_path, made):
+    room = room_for(tmp_path, made, Clock())
+    ana, bo = room.join("4321", "ana"), room.join("4321", "bo")
+    room.start()
+    assert room.remove("BO")
+    assert refusal(lambda: room.answer(bo, body(0, right_prediction(made[0])))).status == 403
+    assert [r.name for r in room.rows()] == ["ana"]
+    room.answer(ana, body(0, right_prediction(made[0])))
+    assert room.phase == "closed"  # everyone still in has locked in
+
+
+async def test_a_replayed_match_code_is_practice(tmp_path):
+    from app.game import make_app
+    from app.screens.match import MatchScreen
+    from pilot_forms import fill, lock_in, settle
+    from saves.match import read_result
+
+    async def play() -> MatchScreen:
+        app = make_app(solo=lambda: MatchScreen(code="R-42-1-1", player="Ada"), save_dir=tmp_path,
+                       profile="Ada", strict=True, cursor_blink=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            screen = app.screen
+            await settle(pilot, "s")
+            if screen.phase != "question":  # the replay prompt
+                await settle(pilot, "y")
+            await fill(pilot, screen, screen.items[0], estimate_factor=1.0 if screen.writer else 100.0)
+            await lock_in(pilot)
+            return screen
+
+    first = await play()
+    path = first.writer.path
+    before = path.read_bytes()
+    second = await play()
+    assert second.writer is None and path.read_bytes() == before
+    assert read_result(path).answers[0].outcome == "cleared"
