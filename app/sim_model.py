@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engine import physics
 from engine.analysis import GIB, VERDICTS, Report, analyze
 from engine.catalog import Accelerator, Catalog, ModelSpec, builtin_catalog, load_catalog
 from engine.deployment import (ALLOCATORS, OBJECTIVES, PRECISIONS, SCHEDULERS, Deployment,
@@ -319,7 +320,7 @@ def spec_data(result: Result, points: int = CURVE_POINTS) -> SpecData:
     below = np.nonzero(speedup < 1.0)[0]
     bound = np.nonzero(plain["decode_compute_seconds"] > plain["decode_memory_seconds"])[0]
     alpha = dep.spec_alpha
-    expected = float(k + 1) if alpha >= 1.0 else (1.0 - alpha ** (k + 1)) / (1.0 - alpha)
+    expected = float(physics.spec_expected_tokens(float(k), alpha))
     now_plain = r if not dep.spec_k else analyze(dep.with_(spec_k=0))
     now_spec = r if dep.spec_k else analyze(dep.with_(spec_k=k))
     return SpecData(
