@@ -1,19 +1,32 @@
 """The crash guard: an unexpected error is written, with its traceback, to the log file in the data
-folder, and the player sees one short line instead.
+folder, and the player sees one short line instead. Only Textual's public API is used.
 
-Two layers. `Guarded` wraps a message pump's dispatch, so an error in one of Ridge's own screens or
-widgets is logged and announced while the game keeps going. `RidgeApp._handle_exception` (in
-`app.game`) catches whatever still escapes — from a worker, a timer, or Textual's own widgets —
-logs it, and closes the app with a single line on the terminal rather than a traceback.
+Two layers.
+1. Keep going. `Guarded` (a mixin for the app, screens and widgets) overrides `on_event`, Textual's
+   public hook for every event a node handles: keys (so every binding's action), mouse, mount,
+   resume, timers. An error there is logged and announced in one line while the game goes on.
+   Message handlers (a button's Pressed, a list's Selected) do not pass through `on_event`; the
+   app's own ones are wrapped in `keep_going`, and the rest fall to the second layer.
+2. The last line. Whatever still escapes (a worker, a callback, a message handler) ends the app,
+   as Textual always does. Textual prints the traceback on the app's public `error_console` once
+   the terminal is restored; Ridge gives the app a console that writes into memory
+   (`crash_console`), and after the run (`finish_run`) writes what it caught to the log and prints
+   one line instead.
 Tests turn on `strict`, which lets errors through so a failing test fails loudly.
 """
 from __future__ import annotations
 
 import datetime as _dt
+import functools
+import inspect
+import io
 import os
+import re
+import sys
 import tempfile
 import traceback
 from pathlib import Path
+from typing import Any, Callable
 
 
 def default_log_path(save_dir: str | os.PathLike[str] | None = None) -> Path:
@@ -30,22 +43,13 @@ def log_exception(error: BaseException, log_file: Path | None, where: str = "") 
     the file actually written, or the intended one if even that failed."""
     stamp = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
-    entry = f"--- {stamp} {where}\n{text}\n"
-    candidates = [p for p in (log_file, Path(tempfile.gettempdir()) / "ridge" / "ridge.log") if p]
-    for path in candidates:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with path.open("a", encoding="utf-8") as handle:
-                handle.write(entry)
-            return path
-        except OSError:
-            continue
-    return candidates[0] if candidates else Path("ridge.log")
+    return write_log(f"--- {stamp} {where}\n{text}\n", log_file)
 
 
-def short_message(error: BaseException, path: Path) -> str:
+def short_message(error: BaseException | str, path: Path) -> str:
     """The one line a player sees: what kind of trouble, and where the details went."""
-    return f"Something went wrong ({type(error).__name__}). Details were saved to {path}"
+    kind = error if isinstance(error, str) else type(error).__name__
+    return f"Something went wrong ({kind}). Details were saved to {path}"
 
 
 def report(app, error: Exception, where: str = "") -> None:
@@ -61,10 +65,83 @@ def report(app, error: Exception, where: str = "") -> None:
 
 
 class Guarded:
-    """Mixin for Ridge's screens and widgets: errors in their handlers are logged, not fatal."""
+    """Mixin for Ridge's app, screens and widgets: an error while handling an event (a key and the
+    action it is bound to, a click, mount, resume, a timer) is logged and told, not fatal."""
 
-    async def _dispatch_message(self, message) -> None:  # type: ignore[override]
+    async def on_event(self, event) -> None:
         try:
-            await super()._dispatch_message(message)  # type: ignore[misc]
+            await super().on_event(event)  # type: ignore[misc]
         except Exception as error:  # noqa: BLE001 - this is the guard
-            report(self.app, error, f"{type(self).__name__} handling {type(message).__name__}")  # type: ignore[attr-defined]
+            report(self.app, error, f"{type(self).__name__} handling {type(event).__name__}")  # type: ignore[attr-defined]
+
+
+def keep_going(handler: Callable[..., Any]) -> Callable[..., Any]:
+    """Wrap a message handler (which `on_event` does not see) so that an error in it is logged
+    and told, not fatal. Put it under `@on(...)`; the handler keeps its own parameters."""
+
+    @functools.wraps(handler)
+    async def guarded(self, *args: Any) -> Any:
+        try:
+            result = handler(self, *args)
+            if inspect.isawaitable(result):
+                result = await result
+            return result
+        except Exception as error:  # noqa: BLE001 - this is the guard
+            report(self.app, error, f"{type(self).__name__}.{handler.__name__}")
+            return None
+
+    return guarded
+
+
+# --- the last line ---------------------------------------------------------------------------------
+
+def crash_console():
+    """A console for `App.error_console` that keeps what Textual prints there (the traceback of
+    an error that ended the app, or an exit message) in memory, for `finish_run` to sort out."""
+    from rich.console import Console  # loaded with Textual anyway
+
+    return Console(file=io.StringIO(), width=100, color_system=None, force_terminal=False,
+                   markup=False, highlight=False, emoji=False, soft_wrap=False)
+
+
+_EXCEPTION_LINE = re.compile(r"^([A-Za-z_][\w.]*)(?::|$)")
+
+
+def crash_kind(text: str) -> str:
+    """The kind of error a printed traceback ends with ("RuntimeError"), or "error"."""
+    for line in reversed([line.strip() for line in text.splitlines() if line.strip()]):
+        match = _EXCEPTION_LINE.match(line)
+        if match:
+            return match.group(1).rsplit(".", 1)[-1]
+    return "error"
+
+
+def finish_run(app, console) -> None:
+    """After a run: an app that ended on an error (return code 1 with a traceback printed) has
+    the traceback written to its log and one line printed; anything else Textual printed (an
+    exit message) goes to stderr as it would have."""
+    text = console.file.getvalue() if console is not None else ""
+    if not text.strip():
+        return
+    console.file.seek(0)
+    console.file.truncate()
+    if app.return_code == 1 and "Traceback" in text:
+        stamp = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+        path = write_log(f"--- {stamp} unhandled\n{text}\n", getattr(app, "log_file", None))
+        print(short_message(crash_kind(text), path), file=sys.stderr)
+    else:
+        sys.stderr.write(text)
+
+
+def write_log(entry: str, log_file: Path | None) -> Path:
+    """Append `entry` to `log_file` (falling back to the temp folder); the file written."""
+    candidates = [p for p in (log_file, Path(tempfile.gettempdir()) / "ridge" / "ridge.log") if p]
+    for path in candidates:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with path.open("a", encoding="utf-8") as handle:
+                handle.write(entry)
+            return path
+        except OSError:
+            continue
+    return candidates[0] if candidates else Path("ridge.log")

@@ -23,7 +23,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from app import messages
-from app.errors import Guarded, default_log_path, log_exception, short_message
+from app.errors import Guarded, crash_console, default_log_path, finish_run, keep_going, log_exception
 
 READY_EXIT_ENV = "RIDGE_EXIT_WHEN_READY"
 DEFAULT_THEME = "textual-dark"
@@ -129,6 +129,8 @@ class RidgeApp(Guarded, App[None]):
         self.blink = cursor_blink
         self.ready_exit = ready_exit
         self.log_file: Path = default_log_path(save_dir)
+        if not strict:
+            self.error_console = crash_console()  # where Textual prints a crash: see run()
         self.unexpected_errors: list[BaseException] = []
         self.session = None
         self._store = None
@@ -284,18 +286,22 @@ class RidgeApp(Guarded, App[None]):
             self.show_in_campaign(partial(_puzzle, pid), replace)
 
     @on(messages.OpenMode)
+    @keep_going
     def _on_open_mode(self, message: messages.OpenMode) -> None:
         self.open_mode(message.mode)
 
     @on(messages.GoHome)
+    @keep_going
     def _on_go_home(self) -> None:
         self._back_to(HOME)
 
     @on(messages.OpenMap)
+    @keep_going
     def _on_open_map(self) -> None:
         self.open_mode("map")
 
     @on(messages.Back)
+    @keep_going
     def _on_back(self, message: messages.Back) -> None:
         if message.origin is not self.screen:
             return  # asked by a screen no longer on top: already left
@@ -305,18 +311,22 @@ class RidgeApp(Guarded, App[None]):
             self.leave_mode()
 
     @on(messages.OpenChapter)
+    @keep_going
     def _on_open_chapter(self, message: messages.OpenChapter) -> None:
         self.show_in_campaign(partial(_briefing, message.chapter_id, message.start))
 
     @on(messages.OpenPuzzle)
+    @keep_going
     def _on_open_puzzle(self, message: messages.OpenPuzzle) -> None:
         self.show_in_campaign(partial(_puzzle, message.puzzle_id), message.replace)
 
     @on(messages.ContinueCampaign)
+    @keep_going
     def _on_continue(self, message: messages.ContinueCampaign) -> None:
         self.continue_campaign(message.after, message.replace)
 
     @on(messages.PredictionLocked)
+    @keep_going
     def _on_locked(self, message: messages.PredictionLocked) -> None:
         """The reveal, in the place of the puzzle that was locked in."""
         from app.screens.reveal import RevealScreen
@@ -381,19 +391,15 @@ class RidgeApp(Guarded, App[None]):
     async def _run_from_palette(self, node: Any, action: str) -> None:
         await self.run_action(action, node)
 
-    # -- the last line of the crash guard --------------------------------------------------
-    def _handle_exception(self, error: Exception) -> None:
-        path = log_exception(error, self.log_file, "unhandled")
-        if self.strict:
-            super()._handle_exception(error)
-            return
-        self._return_code = 1
-        if self._exception is None:
-            self._exception = error
-            self._exception_event.set()
-        self.unexpected_errors.append(error)
-        self._exit_renderables.append(short_message(error, path))
-        self._close_messages_no_wait()
+    # -- the last line of the crash guard (app.errors) ---------------------------------------
+    def run(self, *args: Any, **kwargs: Any):
+        """Run in the terminal. An error that ends the game is logged with its traceback and
+        told in one line; the player never sees the traceback."""
+        console = None if self.strict else self.error_console
+        try:
+            return super().run(*args, **kwargs)
+        finally:
+            finish_run(self, console)
 
 
 def _briefing(chapter_id: str, start: str | None = None) -> Screen:

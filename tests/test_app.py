@@ -322,6 +322,46 @@ async def test_an_unexpected_error_is_logged_and_shown_in_one_line(tmp_path, mon
     assert "Traceback" in log and "a bug in a handler" in log
 
 
+CRASH = """
+import sys
+from app.game import make_app
+
+app = make_app(save_dir=sys.argv[1], profile="Pat", ready_exit=False)
+
+
+async def boom(pilot):
+    await pilot.pause()
+
+    def fail():
+        raise RuntimeError("a bug past the guard")
+
+    app.run_worker(fail, thread=True)  # a failed worker ends any Textual app
+
+
+app.run(headless=True, auto_pilot=boom)
+print("exit", app.return_code)
+"""
+
+
+def test_an_error_that_ends_the_game_is_one_line_and_a_log(tmp_path):
+    """The last line of the crash guard, in a real run: no traceback on the terminal, one line
+    naming the kind of error and the log, exit status 1, and the traceback in the log."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    out = subprocess.run([sys.executable, "-c", CRASH, str(tmp_path)], capture_output=True, text=True,
+                         timeout=120, cwd=root)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().endswith("exit 1")
+    lines = [line for line in out.stderr.splitlines() if line.strip()]
+    log = tmp_path / "logs" / "ridge.log"
+    assert lines == [f"Something went wrong (RuntimeError). Details were saved to {log}"], out.stderr
+    text = log.read_text(encoding="utf-8")
+    assert "Traceback" in text and "a bug past the guard" in text
+
+
 async def test_f1_shows_help_for_the_focused_part(tmp_path):
     app = build_app(tmp_path, profile="Lu")
     async with app.run_test(size=SIZE) as pilot:

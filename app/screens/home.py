@@ -72,7 +72,7 @@ runs a real toy serving loop on this machine.
         super().__init__(id="home")
         self.has_lab = lab_available()
         self._started = False
-        self._pending: str | None = None
+        self.pending_action: str | None = None
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
@@ -222,7 +222,7 @@ runs a real toy serving loop on this machine.
 
     def _bank_loaded(self) -> None:
         self.refresh_view()
-        pending, self._pending = self._pending, None
+        pending, self.pending_action = self.pending_action, None
         if pending:
             self.call_later(self.run_action, pending)
         if self.app.ready_exit == "loaded":
@@ -346,7 +346,7 @@ runs a real toy serving loop on this machine.
             self.notify("Choose a player first (p).", severity="warning")
             return False
         if not self.app.bank_ready:
-            self._pending = action or None
+            self.pending_action = action or None
             self.notify("Loading the puzzles…", timeout=2)
             return False
         return True
