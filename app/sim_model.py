@@ -25,6 +25,7 @@ import numpy as np
 
 from engine import physics
 from engine.analysis import GIB, VERDICTS, Report, analyze
+from engine.bounds import ascii_number, shown
 from engine.catalog import Accelerator, Catalog, ModelSpec, builtin_catalog, load_catalog
 from engine.deployment import (ALLOCATORS, OBJECTIVES, PRECISIONS, SCHEDULERS, Deployment,
                                build_deployment, deployment_to_dict)
@@ -131,23 +132,21 @@ def parse_value(f: Field, raw: object):
     if not text:
         raise RidgeError(f"{f.name} is empty: type a number")
     if f.kind == "int":
-        try:
+        if text.isascii() and text.lstrip("+-").isdigit():
             return int(text)
-        except ValueError:
-            pass
         try:
-            value = float(text)
+            value = ascii_number(text)  # ASCII digits only: float() would also read '١٢'
         except ValueError:
-            raise RidgeError(f"{f.name} must be a whole number, got {str(raw).strip()!r}") from None
+            raise RidgeError(f"{f.name} must be a whole number, got {shown(repr(str(raw).strip()), 60)}") from None
         if math.isfinite(value) and value.is_integer():
             return int(value)
-        raise RidgeError(f"{f.name} must be a whole number, got {str(raw).strip()!r}")
+        raise RidgeError(f"{f.name} must be a whole number, got {shown(repr(str(raw).strip()), 60)}")
     try:
-        value = float(text)
+        value = ascii_number(text)
     except ValueError:
-        raise RidgeError(f"{f.name} must be a number, got {str(raw).strip()!r}") from None
+        raise RidgeError(f"{f.name} must be a number, got {shown(repr(str(raw).strip()), 60)}") from None
     if not math.isfinite(value):
-        raise RidgeError(f"{f.name} must be a finite number, got {str(raw).strip()!r}")
+        raise RidgeError(f"{f.name} must be a finite number, got {shown(repr(str(raw).strip()), 60)}")
     return value
 
 
@@ -500,11 +499,11 @@ class Simulator:
     def set_budget(self, text: str) -> str | None:
         """Set the TPOT budget in milliseconds; the message when the text is not a positive number."""
         try:
-            value = float(str(text).strip().replace(",", ""))
+            value = ascii_number(str(text).strip().replace(",", ""))
         except ValueError:
-            return f"the TPOT budget must be a number of milliseconds, got {str(text).strip()!r}"
+            return f"the TPOT budget must be a number of milliseconds, got {shown(repr(str(text).strip()), 60)}"
         if not math.isfinite(value) or value <= 0:
-            return f"the TPOT budget must be a positive number of milliseconds, got {str(text).strip()!r}"
+            return f"the TPOT budget must be a positive number of milliseconds, got {shown(repr(str(text).strip()), 60)}"
         self.tpot_budget_ms = value
         return None
 

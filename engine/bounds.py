@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 
 from engine.errors import RidgeError
 
@@ -27,6 +28,17 @@ _CONTROLS = [*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0), *map(ord, _BIDI)]
 _STRIP = dict.fromkeys(_CONTROLS)
 _SPACE = {**_STRIP, **dict.fromkeys(map(ord, "\t\n\r\v\f"), " ")}
 MAX_SHOWN = 160  # characters of an echoed value shown in a message
+
+
+_ASCII_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]{1,4})?")
+
+
+def ascii_number(text: str) -> float:
+    """`text` as a number written in ASCII digits (float() also reads '١٢', '１２' and 'nan');
+    ValueError otherwise. Callers strip thousands separators first if they allow them."""
+    if not _ASCII_NUMBER.fullmatch(text):
+        raise ValueError(f"not a number in digits 0-9: {text!r}")
+    return float(text)
 
 
 def clean_text(text: object) -> str:

@@ -39,7 +39,7 @@ AMBIGUOUS = {
 _TOKEN = re.compile(
     r"""
     (?P<space>\s+)
-  | (?P<number>(?:\d[\d_]*(?:\.[\d_]*)?|\.\d[\d_]*)(?:[eE][+-]?\d+)?)
+  | (?P<number>(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)(?:[eE][+-]?[0-9]+)?)
   | (?P<op>\*\*|[-+*/^()×÷])
   | (?P<word>[A-Za-zµ_][A-Za-z0-9µ_]*(?:/s)?|%)
   | (?P<other>.)
@@ -55,7 +55,9 @@ class NapkinError(ValueError):
     """Input the napkin refuses, with the 0-based column where the trouble starts."""
 
     def __init__(self, message: str, column: int = 0) -> None:
-        super().__init__(message)
+        from engine.bounds import one_line  # the offending text may hold escapes or be very long
+
+        super().__init__(one_line(message, 300))
         self.column = column
 
 

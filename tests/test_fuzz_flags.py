@@ -149,3 +149,31 @@ def test_no_result_is_ever_non_finite_at_the_edges_of_what_is_accepted(dep):
         bad = {k: v for k, v in vars(report).items() if isinstance(v, float) and not finite_everywhere(v)}
         assert not bad, bad
         assert out["objective_value"] is not None and out["best_lever"] is not None
+
+
+# -- the same rule in the game's own number fields ----------------------------------------------
+@settings(max_examples=150, suppress_health_check=list(HealthCheck), **FUZZ)
+@given(st.sampled_from(["gpus", "prompt", "mfu", "price", "reserve_gib"]), st.one_of(
+    st.sampled_from(ODD_DIGITS + NUMBER_TEXT), hostile_text, st.text(alphabet="0123456789.e-+", max_size=8)))
+def test_screen_number_fields_take_ascii_digits_only(name, text):
+    """The simulator's fields and the napkin calculator read numbers exactly as the flags do."""
+    from app.sim_model import FIELD_BY_NAME, parse_value
+    from puzzles.napkin import NapkinError, evaluate
+
+    COUNTS["flags (screen fields)"] += 1
+    try:
+        value = parse_value(FIELD_BY_NAME[name], text)
+    except RidgeError as exc:
+        assert_one_line(exc)
+    else:
+        assert str(text).strip().replace(",", "").replace("_", "").isascii(), text
+        assert finite_everywhere(float(value))
+    try:
+        result = evaluate(text)
+    except NapkinError as exc:
+        assert_one_line(exc)
+    except RidgeError as exc:
+        assert_one_line(exc)
+    else:
+        assert text.isascii() or not any(ch.isdigit() and not ch.isascii() for ch in text), text
+        assert finite_everywhere(float(result) if isinstance(result, (int, float)) else 0.0)

@@ -194,8 +194,10 @@ is final. Then watch it run and compare. **New** (n) starts a fresh prediction.
     def _read_form(self) -> Prediction:
         def number(selector: str, what: str) -> float:
             text = self.query_one(selector, Input).value.strip()
+            from engine.bounds import ascii_number
+
             try:
-                return float(text)
+                return ascii_number(text)  # ASCII digits only: float() would also read '١٢'
             except ValueError:
                 raise RidgeError(f"enter a number for the {what}") from None
 
