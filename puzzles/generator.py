@@ -99,7 +99,7 @@ _T1 = (("does-not-fit", "quantization"), ("kv-capacity", "paged-kv"), ("kv-capac
        ("decode-weights", "batching"), ("decode-weights", "speculative-decoding"))
 _T2 = (("kv-capacity", "kv-quantization"), ("decode-kv", "kv-quantization"))
 _T3 = (("does-not-fit", "more-gpus"), ("does-not-fit", "paged-kv"), ("kv-capacity", "speculative-decoding"),
-       ("decode-weights", "prefix-caching"), ("prefill-compute", "chunked-prefill"))
+       ("decode-weights", "prefix-caching"), ("prefill-compute", "chunked-prefill"), ("prefill-weights", "quantization"))
 _T4 = (("prefill-compute", "routing"), ("decode-compute", "routing"), ("decode-weights", "routing"),
        ("kv-capacity", "routing"), ("decode-weights", "more-gpus"))
 
@@ -115,11 +115,15 @@ LEVELS = {
              _GPU_4, ("cost", "tpot", "ttft", "stall"), 32, 1.10, 1.15, 1.05, _T1 + _T2 + _T3 + _T4),
 }
 
-VERDICT_ORDER = ("does-not-fit", "kv-capacity", "prefill-compute", "decode-compute", "decode-kv", "decode-weights")
+VERDICT_ORDER = ("does-not-fit", "kv-capacity", "prefill-compute", "prefill-weights", "decode-compute", "decode-kv",
+                 "decode-weights")
+# Targets whose gain is a band edge by construction (a pure weight read halved): the band rule is
+# waived for them, since a gain within 10% of an edge accepts both bands anyway.
+EDGE_TARGETS = (("prefill-weights", "quantization"),)
 
 
 def _schedule(targets: tuple) -> tuple:
-    """The target for each index: verdicts strictly round-robin (each gets a sixth of the
+    """The target for each index: verdicts strictly round-robin (each gets an equal share of the
     draws), and within a verdict its levers in turn. Returned as one cycle of indexes."""
     by_verdict = {v: [t for t in targets if t[0] == v] for v in VERDICT_ORDER}
     verdicts = [v for v in VERDICT_ORDER if by_verdict[v]]
@@ -488,6 +492,20 @@ def r_prefill_chunked(rng, level):
                 concurrency=_round_count(cap * rng.uniform(0.2, 0.7)), objective="stall", spec_alpha=0.3)
 
 
+def r_prefillw_quant(rng, level):
+    """A lone short prompt judged on its first token: too little arithmetic to keep the chip
+    busy, so the wait is one read of the weights, and 8-bit weights halve it. More GPUs would
+    halve it too, so the scenario rules them out."""
+    model, gpu, n = _base(rng, level, models=level.big_models + level.models)
+    if model.experts:
+        raise _Skip
+    ridge = gpu.peak_flops("bf16") / (gpu.bandwidth_tbps * 1e12)
+    p = _spread(rng, 16, max(17.0, 0.6 * ridge))
+    o = _spread(rng, 100, 800)
+    return dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, concurrency=1, objective="ttft",
+                _ruled_out={"more-gpus": "the node has no free slots for more GPUs"})
+
+
 def r_prefill_route(rng, level):
     model, gpu, n = _base(rng, level, models=level.big_models, weights="fp8")
     if not gpu.native("fp8"):
@@ -629,6 +647,7 @@ RECIPES = {
     ("prefill-compute", "prefix-caching"): r_prefill_prefix,
     ("prefill-compute", "routing"): r_prefill_route,
     ("prefill-compute", "chunked-prefill"): r_prefill_chunked,
+    ("prefill-weights", "quantization"): r_prefillw_quant,
     ("decode-compute", "batching"): r_compute_batching,
     ("decode-compute", "routing"): r_compute_route,
     ("decode-kv", "kv-quantization"): r_kvread_kvquant,
@@ -741,7 +760,8 @@ def _try(rng, difficulty: int, level: Level, recipe, target):
     solution = _solve(dep, report, offered, target[1] if target else None, level.lever_margin)
     if solution is None or (target is not None and solution.best_lever != target[1]):
         return None, True
-    problems = ambiguity(solution, level.verdict_margin, level.lever_margin, level.band_margin)
+    band_margin = None if target in EDGE_TARGETS else level.band_margin
+    problems = ambiguity(solution, level.verdict_margin, level.lever_margin, band_margin)
     if problems or unoffered_winners(solution, offered, ruled_out):
         return None, True
     real_dep = at_fidelity(dep, "realistic")

@@ -36,14 +36,15 @@ def test_any_id_rebuilds_alone():
 
 def test_a_fixed_seed_is_stable_across_machines():
     """Pinned first draws of seed 2024 (string-seeded Random, fixed catalog tuples): competitions
-    rely on these never moving. If the engine's physics change, re-pin deliberately."""
+    rely on these never moving. If the engine's physics or the targets change, re-pin deliberately
+    (last: the prefill-weights target joined the round-robin at level 3)."""
     got = [(m.puzzle.id, m.key.bottleneck, m.key.best_lever, m.key.reason) for m in generator.generate(2024, 6)]
     assert got == [
         ("gen-s2024-d1-0000", "does-not-fit", "quantization", "weights-overflow"),
         ("gen-s2024-d2-0001", "kv-capacity", "paged-kv", "reserved-slots"),
         ("gen-s2024-d3-0002", "prefill-compute", "prefix-caching", "recomputed-prefix"),
-        ("gen-s2024-d4-0003", "decode-compute", "batching", "straggler-slots"),
-        ("gen-s2024-d5-0004", "decode-kv", "speculative-decoding", "idle-flops"),
+        ("gen-s2024-d4-0003", "prefill-weights", "quantization", "prefill-weight-read"),
+        ("gen-s2024-d5-0004", "decode-compute", "batching", "straggler-slots"),
         ("gen-s2024-d1-0005", "decode-weights", "batching", "serial-requests"),
     ]
 
@@ -58,7 +59,8 @@ def draws():
 def test_every_emitted_puzzle_is_unambiguous(draws):
     made = draws
     for m in made:
-        problems = ambiguity(m.key.solution)  # verdict 10%, lever 15%, band 5%
+        edge = m.target in generator.EDGE_TARGETS  # a halved pure read: 2x, both bands accepted
+        problems = ambiguity(m.key.solution, band_margin=None if edge else 1.05)  # verdict 10%, lever 15%, band 5%
         assert problems == [], (m.puzzle.id, problems)
         key = m.key
         assert key.reason in m.puzzle.reasons and 3 <= len(m.puzzle.reasons) <= 5
