@@ -225,6 +225,15 @@ class Session:
                 return p
         return None
 
+    def returns_after(self, puzzle_id: str) -> int:
+        """How many puzzles `next_puzzle` offers before `puzzle_id` comes back from the retry
+        queue: every open puzzle not put off, then those put off before it."""
+        queue = self.retry_queue
+        open_ids = [p for ch in self.chapters for p in ch.puzzle_ids
+                    if not self.cleared(p) and p not in queue and p != puzzle_id]
+        earlier = queue[:queue.index(puzzle_id)] if puzzle_id in queue else queue
+        return len(open_ids) + len([p for p in earlier if p != puzzle_id])
+
     # -- recording -------------------------------------------------------------------------
     def record(self, puzzle, grade, hints_used: int, seconds_taken: float, locked_at: _dt.datetime,
                mode: str = "campaign"):

@@ -129,3 +129,22 @@ async def test_escape_on_the_first_run_screen_asks_before_leaving(tmp_path):
         assert app.focused is app.screen.query_one("#name")
         await settle(pilot, "escape", "y")
         assert not app.is_running or app._exit_renderables is not None
+
+
+async def test_the_reveal_opens_with_what_to_remember_and_says_when_a_retry_returns(tmp_path):
+    from pilot_wait import until
+    from screen_text import screen_lines
+    from test_snapshots import _fill
+
+    async with build_app(tmp_path, profile="Ada").run_test(size=SIZE) as pilot:
+        await to_puzzle(pilot)
+        await _fill(pilot)
+        await settle(pilot, "l", "y")
+        top = "\n".join(screen_lines(pilot.app)[:12])
+        assert "What to remember" in top and "Bound by" in top and "wins: 2.31×" in top
+        notes: list[str] = []
+        tell = pilot.app.notify
+        pilot.app.notify = lambda message, **kwargs: (notes.append(str(message)), tell(message, **kwargs))[1]
+        await settle(pilot, "r")
+        await until(pilot, lambda: any("comes back" in note for note in notes), "the retry note")
+        assert "Queued: it comes back after 3 other puzzles." in notes  # the fixture campaign's other three

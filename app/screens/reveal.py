@@ -62,6 +62,38 @@ def bullets(items: list[str], width: int) -> list[str]:
     return out
 
 
+OBJECTIVE_NOUNS = {"cost": "the cost per million output tokens", "tpot": "the time per output token",
+                   "ttft": "the time to first token", "stall": "the longest stall"}
+
+
+def takeaway_lines(key, objective: str) -> list[str]:
+    """Two lines to remember from this deployment: what bounds it, with the number that shows
+    it, and the lever that wins, by how much, against the next best."""
+    from puzzles.reasons import reason_fact
+
+    bound = f"Bound by {labels.bottleneck(key.bottleneck)}"
+    lines = [f"{bound} — {labels.humanize(reason_fact(key.reason, key.solution))}." if key.reason else f"{bound}."]
+    ranked = [lv for lv in key.levers if lv.gain is not None]
+    best = next((lv for lv in ranked if lv.name == key.best_lever), None)
+    runner = next((lv for lv in ranked if lv.name != key.best_lever), None)
+    noun = OBJECTIVE_NOUNS.get(objective, "the objective")
+    if best is not None:
+        line = f"So {labels.lever(best.name)} wins: {best.gain:.2f}× on {noun}"
+        if runner is None or runner.gain <= 1.005:
+            line += "; no other lever moves it."
+        else:
+            line += f"; the next best, {labels.lever(runner.name)}, gives {runner.gain:.2f}×."
+        lines.append(line)
+    return lines
+
+
+def retry_note(ahead: int) -> str:
+    """When a puzzle put back with r comes round again."""
+    if ahead == 0:
+        return "Queued: it comes back next."
+    return f"Queued: it comes back after {ahead} other puzzle{'s' if ahead != 1 else ''}."
+
+
 def comparison_rows(prediction: dict, key, grade) -> list[tuple[str, str, str, str]]:
     """(part, yours, the engine's, mark) for every part judged, estimates included: ✓ right,
     ✗ wrong, ◆ beside the mark of a part that decided the outcome."""
@@ -173,6 +205,9 @@ A gain within 10% of a band edge accepts both bands.
                 banner += "\n" + feedback[0]
             banner += "\n" + labels.humanize(decided_text(grade, labels.words))
             yield Static(banner, id="verdict", classes=f"-{grade.outcome}", markup=False)
+            remember = takeaway_lines(key, self.puzzle.objective)
+            yield TextBlock(lambda w: bullets(remember, w), title="What to remember", width_hint=left,
+                            id="takeaway")
             rows = comparison_rows(self.prediction, key, grade)
             with Horizontal(id="reveal-columns"):
                 with Vertical(id="reveal-left", classes="reveal-column"):
@@ -305,7 +340,7 @@ A gain within 10% of a band edge accepts both bands.
                 self.notify(f"Could not save the retry queue: {error}", severity="error")
                 return
             self.queued = True
-        self.notify("Queued: it comes back after your other open puzzles.", title="Retry later")
+        self.notify(retry_note(self.app.session.returns_after(self.puzzle.id)), title="Retry later")
         self.post_message(ContinueCampaign(after=self.puzzle.id, replace=True))
 
     async def action_map(self) -> None:
