@@ -206,8 +206,8 @@ A gain within 10% of a band edge accepts both bands.
             banner += "\n" + labels.humanize(decided_text(grade, labels.words))
             yield Static(banner, id="verdict", classes=f"-{grade.outcome}", markup=False)
             remember = takeaway_lines(key, self.puzzle.objective)
-            yield TextBlock(lambda w: bullets(remember, w), title="What to remember", width_hint=self.app.size.width - 5,
-                            id="takeaway")
+            yield TextBlock(lambda w: bullets(remember, w), title="What to remember",
+                            width_hint=self.app.size.width - 5, id="takeaway")
             rows = comparison_rows(self.prediction, key, grade)
             with Horizontal(id="reveal-columns"):
                 with Vertical(id="reveal-left", classes="reveal-column"):
