@@ -130,10 +130,12 @@ def extreme_deployments(draw):
         objective=draw(st.sampled_from(["cost", "tpot", "ttft", "stall"])),
         route_model=draw(st.sampled_from([None, "phi-3-mini", "llama-3.1-405b"])),
         route_fraction=draw(_edge(0.0, 1.0, 5e-324)),
+        fidelity=draw(st.sampled_from(["floor", "realistic"])),
+        draft_model=draw(st.sampled_from([None, "llama-3.1-8b", "phi-3-mini"])),
     )
 
 
-@settings(max_examples=200, suppress_health_check=list(HealthCheck), **FUZZ)
+@settings(max_examples=300, suppress_health_check=list(HealthCheck), **FUZZ)
 @given(extreme_deployments())
 def test_no_result_is_ever_non_finite_at_the_edges_of_what_is_accepted(dep):
     COUNTS["flags (extreme accepted values)"] += 1

@@ -228,3 +228,21 @@ def test_a_deleted_attempt_is_still_reported_after_the_next_answer(case_dir):
     assert out.returncode == 2 and "ridge saves check" in err and err.count("\n") == 1, err
     check = ridge("saves", "check", "--save-dir", str(folder), cwd=case_dir)
     assert check.returncode == 1 and b"000001.toml: deleted" in check.stdout, check.stdout
+
+
+def test_the_crash_log_honours_save_dir(tmp_path, monkeypatch, capsys):
+    """A bug (not bad input) is one line naming the log, and the log is in the --save-dir folder."""
+    import puzzles.stats
+    from app.cli import main
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug\nwith a second line")
+
+    monkeypatch.setattr(puzzles.stats, "derive", broken)
+    monkeypatch.delenv("RIDGE_DEBUG", raising=False)
+    folder = tmp_path / "elsewhere"
+    assert main(["stats", "--save-dir", str(folder)]) == 1
+    err = capsys.readouterr().err
+    log = folder / "logs" / "ridge.log"
+    assert err.count("\n") == 1 and "internal error" in err and str(log) in err, err
+    assert "RuntimeError: a bug" in log.read_text(encoding="utf-8")
