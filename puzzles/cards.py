@@ -75,20 +75,10 @@ def _si_params(n: float) -> str:
     return f"{n / 1e9:,.1f} B" if n >= 1e9 else f"{n / 1e6:,.0f} M"
 
 
-def _reserve_gib_per_gpu(dep) -> float:
-    """The per-GPU reserve the engine applies (an input: 10% of memory unless set)."""
-    found = getattr(dep, "reserve_gib_per_gpu", None)
-    return dep.reserve_gib if found is None else found
-
-
-def _tp_domain(gpu) -> int | None:
-    return getattr(gpu, "tp_domain", None)
-
-
 def layout_text(dep) -> str:
     """How the GPUs share the model: one tensor-parallel group, or groups of the accelerator's
     tensor-parallel domain with whole replicas beyond it."""
-    domain = _tp_domain(dep.gpu)
+    domain = dep.gpu.tp_domain
     if dep.gpus == 1:
         return "one GPU holds the whole model"
     if domain and dep.gpus > domain:
@@ -135,8 +125,7 @@ def card_rows(dep, levers=(), ruled_out=None, objective: str | None = None) -> l
     if dep.spec_k or "speculative-decoding" in levers:
         k = dep.spec_k or DEFAULT_SPEC_K
         state = "on" if dep.spec_k else "available"
-        draft = getattr(dep, "draft_model", None)
-        named = f" ({getattr(draft, 'name', draft)})" if draft else ""
+        named = f" ({dep.draft_model.name})" if dep.draft_model is not None else ""
         rows.append(("Speculation", f"{state}: a draft{named} proposes {k} tokens, each accepted with "
                                     f"p = {dep.spec_alpha:g}; a draft token costs {dep.spec_draft_cost:g} of a "
                                     f"target step"))
@@ -152,8 +141,8 @@ def card_rows(dep, levers=(), ruled_out=None, objective: str | None = None) -> l
                                     f"fewest {g.id} it fits on (a power of two), scaled to its share"))
     elif "routing" in levers:
         rows.append(("Small model", "none stated for this traffic"))
-    default = getattr(dep, "reserve_gib", 0) is None
-    rows.append(("Reserve", f"{_reserve_gib_per_gpu(dep):.3g} GiB per GPU for activations and workspace"
+    default = dep.reserve_gib is None
+    rows.append(("Reserve", f"{dep.reserve_gib_per_gpu:.3g} GiB per GPU for activations and workspace"
                             + (" (10% of its memory)" if default else "")))
     rows.append(("Efficiency", f"arithmetic at {dep.mfu:.0%} of peak (MFU)"))
     rows.append(("Price", f"${dep.price:g} per GPU-hour"))

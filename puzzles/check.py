@@ -46,6 +46,9 @@ def _answer(key: Key) -> tuple:
 
 def hidden_input_problems(puzzle: Puzzle, key: Key) -> list[tuple[str, str]]:
     """(field, message) for each input the card leaves unsaid that changes the key when changed."""
+    from engine.deployment import validate
+    from engine.errors import RidgeError
+
     from puzzles.cards import shown_fields
     from puzzles.keys import key_from_solution
 
@@ -53,14 +56,11 @@ def hidden_input_problems(puzzle: Puzzle, key: Key) -> list[tuple[str, str]]:
     shown = shown_fields(dep, puzzle.levers)
     out = []
     for name, change in _PERTURB.items():
-        if name in shown or name not in type(dep).FIELDS:
+        if name in shown:
             continue
         try:
-            other = dep.with_(**change(dep))
-            from engine.deployment import validate
-
-            validate(other)
-        except Exception:  # noqa: BLE001 - a change the deployment refuses cannot matter
+            other = validate(dep.with_(**change(dep)))
+        except RidgeError:  # a change the deployment refuses cannot matter
             continue
         moved = key_from_solution(*solve_both(other, puzzle.levers))
         if _answer(moved) != _answer(key):

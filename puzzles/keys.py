@@ -269,13 +269,8 @@ def verdict_margins(solution: Solution) -> list[tuple[str, float]]:
     elif objective == "tpot":
         rules = ("kv-capacity", "decode-compute", "decode-kv")
     else:
-        compute = getattr(r, "prefill_compute_seconds", None)
-        weights = getattr(r, "prefill_weight_seconds", None)
-        if compute is None or weights is None:
-            compute = r.prefill_flops / (r.deployment.gpus * r.peak_flops * r.deployment.mfu)
-            weights = r.prefill_seconds if r.prefill_seconds > compute * 1.0001 else None
-        if weights:
-            out.append(("prefill-compute", compute / weights))
+        if r.prefill_weight_seconds:
+            out.append(("prefill-compute", r.prefill_compute_seconds / r.prefill_weight_seconds))
         return out
     for rule in rules:
         if not (rule == "kv-capacity" and r.deployment.scheduler == "none"):
