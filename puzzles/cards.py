@@ -101,7 +101,8 @@ def card_rows(dep, levers=(), ruled_out=None, objective: str | None = None) -> l
     rows = [
         ("Model", f"{m.name} ({m.id}) · {params}"),
         ("GPUs", f"{dep.gpus} × {g.name} ({g.id}) · {layout_text(dep)}"),
-        ("Each GPU", f"{g.memory_gib:g} GiB · {g.bandwidth_tbps:g} TB/s · dense TFLOP/s {peaks}"),
+        ("Each GPU", f"{g.memory_gib:g} GiB · {g.bandwidth_tbps:g} TB/s · dense TFLOP/s {peaks} · links "
+                     f"{g.link_gbps:g} GB/s, tensor-parallel groups of up to {g.tp_domain}"),
         ("Prompt", f"{dep.prompt:,} tokens (average)"),
         ("Output", f"{dep.output:,} tokens (average)"),
         ("Traffic", f"{dep.concurrency:,} sequence{'s' if dep.concurrency != 1 else ''} wanted at once"),
