@@ -102,7 +102,7 @@ def contract_problems(puzzle: Puzzle, key: Key) -> list[tuple[str, str]]:
         out.append(("reasons", f"the key's reason '{key.reason}' ({REASONS[key.reason]}) is not among "
                                f"the candidates {list(puzzle.reasons)}"))
     for reason in puzzle.reasons:
-        if reason != key.reason and reason_holds(reason, key.solution):
+        if reason != key.reason and any(reason_holds(reason, solution) for _, solution in solutions):
             out.append(("reasons", f"the candidate '{reason}' ({REASONS[reason]}) is also true here, so a player "
                                    f"who picks it would be graded wrong for a true reason; offer a false one"))
     out.extend(hidden_input_problems(puzzle, key))

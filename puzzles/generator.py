@@ -720,7 +720,8 @@ def _asks(rng, difficulty: int, key: Key) -> tuple[str, ...]:
 
 def _reasons(rng, key: Key) -> tuple[str, ...]:
     """The key's reason and three distractors false for this deployment, in the fixed order."""
-    return candidate_reasons(key.reason, key.solution, pick=lambda pool: _pick(rng, pool))
+    also = (key.realistic,) if key.realistic is not None else ()
+    return candidate_reasons(key.reason, key.solution, pick=lambda pool: _pick(rng, pool), also=also)
 
 
 # --- drawing ----------------------------------------------------------------------------------

@@ -203,14 +203,20 @@ _DISTRACTOR_ORDER = ("at-ridge", "kv-read", "weight-read", "prefill-flops", "kv-
                      "prefill-stall", "prefill-weight-read", "kv-overflow", "weights-overflow")
 
 
-def candidate_reasons(reason: str, solution: Solution, count: int = 3, pick=None) -> tuple[str, ...]:
+def candidate_reasons(reason: str, solution: Solution, count: int = 3, pick=None, also=()) -> tuple[str, ...]:
     """The key's `reason` and up to `count` distractors that are false for this deployment (so a
-    true reason is never graded wrong): plausible ones first (CONFUSABLE), then any false one, in
-    the one fixed order. `pick(pool)` chooses one from a list (a seeded rng's choice, say); without
-    it the first is taken."""
+    true reason is never graded wrong), at the floor and in every solution of `also` (the
+    realistic one): plausible ones first (CONFUSABLE), then any false one, in the one fixed order.
+    `pick(pool)` chooses one from a list (a seeded rng's choice, say); without it the first is
+    taken."""
     choose = pick or (lambda pool: pool[0])
-    plausible = [r for r in CONFUSABLE[reason] if r != reason and not reason_holds(r, solution)]
-    spare = [r for r in _DISTRACTOR_ORDER if r != reason and r not in plausible and not reason_holds(r, solution)]
+    solutions = (solution, *also)
+
+    def false(r: str) -> bool:
+        return r != reason and not any(reason_holds(r, s) for s in solutions)
+
+    plausible = [r for r in CONFUSABLE[reason] if false(r)]
+    spare = [r for r in _DISTRACTOR_ORDER if r not in plausible and false(r)]
     picked = [reason]
     for pool in (plausible, spare):
         while pool and len(picked) < count + 1:
