@@ -35,8 +35,8 @@ def prediction_fields(grade) -> dict[str, Any]:
     estimates = {str(k): float(v) for k, v in p.estimates.items()}
     if p.spec_helps in ("yes", "no"):
         estimates[SPEC_FIELD] = 1.0 if p.spec_helps == "yes" else 0.0
-    return {"bottleneck": p.bottleneck, "lever": p.lever, "gain_band": p.gain_band, "reason": p.reason,
-            "certainty": str(grade.certainty), "estimates": estimates}
+    return {"bottleneck": str(p.bottleneck), "lever": str(p.lever), "gain_band": str(p.gain_band),
+            "reason": str(p.reason), "certainty": str(grade.certainty), "estimates": estimates}
 
 
 def key_fields(grade) -> dict[str, str]:

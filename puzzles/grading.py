@@ -36,14 +36,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.errors import RidgeError
-from engine.ids import OBJECTIVE_VERDICTS, Certainty, GainBand, Objective, Outcome, Verdict
+from engine.ids import OBJECTIVE_VERDICTS, Certainty, GainBand, Lever, Objective, Outcome, Verdict
 
 from puzzles import fmt
 from puzzles.explain import band_text, lever_story, prefill_bound, why_not_verdict
 from puzzles.keys import BAND_EDGES
 from puzzles.puzzle import ESTIMATE_NAMES, Puzzle
 from puzzles.questions import QUESTIONS, SPEC_FIELD, SPEC_HELPS_ABOVE
-from puzzles.reasons import MEASURES, REASONS, accepted_reasons
+from puzzles.reasons import MEASURES, REASONS, Reason, accepted_reasons
 from puzzles.scoring import points
 
 ESTIMATE_TOLERANCE = 1.5      # a factor either way, judged on a log scale
@@ -52,16 +52,20 @@ ANSWER, REASON, CHECK = "answer", "reason", "check"
 ANSWER_PARTS = ("bottleneck", "lever", "gain_band")
 
 
+_ENUMS = {"bottleneck": Verdict, "lever": Lever, "gain_band": GainBand, "reason": Reason, "certainty": Certainty}
+_KNOWN = {name: frozenset(enum) for name, enum in _ENUMS.items()}
+
+
 @dataclass(frozen=True)
 class Prediction:
     """A locked-in answer: choices by id (blank "" when not given), a certainty level, numeric
     estimates by name and, for the napkin yes/no, `spec_helps` ("yes", "no" or "")."""
 
-    bottleneck: str = ""
-    lever: str = ""
-    gain_band: str = ""
-    reason: str = ""
-    certainty: str = ""
+    bottleneck: Verdict | str = ""
+    lever: Lever | str = ""
+    gain_band: GainBand | str = ""
+    reason: Reason | str = ""
+    certainty: Certainty | str = ""
     estimates: Mapping[str, float] = field(default_factory=dict)
     spec_helps: str = ""
 
@@ -69,15 +73,18 @@ class Prediction:
     def of(cls, value: Prediction | Mapping[str, Any]) -> Prediction:
         """A Prediction from itself or from a form's dict of ids (None and missing are blank)."""
         if isinstance(value, Prediction):
-            return value
+            value = {**value.to_json(), SPEC_FIELD: value.spec_helps, "estimates": value.estimates}
         text = {k: str(value.get(k) or "") for k in
                 ("bottleneck", "lever", "gain_band", "reason", "certainty", SPEC_FIELD)}
+        for name, enum in _ENUMS.items():   # ids the game knows become its enums; others stay text (graded wrong)
+            if text[name] in _KNOWN[name]:
+                text[name] = enum(text[name])
         estimates = value.get("estimates") or {}
         return cls(estimates=dict(estimates) if isinstance(estimates, Mapping) else {}, **text)
 
     def to_json(self) -> dict:
-        out = {"bottleneck": self.bottleneck, "lever": self.lever, "gain_band": self.gain_band,
-               "reason": self.reason, "certainty": self.certainty, "estimates": dict(self.estimates)}
+        out = {"bottleneck": str(self.bottleneck), "lever": str(self.lever), "gain_band": str(self.gain_band),
+               "reason": str(self.reason), "certainty": str(self.certainty), "estimates": dict(self.estimates)}
         if self.spec_helps:
             out[SPEC_FIELD] = self.spec_helps
         return out

@@ -270,3 +270,23 @@ def test_a_key_near_a_band_edge_clears_with_either_band():
                                    (4.0 * 1.04, "over-4x", "2-4x"), (1.25 / 1.05, "under-1.25x", "1.25-2x")):
         assert accepted_bands(K(gain, band)) == {band, other_band}
     assert accepted_bands(K(3.0, "2-4x")) == {"2-4x"}
+
+
+def test_ridge_answer_json_lists_every_part_and_names_a_wrong_estimate(capsys):
+    import json
+
+    from app.cli import main
+
+    puzzle = bank.get("kv-cache-02")
+    key = bank.key(puzzle)
+    truth = key.estimates["max_concurrency"]
+    args = ["answer", puzzle.id, "--bottleneck", objective_bottleneck(key), "--lever", key.best_lever,
+            "--gain", key.gain_band, "--reason", key.reason, "--estimate", f"max_concurrency={truth * 2}",
+            "--certainty", "medium", "--no-record", "--json"]
+    assert main(args) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["outcome"] == "lucky"
+    parts = {p["name"]: p for p in out["parts"]}
+    wrong = parts["estimate:max_concurrency"]
+    assert (wrong["yours"], wrong["engine"], wrong["right"], wrong["decided"]) == (truth * 2, truth, False, True)
+    assert all(parts[n]["right"] for n in ("bottleneck", "lever", "gain_band", "reason"))
