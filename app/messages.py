@@ -93,3 +93,11 @@ class AttemptSaved(Message):
         super().__init__()
         self.attempt = attempt
         self.error = error
+
+
+class PuzzlesLoaded(Message):
+    """The puzzle packs finished loading in the background (`error` says why not, if not)."""
+
+    def __init__(self, error: BaseException | None = None) -> None:
+        super().__init__()
+        self.error = error

@@ -6,7 +6,7 @@ read is named in one line, and set aside only if the player agrees.
 """
 from __future__ import annotations
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -16,7 +16,7 @@ from textual.widgets.option_list import Option
 
 from app import labels
 from app.errors import Guarded
-from app.messages import ContinueCampaign, OpenMode
+from app.messages import ContinueCampaign, OpenMode, PuzzlesLoaded
 from app.widgets.footer import RidgeFooter
 from app.widgets.titlebar import TitleBar
 
@@ -197,21 +197,31 @@ runs a real toy serving loop on this machine.
         if self.app.bank_ready:
             self._bank_loaded()
         else:
-            self.run_worker(self._load_bank, thread=True, exclusive=True, group="bank", exit_on_error=False)
+            self._load_bank()
         if self.app.ready_exit == "1":
             self.call_after_refresh(self.app.exit)
 
     # -- the puzzle packs load in the background, so the home screen shows at once ---------
+    @work(thread=True, exclusive=True, group="bank", exit_on_error=False)
     def _load_bank(self) -> None:
+        """Load the packs in a thread; what came of it arrives as a PuzzlesLoaded message."""
         try:
             self.app.bank.chapters()
             for chapter in self.app.bank.chapters()[:1]:
                 for pid in chapter.puzzle_ids[:1]:
                     self.app.bank.puzzle(pid)
         except Exception as error:  # noqa: BLE001 - shown in one line, logged in full
-            self.app.call_from_thread(self._bank_failed, error)
+            self.post_message(PuzzlesLoaded(error))
             return
-        self.app.call_from_thread(self._bank_loaded)
+        self.post_message(PuzzlesLoaded())
+
+    @on(PuzzlesLoaded)
+    def _puzzles_loaded(self, message: PuzzlesLoaded) -> None:
+        message.stop()
+        if message.error is not None:
+            self._bank_failed(message.error)
+        else:
+            self._bank_loaded()
 
     def _bank_failed(self, error: Exception) -> None:
         from app.errors import log_exception

@@ -170,7 +170,7 @@ is final. Then watch it run and compare. **New** (n) starts a fresh prediction.
         self.query_one("#run-label", Static).update("Locked in. Starting the lab…")
         self.refresh_bindings()
         self._cancel.clear()
-        self._run(quick)
+        self._start_run(quick)
 
     def action_new_prediction(self) -> None:
         if self.result is None and self.error is None:
@@ -210,7 +210,7 @@ is final. Then watch it run and compare. **New** (n) starts a fresh prediction.
 
     # -- the run ----------------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="lab", exit_on_error=False)
-    def _run(self, quick: bool) -> None:
+    def _start_run(self, quick: bool) -> None:
         from engine.lab.runner import lab_settings, run_lab
 
         try:
