@@ -287,12 +287,14 @@ Cost, **b** A/B. Letter keys work while a number field has focus.
         yield Footer()
 
     def _prediction_rows(self, sim: sm.Simulator) -> ComposeResult:
-        from engine.analysis import VERDICTS
+        from engine.ids import Verdict
         from engine.levers import GAIN_BANDS, LEVERS
 
         rows = (
-            ("Bottleneck", "sim-guess-bottleneck", [(labels.bottleneck(v), v) for v in VERDICTS],
-             "What limits this deployment, judged in order: fit, KV capacity, prefill, then the decode step."),
+            ("Bottleneck", "sim-guess-bottleneck", [(labels.bottleneck(v), v) for v in Verdict],
+             "What bounds the objective chosen on the left: for cost the whole deployment (fit, KV capacity, "
+             "prefill, then the decode step), for TPOT one decode step, for TTFT one request's prefill. "
+             "Within 10% of a band edge, both bands count."),
             ("Best lever", "sim-guess-lever", [(labels.lever(v), v) for v in LEVERS],
              "The one change that most improves the objective chosen on the left."),
             ("Its gain", "sim-guess-band", [(labels.band(v), v) for v in GAIN_BANDS],
