@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -120,6 +121,9 @@ _FIT_FIELDS = {"model", "gpu", "gpus", "config", "weights", "kv", "reserve_gib",
                "shared_prefix", "prefix_caching", "allocator"}
 
 
+_WHOLE = re.compile(r"[+-]?[0-9]+")
+
+
 def parse_value(f: Field, raw: object):
     """The typed value of one raw input; RidgeError names the field when it is not one."""
     if f.kind == "bool":
@@ -132,13 +136,15 @@ def parse_value(f: Field, raw: object):
     if not text:
         raise RidgeError(f"{f.name} is empty: type a number")
     if f.kind == "int":
-        if text.isascii() and text.lstrip("+-").isdigit():
+        if _WHOLE.fullmatch(text):
+            if len(text) > 18:  # beyond every bound, and int() refuses 4,300 digits with ValueError
+                raise RidgeError(f"{f.name} is far too large ({len(text)} digits)")
             return int(text)
         try:
             value = ascii_number(text)  # ASCII digits only: float() would also read '١٢'
         except ValueError:
             raise RidgeError(f"{f.name} must be a whole number, got {shown(repr(str(raw).strip()), 60)}") from None
-        if math.isfinite(value) and value.is_integer():
+        if math.isfinite(value) and value.is_integer() and abs(value) < 1e18:
             return int(value)
         raise RidgeError(f"{f.name} must be a whole number, got {shown(repr(str(raw).strip()), 60)}")
     try:

@@ -96,7 +96,10 @@ def number(value: object, where: str, *, low: float | None = None, high: float |
         else:
             bound = f"at most {high:g}"
         digits = len(str(abs(value))) if isinstance(value, int) else 0
-        got = f"a number with {digits} digits" if digits > 30 else f"{value:g}" if isinstance(value, float) else str(value)
+        if digits > 30:
+            got = f"a number with {digits} digits"
+        else:
+            got = f"{value:g}" if isinstance(value, float) else str(value)
         raise RidgeError(f"{where} must be {bound}, got {got}")
     return value
 
@@ -180,7 +183,8 @@ def load_toml_text(text: str, name: object) -> dict:
     except tomllib.TOMLDecodeError as exc:
         raise RidgeError(f"{shown(name)}: not valid TOML: {one_line(exc, 200)}") from None
     except (RecursionError, MemoryError, ValueError, OverflowError) as exc:
-        raise RidgeError(f"{shown(name)}: not valid TOML ({type(exc).__name__}: nested or sized past its limits)") from None
+        raise RidgeError(f"{shown(name)}: not valid TOML ({type(exc).__name__}: "
+                         "nested or sized past its limits)") from None
     if data_depth(data) > MAX_DEPTH:
         raise RidgeError(f"{shown(name)}: nested more than {MAX_DEPTH} levels deep")
     return data
@@ -207,7 +211,8 @@ MODEL_LIMITS = {
     "layers": (1, 10_000), "hidden": (1, 1_000_000), "intermediate": (0, 10_000_000),
     "heads": (1, 100_000), "kv_heads": (1, 100_000), "head_dim": (1, 100_000),
     "vocab": (1, 100_000_000), "context": (1, 1_000_000_000), "norms_per_layer": (0, 16),
-    "sliding_window": (0, 1_000_000_000), "sliding_layers": (0, 10_000), "experts": (0, 100_000), "experts_per_token": (0, 100_000),
+    "sliding_window": (0, 1_000_000_000), "sliding_layers": (0, 10_000),
+    "experts": (0, 100_000), "experts_per_token": (0, 100_000),
     "expert_intermediate": (0, 10_000_000), "shared_experts": (0, 1_000), "dense_layers": (0, 10_000),
     "q_lora_rank": (0, 100_000), "kv_lora_rank": (0, 100_000), "qk_nope_head_dim": (0, 100_000),
     "qk_rope_head_dim": (0, 100_000), "v_head_dim": (0, 100_000),

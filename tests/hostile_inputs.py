@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import atexit
 import collections
-import math
 import os
 
 from hypothesis import strategies as st
+
+from engine.bounds import finite_tree
 
 COUNTS: collections.Counter[str] = collections.Counter()
 FUZZ = dict(deadline=None)  # every fuzz test also sets max_examples, so the suite stays bounded
@@ -86,14 +87,19 @@ def assert_one_line(message: object) -> None:
     assert "\x1b" not in text and "\x07" not in text, repr(text[:300])
 
 
-def finite_everywhere(value) -> bool:
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, float) and not math.isfinite(item):
-            return False
-        if isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, (list, tuple)):
-            stack.extend(item)
-    return True
+finite_everywhere = finite_tree  # one rule: engine.bounds.finite_tree
+
+
+def value_slots(text: str) -> list[int]:
+    """Where each `key = value` line's value starts in a TOML text, for `edit_values`."""
+    import re
+
+    return [m.start(1) for m in re.finditer(r"^\s*[\w.\"-]+ = (.+)$", text, re.MULTILINE)]
+
+
+def edit_values(text: str, slots: list[int], edits) -> str:
+    """`text` with the values at `slots[i]` replaced by literals, for each (i, literal) in `edits`."""
+    for index, literal in sorted(edits, reverse=True):  # from the end, so earlier offsets hold
+        start = slots[index]
+        text = text[:start] + literal + text[text.index("\n", start):]
+    return text

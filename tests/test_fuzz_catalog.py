@@ -6,7 +6,6 @@ Would have caught: a catalog that is not UTF-8, `models = 5`, a folder given as 
 """
 from __future__ import annotations
 
-import re
 import tempfile
 from pathlib import Path
 
@@ -19,7 +18,8 @@ from engine.contract import solution_to_json
 from engine.deployment import build_deployment
 from engine.errors import RidgeError
 from engine.levers import solve
-from hostile_inputs import COUNTS, FUZZ, assert_one_line, byte_damage, damage, finite_everywhere, toml_literal
+from hostile_inputs import (COUNTS, FUZZ, assert_one_line, byte_damage, damage, edit_values, finite_everywhere,
+                            toml_literal, value_slots)
 
 TEMPLATE = """\
 [models.tiny]
@@ -54,7 +54,7 @@ memory_gib = 24
 bandwidth_tbps = 1.0
 peak_tflops = { bf16 = 165, fp8 = 330 }
 """
-SLOTS = [m.start(1) for m in re.finditer(r"= (.+)$", TEMPLATE, re.MULTILINE)]
+SLOTS = value_slots(TEMPLATE)
 TMP = Path(tempfile.mkdtemp(prefix="ridge-fuzz-catalog-"))
 plausible = st.integers(1, 64).map(str) | st.sampled_from(['"A \\u001b[31mname"', '"plain"', "0.5", "1e3"])
 extra_line = st.just("") | st.sampled_from(["models = 5", "gpus = []", "[sources]", "[models.\"\\u001b[2J\"]",
@@ -96,11 +96,7 @@ def _load(raw: bytes):
        extra_line)
 def test_edited_catalog_values(edits, line):
     COUNTS["catalog"] += 1
-    text = TEMPLATE
-    for index, literal in sorted(edits, reverse=True):  # from the end, so earlier offsets hold
-        start = SLOTS[index]
-        end = text.index("\n", start)
-        text = text[:start] + literal + text[end:]
+    text = edit_values(TEMPLATE, SLOTS, edits)
     _load((text + line + "\n").encode("utf-8", "surrogatepass"))
 
 

@@ -6,7 +6,6 @@ the parser's stack, and a terminal escape in a title or briefing reaching the sc
 """
 from __future__ import annotations
 
-import re
 import tempfile
 from pathlib import Path
 
@@ -15,12 +14,12 @@ from hypothesis import strategies as st
 
 from engine.bounds import has_controls
 from engine.errors import RidgeError
-from hostile_inputs import COUNTS, FUZZ, assert_one_line, byte_damage, damage, toml_literal
+from hostile_inputs import COUNTS, FUZZ, assert_one_line, byte_damage, damage, edit_values, toml_literal, value_slots
 from puzzles.schema import load_pack
 
 PACK = Path(__file__).resolve().parent.parent / "puzzles" / "packs" / "intensity.toml"
 TEXT = PACK.read_text(encoding="utf-8")
-SLOTS = [m.start(1) for m in re.finditer(r"^\s*[\w.]+ = (.+)$", TEXT, re.MULTILINE)]
+SLOTS = value_slots(TEXT)
 TMP = Path(tempfile.mkdtemp(prefix="ridge-fuzz-pack-"))
 escape = st.sampled_from(['"\\u001b]0;pwned\\u0007"', '"\\u009b2J"', '"a\\u202eb"', '"ok"'])
 
@@ -48,11 +47,7 @@ def _load(raw: bytes) -> None:
 @given(st.lists(st.tuples(st.sampled_from(range(len(SLOTS))), escape | toml_literal), min_size=1, max_size=2))
 def test_edited_pack_values(edits):
     COUNTS["pack"] += 1
-    text = TEXT
-    for index, literal in sorted(edits, reverse=True):
-        start = SLOTS[index]
-        end = text.index("\n", start)
-        text = text[:start] + literal + text[end:]
+    text = edit_values(TEXT, SLOTS, edits)
     _load(text.encode("utf-8", "surrogatepass"))
 
 
