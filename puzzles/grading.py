@@ -36,10 +36,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.errors import RidgeError
-from engine.ids import OBJECTIVE_VERDICTS, Certainty, GainBand, Lever, Objective, Outcome, Verdict
+from engine.ids import Certainty, GainBand, Lever, Outcome, Verdict
 
 from puzzles import fmt
-from puzzles.explain import band_text, lever_story, prefill_bound, why_not_verdict
+from puzzles.explain import band_text, lever_story, why_not_verdict
 from puzzles.keys import BAND_EDGES
 from puzzles.puzzle import ESTIMATE_NAMES, Puzzle
 from puzzles.questions import QUESTIONS, SPEC_FIELD, SPEC_HELPS_ABOVE
@@ -227,40 +227,15 @@ def band_right(chosen: str, key) -> bool:
     return chosen in accepted_bands(key)
 
 
-def objective_verdict(report) -> Verdict:
-    """What bounds the report's objective (DESIGN.md, "What the bottleneck question asks"):
-    `report.objective_bottleneck` where the engine states it, else worked out from the report:
-    cost -> the six-rule verdict; tpot -> the cap on the batch or the binding decode term;
-    ttft and stall -> the prefill's compute or its weight read."""
-    stated = getattr(report, "objective_bottleneck", None)
-    if stated:
-        return Verdict(stated)
-    dep = report.deployment
-    if not report.fits:
-        return Verdict.DOES_NOT_FIT
-    objective = Objective(dep.objective)
-    if objective == Objective.COST:
-        return Verdict(report.bottleneck)
-    if objective == Objective.TPOT:
-        if dep.concurrency > report.max_concurrency and dep.scheduler != "none":
-            return Verdict.KV_CAPACITY
-        if report.decode_compute_seconds > report.decode_memory_seconds:
-            return Verdict.DECODE_COMPUTE
-        if report.decode_kv_bytes_per_step > report.decode_weight_bytes_per_step:
-            return Verdict.DECODE_KV
-        return Verdict.DECODE_WEIGHTS
-    return Verdict.PREFILL_COMPUTE if prefill_bound(report) else Verdict.PREFILL_WEIGHTS
-
-
 def objective_bottleneck(key) -> Verdict:
-    """The bottleneck a key is judged on: the one that bounds its puzzle's objective."""
-    stated = getattr(key, "objective_bottleneck", None)
-    return Verdict(stated) if stated else objective_verdict(key.solution.report)
+    """The bottleneck a key is judged on: what bounds its puzzle's objective (the key holds the
+    engine's `Report.objective_bottleneck`, DESIGN.md "What the bottleneck question asks")."""
+    return Verdict(key.bottleneck)
 
 
-def offered_verdicts(puzzle: Puzzle) -> tuple[Verdict, ...]:
-    """The verdicts a puzzle's bottleneck question offers, in the fixed order."""
-    return OBJECTIVE_VERDICTS[Objective(puzzle.objective)]
+def offered_verdicts(puzzle: Puzzle) -> tuple[str, ...]:
+    """The verdicts a puzzle's bottleneck question offers, in the fixed order (`Puzzle.verdicts`)."""
+    return puzzle.verdicts
 
 
 def estimate_counts(name: str, reasons: frozenset[str], asks_reason: bool, napkin: tuple[str, ...]) -> str:

@@ -95,7 +95,7 @@ def regrade_problem(puzzle_id: str, prediction: Mapping[str, Any], key: Mapping[
     """Why a stored answer cannot be trusted, or None: its key must be the engine's, and its
     outcome what its prediction grades as by the one grader (`puzzles.grading.grade`)."""
     from puzzles.generator import from_id
-    from puzzles.grading import grade, objective_bottleneck
+    from puzzles.grading import grade
     from puzzles.questions import make_item
 
     gen = from_id(puzzle_id)
@@ -103,10 +103,9 @@ def regrade_problem(puzzle_id: str, prediction: Mapping[str, Any], key: Mapping[
     for name in ("bottleneck", "best_lever", "gain_band", "reason"):
         truth = getattr(engine, name)
         # files written before the objective's bottleneck was judged name the six-rule verdict
-        allowed = {truth, objective_bottleneck(engine)} if name == "bottleneck" else {truth}
+        allowed = {truth, str(engine.solution.report.bottleneck)} if name == "bottleneck" else {truth}
         if key.get(name) not in allowed:
-            return (f"the engine's key was edited ({name} says {key.get(name)!r}; "
-                    f"the engine says {objective_bottleneck(engine) if name == 'bottleneck' else truth!r})")
+            return f"the engine's key was edited ({name} says {key.get(name)!r}; the engine says {truth!r})"
     estimates = prediction.get("estimates") or {}
     if not isinstance(estimates, Mapping) or not all(
             isinstance(v, (int, float)) and not isinstance(v, bool) for v in estimates.values()):
