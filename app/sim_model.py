@@ -671,10 +671,9 @@ def save_puzzle(result: Result, path: str | os.PathLike) -> tuple[str, Path]:
     if builtin.models.get(dep.model.id) != dep.model or builtin.gpus.get(dep.gpu.id) != dep.gpu:
         raise RidgeError("only catalog models and GPUs can go in a puzzle pack: pick them from the lists")
     entry = puzzle_entry(dep, result.key)
-    try:
-        old = path.read_text(encoding="utf-8") if path.exists() else ""
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RidgeError(f"{path}: cannot read your pack: {exc}") from None
+    from puzzles.schema import read_pack_text
+
+    old = read_pack_text(path) if path.exists() else ""  # capped: PackError names the file
     if entry["id"] in pack_ids(old):
         raise RidgeError(f"this deployment is already in your pack as {entry['id']}")
     text = pack_text(old, entry)

@@ -379,8 +379,8 @@ def field_line(puzzle: Puzzle, field: str) -> int | None:
     if not puzzle.source or index is None:
         return puzzle.line
     try:
-        text = Path(puzzle.source).read_text(encoding="utf-8")
-    except OSError:
+        text = read_pack_text(puzzle.source)
+    except RidgeError:  # changed or gone since it loaded
         return puzzle.line
     return _Lines(text).find(index, field) or puzzle.line
 
