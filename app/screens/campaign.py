@@ -75,7 +75,7 @@ you to know.
         chapters.clear_options()
         for ch in session.chapters:
             prog = session.progress(ch)
-            mark = "✓" if prog.done else ("…" if prog.tried else "·")
+            mark = "✓" if prog.done else ("◐" if prog.tried else "·")
             chapters.add_option(Option(hanging([(f"{mark} {ch.number:>2}.", f"{ch.title}\n{prog.cleared}/{prog.total} "
                                                                               f"cleared · mastery {prog.mastery:.0%}")]),
                                        id=ch.id))
@@ -143,7 +143,7 @@ class BriefingScreen(Guarded, Screen):
 What this chapter is about and what it expects you to be able to do, then its puzzles.
 **Enter** or **s** starts the next one you have not cleared; in the list, **Enter** opens
 the highlighted puzzle.
-Marks: ✓ cleared, ~ lucky, ≈ close, ✗ missed, · not tried.
+Marks: ✓ cleared, ~ lucky, ≈ close, ✗ missed, · not tried (on the map, ◐ a chapter begun).
 """
 
     BINDINGS = [

@@ -12,6 +12,7 @@ from textual.widgets import Button, Input, Label, Markdown, Static
 
 from app.screens.rounds import (ModeScreen, check_player, default_player, puzzle_heading,
                                 record, setup_field, words)
+from app.widgets.hanging import hanging, paragraphs
 
 
 def save_report(folder: Path, name: str, text: str) -> Path:
@@ -84,8 +85,8 @@ Markdown file in your data folder.
                    "decoding helps at this batch, or the cost per million output tokens). Say how sure you "
                    "are as well: it sets the points, not the pass mark. Nothing is revealed until the end.",
                    classes="mode-text", markup=False),
-            Static("How answers are judged:\n" + "\n".join(f"• {rule}" for rule in RULES), classes="mode-text",
-                   markup=False),
+            Static(paragraphs("How answers are judged:", hanging([("•", rule) for rule in RULES])),
+                   classes="mode-text"),
             setup_field("Player", Input(value=self.player or default_player(self.app), placeholder="your name",
                                         id="player-name", max_length=32, compact=True)),
             Label("", id="setup-error", classes="setup-error", markup=False),

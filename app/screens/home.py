@@ -322,18 +322,21 @@ runs a real toy serving loop on this machine.
         self.query_one("#glance", Static).update(counts + extra)
         self._fill_ways()
         if self.app.bank_ready:
-            self.query_one("#chapter-strip", Static).update("\n".join(self.chapter_lines(session)))
+            self.query_one("#chapter-strip", Static).update(
+                "\n".join(self.chapter_lines(session, self.app.size.width - 4)))
         else:
             self.query_one("#chapter-strip", Static).update("Loading the chapters…")
         self.refresh_bindings()
         self.query_one("#ways", OptionList).focus()
 
     @staticmethod
-    def chapter_lines(session) -> list[str]:
+    def chapter_lines(session, room: int = 76) -> list[str]:
+        """One line per chapter; titles get what `room` leaves beside the boxes and counts, and are
+        shortened (with …) only when even that is too little."""
         lines = []
-        width = max((len(ch.title) for ch in session.chapters), default=10)
-        width = min(width, 36)
         most = max((len(ch.puzzle_ids) for ch in session.chapters), default=0)
+        width = max((len(ch.title) for ch in session.chapters), default=10)
+        width = min(width, max(20, room - 6 - most - 2 - 7))
         for ch in session.chapters:
             prog = session.progress(ch)
             boxes = "".join("■" if session.cleared(p) else ("□" if session.outcomes(p) else "·")

@@ -15,8 +15,8 @@ from app import labels
 from puzzles.napkin import NapkinError, evaluate, format_number, measure
 from app.widgets.inputs import OrderedInput
 
-CERTAINTY_STAKES = {"low": "+10 right, 0 wrong", "medium": "+20 right, −20 wrong",
-                    "high": "+30 right, −60 wrong"}
+CERTAINTY_STAKES = {"low": "+10 or 0", "medium": "+20 or −20",  # points if right, or if wrong
+                    "high": "+30 or −60"}
 
 
 @dataclass(frozen=True)
@@ -192,7 +192,7 @@ class PredictionForm(Vertical):
                 Label("", id=f"est-{est}-note", classes="field-note", markup=False),
                 help_text=FIELD_HELP["estimates"], classes="estimate")
         yield FormField(
-            "How sure are you?",
+            "How sure are you? (points if right, or wrong)",
             RadioSet(*[Choice(f"{c}: {CERTAINTY_STAKES.get(c, '')}", name=c, id=f"certainty-{c}")
                        for c in spec.certainties], id="certainty"),
             help_text=FIELD_HELP["certainty"], id="field-certainty")
