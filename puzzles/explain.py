@@ -23,16 +23,10 @@ def objective_value_text(objective: str, value: float | None) -> str:
     return fmt.dollars(value) if objective == "cost" else fmt.secs(value)
 
 
-def prefill_compute_seconds(r) -> float:
-    """One request's prefill arithmetic alone: its FLOPs at peak times MFU on every GPU."""
-    dep = r.deployment
-    return r.prefill_flops / (dep.gpus * r.peak_flops * dep.mfu)
-
-
 def prefill_bound(r) -> bool:
     """One request's prefill waits on its arithmetic, not on reading the weights (the engine's
-    prefill time is the larger of the two)."""
-    return prefill_compute_seconds(r) >= r.prefill_seconds * (1 - 1e-9)
+    rule for `prefill-compute` against `prefill-weights`)."""
+    return r.prefill_compute_seconds > r.prefill_weight_seconds
 
 
 def rule_holds(verdict: str, r) -> bool:
@@ -74,12 +68,12 @@ def verdict_fact(verdict: str, r) -> str:
             text += ", but with no batching only one runs at a time, so the cap never binds"
         return text
     if verdict in (Verdict.PREFILL_COMPUTE, Verdict.PREFILL_WEIGHTS) and (dep.objective in ("ttft", "stall") or verdict == Verdict.PREFILL_WEIGHTS):
-        compute = prefill_compute_seconds(r)
+        compute, read = r.prefill_compute_seconds, r.prefill_weight_seconds
         if prefill_bound(r):
             return (f"one request's {fmt.num(dep.prompt)}-token prefill computes for {fmt.secs(compute)}, "
-                    "longer than it takes to read the weights")
+                    f"longer than the {fmt.secs(read)} it takes to read the weights")
         return (f"one request's {fmt.num(dep.prompt)}-token prefill computes for only {fmt.secs(compute)} but "
-                f"waits {fmt.secs(r.prefill_seconds)} to read the weights")
+                f"waits {fmt.secs(read)} to read the weights")
     if verdict == Verdict.PREFILL_COMPUTE:
         return (f"prefill takes {fmt.pct(r.prefill_share)} of the GPU time "
                 f"({fmt.secs(r.prefill_seconds)} per request, {fmt.num(dep.output)} output tokens at {fmt.secs(r.tpot_seconds)})")

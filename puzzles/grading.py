@@ -251,15 +251,15 @@ def validate_prediction(puzzle: Puzzle, prediction: Prediction, asks_reason: boo
     verdicts = offered_verdicts(puzzle)
     if prediction.bottleneck not in verdicts:
         raise RidgeError(f"bottleneck must be one of {', '.join(verdicts)} for a {puzzle.objective} puzzle, "
-                         f"got {prediction.bottleneck!r}")
+                         f"got '{prediction.bottleneck}'")
     if prediction.lever not in puzzle.levers:
-        raise RidgeError(f"lever must be one of this puzzle's: {', '.join(puzzle.levers)}; got {prediction.lever!r}")
+        raise RidgeError(f"lever must be one of this puzzle's: {', '.join(puzzle.levers)}; got '{prediction.lever}'")
     if prediction.gain_band not in list(GainBand):
-        raise RidgeError(f"gain band must be one of {', '.join(GainBand)}, got {prediction.gain_band!r}")
+        raise RidgeError(f"gain band must be one of {', '.join(GainBand)}, got '{prediction.gain_band}'")
     if asks_reason and puzzle.reasons and prediction.reason not in puzzle.reasons:
-        raise RidgeError(f"reason must be one of this puzzle's: {', '.join(puzzle.reasons)}; got {prediction.reason!r}")
+        raise RidgeError(f"reason must be one of this puzzle's: {', '.join(puzzle.reasons)}; got '{prediction.reason}'")
     if prediction.certainty not in list(Certainty):
-        raise RidgeError(f"certainty must be one of {', '.join(Certainty)}, got {prediction.certainty!r}")
+        raise RidgeError(f"certainty must be one of {', '.join(Certainty)}, got '{prediction.certainty}'")
     for name, value in prediction.estimates.items():
         if name not in ESTIMATE_NAMES:
             raise RidgeError(f"unknown estimate '{name}' (known: {', '.join(ESTIMATE_NAMES)})")

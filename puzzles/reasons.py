@@ -244,11 +244,6 @@ def reason_fact(reason: str, solution: Solution) -> str:
         return (f"the cache holds {fmt.num(r.max_concurrency)} sequences of {fmt.num(r.seq_len_avg)} tokens "
                 f"and the traffic wants {fmt.num(dep.concurrency)}")
     if reason == "prefill-flops" and dep.objective in ("ttft", "stall"):
-        compute = r.prefill_flops / (dep.gpus * r.peak_flops * dep.mfu)
-        bound = "so its FLOPs set the wait" if compute >= r.prefill_seconds * (1 - 1e-9) else "but the weight read sets the wait"
-        return (f"one request's {fmt.num(dep.prompt)}-token prefill computes for {fmt.secs(compute)} of the "
-                f"{fmt.secs(r.prefill_seconds)} it takes, {bound}")
-    if reason == "prefill-flops" and dep.objective in ("ttft", "stall"):
         return (f"one {fmt.num(dep.prompt)}-token prompt computes for {fmt.secs(r.prefill_compute_seconds)} against "
                 f"{fmt.secs(r.prefill_weight_seconds)} to read the weights it uses")
     if reason == "prefill-flops":
