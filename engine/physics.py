@@ -59,11 +59,6 @@ def vceil(x):
     return _np().ceil(x)
 
 
-def vlog(x):
-    if type(x) in _PLAIN:
-        return math.log(x)
-    return _np().log(x)
-
 
 # --- memory -----------------------------------------------------------------------------------
 
