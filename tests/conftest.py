@@ -3,6 +3,12 @@ import os
 import tempfile
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# No property test may fail because the machine is busy: no per-example deadline and no
+# "too slow" health check anywhere (a test's own @settings still chooses its max_examples).
+settings.register_profile("ridge", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("ridge")
 
 _ISOLATED = tempfile.mkdtemp(prefix="ridge-tests-")
 os.environ["RIDGE_SAVE_DIR"] = os.path.join(_ISOLATED, "saves")
