@@ -287,15 +287,20 @@ def main() -> int:
         json.loads(done.stdout)
         return elapsed
 
-    run(ridge_cmd)
+    # Both sides run from compiled bytecode, as an installed package does: the peer's wheel was
+    # byte-compiled by pip, so ours may write its __pycache__ too (git-ignored) even where the
+    # shell sets PYTHONDONTWRITEBYTECODE.
+    ours_env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    ridge_run = lambda: run(ridge_cmd, ours_env)  # noqa: E731
+    ridge_run()
     run(peer_cmd, PEER_ENV)          # warm the page cache for both
     ours_p, peer_p = [], []
     for k in range(args.process_runs):
         if k % 2:
             peer_p.append(run(peer_cmd, PEER_ENV))
-            ours_p.append(run(ridge_cmd))
+            ours_p.append(ridge_run())
         else:
-            ours_p.append(run(ridge_cmd))
+            ours_p.append(ridge_run())
             peer_p.append(run(peer_cmd, PEER_ENV))
     om, pm = statistics.median(ours_p) * 1e3, statistics.median(peer_p) * 1e3
     print(f"   ours {om:.1f} ms (min {min(ours_p) * 1e3:.1f}), ridgepoint {pm:.1f} ms (min {min(peer_p) * 1e3:.1f}), "

@@ -124,20 +124,20 @@ def analyze(dep: Deployment) -> Report:
     f["batch"] = int(f["batch"]) if dep.scheduler != "none" else 1
     max_conc = int(f["max_concurrency"])
     # The figures' dict becomes the report's own attributes (it holds every Report field by name).
-    f.update(
-        deployment=dep, params=m.params, active_params=m.active_params, fidelity=dep.fidelity,
-        fits=True, fit_problem="", max_concurrency=max_conc,
-        spec_expected_tokens=f["spec_expected_tokens"] if dep.spec_k else None,
-        bottleneck=physics.VERDICT_CODES[physics.verdict_code(f)],
-        objective_bottleneck=physics.VERDICT_CODES[physics.objective_verdict_code(f, dep.objective)],
-        margins=(
+    f.update({
+        "deployment": dep, "params": m.params, "active_params": m.active_params, "fidelity": dep.fidelity,
+        "fits": True, "fit_problem": "", "max_concurrency": max_conc,
+        "spec_expected_tokens": f["spec_expected_tokens"] if dep.spec_k else None,
+        "bottleneck": physics.VERDICT_CODES[physics.verdict_code(f)],
+        "objective_bottleneck": physics.VERDICT_CODES[physics.objective_verdict_code(f, dep.objective)],
+        "margins": (
             ("kv-capacity", dep.concurrency / max_conc),
             ("prefill-compute", f["prefill_share"] / 0.5),
             ("decode-compute", f["decode_compute_seconds"] / f["decode_memory_seconds"]),
             ("decode-kv", f["decode_kv_bytes_per_step"] / f["decode_weight_bytes_per_step"]),
             ("prefill-weights", _ratio(f["prefill_weight_seconds"], f["prefill_compute_seconds"])),
         ),
-    )
+    })
     if dep.fidelity == "floor":
         f["tensor_parallel"], f["tp_groups"] = gpus, 1
     report = object.__new__(Report)

@@ -381,10 +381,10 @@ def evaluate(dep, n: dict, array: bool = False) -> dict:
         if draft is not None:
             per_seq = per_seq + draft_tok * tokens_held(length, draft.layers, draft.sliding_layers, draft.sliding_window)
         shared = 0.0
-    out = dict(_array=array, weight_bytes=weight_bytes, kv_bytes_per_token=kv_tok, kv_replication=repl, peak_flops=peak,
-               compute_precision=precision, ridge=peak / bw, seq_len_avg=seq, kv_tokens_held=held,
-               memory_bytes=memory, reserve_bytes=reserve, usable_kv_bytes=usable,
-               kv_bytes_per_sequence=per_seq, shared_kv_bytes=shared, draft_weight_bytes=draft_w)
+    out = {"_array": array, "weight_bytes": weight_bytes, "kv_bytes_per_token": kv_tok, "kv_replication": repl,
+           "peak_flops": peak, "compute_precision": precision, "ridge": peak / bw, "seq_len_avg": seq,
+           "kv_tokens_held": held, "memory_bytes": memory, "reserve_bytes": reserve, "usable_kv_bytes": usable,
+           "kv_bytes_per_sequence": per_seq, "shared_kv_bytes": shared, "draft_weight_bytes": draft_w}
     if not array and (usable <= 0 or usable <= shared):
         out.update(fits=False, max_concurrency=0.0)
         return out
@@ -406,7 +406,7 @@ def evaluate(dep, n: dict, array: bool = False) -> dict:
     reuse = c["moe_route_reuse"]
     fpt = 2.0 * m.active_params
     kv_seq_read = stored * held
-    link = g.link_bytes_per_s
+    link = g.link_gbps * 1e9
     lat = g.allreduce_latency_us * 1e-6
     per_layer = c["allreduces_per_layer"]
     act = c["activation_bytes"]
@@ -515,17 +515,18 @@ def evaluate(dep, n: dict, array: bool = False) -> dict:
     share = prefill_share(batch, charge, decode_time)
     cost = cost_per_million(n["price"], gpus, tput)
     capped = (conc > max_conc) if dep.scheduler != "none" else (0.0 * conc > 1.0)
-    out.update(
-        batch=batch, tensor_parallel=tp, tp_groups=groups, decode_weight_bytes_per_step=step_w,
-        decode_kv_bytes_per_step=kv_read, decode_bytes_per_step=step_w + kv_read,
-        decode_flops_per_step=step_flops, decode_memory_seconds=mem_t, decode_compute_seconds=comp_t,
-        step_extra_seconds=extra, step_overhead_seconds=over, step_seconds=step, tpot_seconds=tpot,
-        intensity=step_flops / (step_w + kv_read), prefill_flops=prefill_flops,
-        prefill_compute_seconds=lone_comp, prefill_weight_seconds=lone_mem, prefill_comm_seconds=prefill_comm,
-        prefill_seconds=prefill, prefill_charge_seconds=charge, ttft_seconds=ttft, worst_stall_seconds=stall,
-        prefill_share=share, throughput_tokens_per_s=tput, cost_per_million_output_tokens=cost,
-        spec_expected_tokens=expected, capped=capped,
-    )
+    out.update({
+        "batch": batch, "tensor_parallel": tp, "tp_groups": groups, "decode_weight_bytes_per_step": step_w,
+        "decode_kv_bytes_per_step": kv_read, "decode_bytes_per_step": step_w + kv_read,
+        "decode_flops_per_step": step_flops, "decode_memory_seconds": mem_t, "decode_compute_seconds": comp_t,
+        "step_extra_seconds": extra, "step_overhead_seconds": over, "step_seconds": step, "tpot_seconds": tpot,
+        "intensity": step_flops / (step_w + kv_read), "prefill_flops": prefill_flops,
+        "prefill_compute_seconds": lone_comp, "prefill_weight_seconds": lone_mem,
+        "prefill_comm_seconds": prefill_comm, "prefill_seconds": prefill, "prefill_charge_seconds": charge,
+        "ttft_seconds": ttft, "worst_stall_seconds": stall, "prefill_share": share,
+        "throughput_tokens_per_s": tput, "cost_per_million_output_tokens": cost,
+        "spec_expected_tokens": expected, "capped": capped
+    })
     return out
 
 
