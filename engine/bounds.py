@@ -104,24 +104,66 @@ def number(value: object, where: str, *, low: float | None = None, high: float |
     return value
 
 
+class NotAFile(OSError):
+    """The path names a folder, device, pipe or socket: `kind` says which."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__(f"is {kind}, not a file")
+        self.kind = kind
+
+
+class TooLarge(OSError):
+    """The file holds more than the cap allows."""
+
+
+def read_regular(path: str | os.PathLike[str], limit: int, head: bool = False) -> bytes:
+    """The bytes of the regular file at `path`, at most `limit` of them (with `head`, just its
+    first `limit` bytes). Opened without blocking and checked before reading, so a pipe never
+    hangs the read and /dev/zero never fills memory. Raises FileNotFoundError, NotAFile,
+    TooLarge or another OSError (ValueError for a NUL in the path)."""
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a pipe"), (stat.S_ISSOCK, "a socket"))
+            raise NotAFile(next((k for test, k in kinds if test(mode)), "a device"))
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if size > limit:
+        if head:
+            return data[:limit]
+        raise TooLarge(f"larger than {limit // 1024:,} KiB")
+    return data
+
+
 def read_capped(path: str | os.PathLike[str], limit: int, what: str = "file") -> bytes:
-    """The bytes of the file at `path`, refusing folders and anything larger than `limit` (read
-    with a cap, so /dev/zero or a pipe that never ends costs `limit` bytes, not all memory)."""
+    """The bytes of the file at `path`, refusing folders, devices and pipes and anything larger
+    than `limit` (see read_regular), as one RidgeError line naming the file."""
     name = shown(os.fspath(path))
     try:
-        with open(path, "rb") as fh:
-            data = fh.read(limit + 1)
+        return read_regular(path, limit)
     except FileNotFoundError:
         raise RidgeError(f"{name}: no such file") from None
     except IsADirectoryError:
         raise RidgeError(f"{name}: is a folder, not a {what}") from None
+    except NotAFile as exc:
+        raise RidgeError(f"{name}: is {exc.kind}, not a {what}") from None
+    except TooLarge as exc:
+        raise RidgeError(f"{name}: {exc}; not a {what}") from None
     except OSError as exc:
         raise RidgeError(f"{name}: cannot read: {exc.strerror or type(exc).__name__}") from None
     except ValueError as exc:  # an embedded NUL in the path
         raise RidgeError(f"{name}: not a usable path ({exc})") from None
-    if len(data) > limit:
-        raise RidgeError(f"{name}: larger than {limit // 1024:,} KiB; not a {what}")
-    return data
 
 
 def decode_utf8(data: bytes, name: object) -> str:

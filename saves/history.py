@@ -19,6 +19,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from engine.bounds import read_regular
 from saves import atomic
 from saves.chain import GENESIS, verify_chain
 from saves.errors import SaveError
@@ -34,8 +35,7 @@ def _stat(path: Path) -> dict[str, int]:
 
 def _read_seals(folder: Path) -> dict[str, dict[str, Any]]:
     try:
-        with open(folder / SEALS, "rb") as fh:
-            data = json.loads(fh.read(1 << 20))
+        data = json.loads(read_regular(folder / SEALS, 1 << 20))  # a pipe or device is no cache
         seals = data["segments"]
         return {k: v for k, v in seals.items() if isinstance(v, dict)} if isinstance(seals, dict) else {}
     except (OSError, ValueError, KeyError, TypeError, RecursionError):

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.bounds import MAX_DEPTH, data_depth, one_line
+from engine.bounds import MAX_DEPTH, NotAFile, TooLarge, data_depth, one_line, read_regular
 from engine.errors import RidgeError
 from saves.chain import GENESIS, chain_hash, verify_chain
 
@@ -223,16 +223,15 @@ def read_result(path: Path | str, regrade: bool = True) -> MatchResult:
     """Read and verify one result file; MatchFileError (one line, without the path) if it fails."""
     path = Path(path)
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_RESULT_BYTES + 1)  # capped: /dev/zero must not fill memory
+        raw = read_regular(path, MAX_RESULT_BYTES)  # capped, and never blocks on a pipe
     except FileNotFoundError:
         raise _fail("no such file") from None
-    except IsADirectoryError:
-        raise _fail("is a folder, not a match result") from None
+    except (IsADirectoryError, NotAFile) as exc:
+        raise _fail(f"is {getattr(exc, 'kind', 'a folder')}, not a match result") from None
+    except TooLarge:
+        raise _fail(f"larger than {MAX_RESULT_BYTES >> 20} MiB, so not a Ridge match result") from None
     except OSError as exc:
         raise _fail(f"cannot be read ({exc.strerror or exc})") from None
-    if len(raw) > MAX_RESULT_BYTES:
-        raise _fail(f"larger than {MAX_RESULT_BYTES >> 20} MiB, so not a Ridge match result")
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:

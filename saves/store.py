@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from engine.bounds import read_regular
 from saves import atomic
 from saves.chain import GENESIS, verify_chain
 from saves.errors import SaveError
@@ -210,8 +211,7 @@ class SaveStore:
         held. A header that starts as this version writes is not parsed: recording never
         rewrites it, and `load` validates it in full."""
         try:
-            with open(self.header_path(name), "rb") as fh:
-                start = fh.read(64)
+            start = read_regular(self.header_path(name), 64, head=True)  # never blocks on a pipe
         except FileNotFoundError:
             self._new_header(name)
             return

@@ -9,7 +9,7 @@ from typing import Any
 
 import tomli_w
 
-from engine.bounds import MAX_DEPTH, MAX_SAVE_BYTES, data_depth
+from engine.bounds import MAX_DEPTH, MAX_SAVE_BYTES, NotAFile, TooLarge, data_depth, read_regular
 from saves.errors import SaveError
 
 MAX_BYTES = MAX_SAVE_BYTES
@@ -39,14 +39,15 @@ def dumps(doc: dict[str, Any]) -> str:
 def read_toml(path: Path) -> tuple[dict[str, Any], str] | None:
     """(data, text) of the TOML file at `path`, None if it does not exist; SaveError if unreadable."""
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_BYTES + 1)  # capped: a save is never anywhere near this
+        raw = read_regular(path, MAX_BYTES)  # capped, and never blocks on a pipe
     except FileNotFoundError:
         return None
+    except NotAFile as exc:
+        raise SaveError(f"{path}: is {exc.kind}, so not a Ridge save", path=path) from None
+    except TooLarge:
+        raise SaveError(f"{path}: larger than {MAX_BYTES >> 20} MiB, so not a Ridge save", path=path) from None
     except OSError as exc:
         raise SaveError(f"could not read {path}: {exc.strerror or exc}", path=path) from None
-    if len(raw) > MAX_BYTES:
-        raise SaveError(f"{path}: larger than {MAX_BYTES >> 20} MiB, so not a Ridge save", path=path)
     return parse_toml(path, raw)
 
 

@@ -146,6 +146,12 @@ CASES: dict[str, tuple[str, ...]] = {
     "match a folder": ("match", "results", "."),
     # saves
     "saves profile is /dev/zero": ("stats", "--save-dir", "zero-saves", "--profile", "Ada"),
+    "saves profile is a pipe": ("stats", "--save-dir", "pipe-saves", "--profile", "Ada"),
+    "saves profile is a pipe (answer)": (*ANSWER[:-1], "--estimate", "tpot_seconds=0.01", "--profile", "Ada",
+                                         "--save-dir", "pipe-saves"),
+    "config a pipe": ("solve", "--config", "pipe"),
+    "catalog a pipe": (*SOLVE, "--catalog", "pipe"),
+    "match a pipe": ("match", "results", "pipe"),
     "saves export to /dev/full": ("saves", "export", "--format", "csv", "--save-dir", "good-saves",
                                   "--output", "/dev/full"),
     "saves export to a folder": ("saves", "export", "--format", "csv", "--save-dir", "good-saves",
@@ -162,6 +168,9 @@ def case_dir(tmp_path_factory) -> Path:
             path.write_bytes(content)
         else:
             path.write_text(content, encoding="utf-8")
+    os.mkfifo(folder / "pipe")  # a read that opened it blocking would hang until a writer came
+    (folder / "pipe-saves").mkdir()
+    os.mkfifo(folder / "pipe-saves" / "Ada.toml")
     (folder / "zero-saves").mkdir()
     (folder / "zero-saves" / "Ada.toml").symlink_to("/dev/zero")
     from saves.store import SaveStore
