@@ -57,8 +57,9 @@ def shown(value: object, limit: int = MAX_SHOWN) -> str:
     text = clean_text(value)
     if len(text) <= limit:
         return text
-    head = limit * 2 // 3
-    return f"{text[:head]}…{text[-(limit - head - 1):]}"
+    head = max(1, limit * 2 // 3)
+    tail = max(1, limit - head - 1)
+    return f"{text[:head]}…{text[-tail:]}"
 
 
 def one_line(message: object, limit: int = 1000) -> str:
