@@ -168,3 +168,108 @@ def describe_due(card: Card | None, now: _dt.datetime) -> str:
 def learning(card: Card | None) -> bool:
     """True while a card is still in its first (or a relearning) step rather than in review."""
     return card is None or card.state in (State.Learning, State.Relearning)
+
+
+# --- counts, readiness and an exam date -------------------------------------------------------
+
+@dataclass(frozen=True)
+class Counts:
+    """What a round would meet, as Anki counts it: cards due for review, concepts never seen,
+    and cards still in their (re)learning steps."""
+
+    due: int
+    new: int
+    learning: int
+
+    def describe(self) -> str:
+        return f"Due {self.due} · New {self.new} · Learning {self.learning}"
+
+
+def counts(concepts: Iterable[str], cards: Mapping[str, Card], now: _dt.datetime) -> Counts:
+    """Due (reviewed, in review, its time come), new (never reviewed) and learning (in a
+    learning or relearning step, whenever due) among `concepts`."""
+    due = new = learning = 0
+    for concept in dict.fromkeys(concepts):
+        card = cards.get(concept)
+        if card is None or card.last_review is None:
+            new += 1
+        elif card.state in (State.Learning, State.Relearning):
+            learning += 1
+        elif card.due <= _utc(now):
+            due += 1
+    return Counts(due, new, learning)
+
+
+def retrievability(card: Card | None, when: _dt.datetime) -> float:
+    """FSRS's chance that the concept is recalled at `when` (0 for one never reviewed)."""
+    if card is None or card.last_review is None:
+        return 0.0
+    return float(scheduler().get_card_retrievability(card, current_datetime=_utc(when)))
+
+
+def exam_moment(exam: _dt.date, tz: _dt.tzinfo | None) -> _dt.datetime:
+    """The exam's morning (09:00 local): the moment a concept must still be recalled."""
+    zone = tz or _dt.datetime.now().astimezone().tzinfo
+    return _dt.datetime.combine(exam, _dt.time(9, 0), tzinfo=zone)
+
+
+def readiness(concepts: Iterable[str], cards: Mapping[str, Card], exam: _dt.date,
+              tz: _dt.tzinfo | None = None) -> dict[str, float]:
+    """Each concept's retrievability on the exam's morning, if nothing more were reviewed."""
+    when = exam_moment(exam, tz)
+    return {c: retrievability(cards.get(c), when) for c in dict.fromkeys(concepts)}
+
+
+@dataclass(frozen=True)
+class ExamPlan:
+    """Reviews planned toward an exam: the days left before it, the concepts that would not be
+    recalled on the day (never seen, or retrievability below the target), lowest first, and how
+    many reviews a day see them all in time."""
+
+    exam: _dt.date
+    days_left: int
+    to_review: tuple[str, ...]
+    per_day: int
+
+    def describe(self) -> str:
+        when = f"{self.exam.isoformat()} ({self.days_left} day{'s' if self.days_left != 1 else ''} left)"
+        if not self.to_review:
+            return f"Exam {when}: every concept would be recalled on the day."
+        count = len(self.to_review)
+        return (f"Exam {when}: {count} concept{'s' if count != 1 else ''} to see or recall before then, "
+                f"about {self.per_day} a day.")
+
+
+def exam_plan(concepts: Iterable[str], cards: Mapping[str, Card], now: _dt.datetime, exam: _dt.date,
+              tz: _dt.tzinfo | None = None, target: float = DESIRED_RETENTION) -> ExamPlan:
+    """Which concepts need a review before `exam` so each is seen and recalled on the day, and
+    how to spread them: never-seen ones and those whose retrievability on the exam's morning
+    falls below `target`, weakest first, over the days left (today included)."""
+    days_left = max(0, (exam - local_date(now, tz)).days)
+    ready = readiness(concepts, cards, exam, tz)
+    weak = sorted((c for c, r in ready.items() if r < target), key=lambda c: (ready[c], list(ready).index(c)))
+    per_day = -(-len(weak) // max(1, days_left)) if weak else 0
+    return ExamPlan(exam, days_left, tuple(weak), per_day)
+
+
+def exam_order(concepts: Iterable[str], cards: Mapping[str, Card], now: _dt.datetime, exam: _dt.date,
+               tz: _dt.tzinfo | None = None) -> list[str]:
+    """The order a drill takes concepts with an exam ahead: those the exam would find weak
+    (weakest first), then the rest as `due_order` has them."""
+    weak = list(exam_plan(concepts, cards, now, exam, tz).to_review)
+    return weak + [c for c in due_order(concepts, cards, now) if c not in weak]
+
+
+def parse_exam_date(text: str, today: _dt.date) -> _dt.date | None:
+    """A typed exam date (YYYY-MM-DD) that is today or later; None for an empty one; ValueError
+    with a one-line reason otherwise."""
+    text = (text or "").strip()
+    if not text:
+        return None
+    try:
+        day = _dt.date.fromisoformat(text)
+    except ValueError:
+        raise ValueError(f"the exam date must look like 2026-03-09, got {text!r}") from None
+    if day < today:
+        raise ValueError(f"the exam date {day.isoformat()} has passed")
+    return day

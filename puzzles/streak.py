@@ -50,6 +50,16 @@ class Streak:
             text += " · nothing yet today"
         return text + "."
 
+    def freeze_note(self) -> str:
+        """Freezes from the first day: how many are banked and when the next one is earned."""
+        banked = (f"{self.freezes} freeze{'s' if self.freezes != 1 else ''} banked"
+                  if self.freezes else "No freezes banked")
+        if self.freezes >= MAX_FREEZES:
+            return f"{banked} (the most you can hold); each covers one missed day."
+        to_go = FREEZE_EVERY - self.days % FREEZE_EVERY
+        return (f"{banked}; the next comes after {to_go} more day{'s' if to_go != 1 else ''} of streak "
+                f"(one every {FREEZE_EVERY} days, up to {MAX_FREEZES}; each covers one missed day).")
+
 
 def local_days(times: Iterable[_dt.datetime], tz: _dt.tzinfo | None) -> set[_dt.date]:
     """The local calendar dates of `times` in `tz` (the machine's zone when None)."""

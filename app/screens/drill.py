@@ -16,6 +16,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 
 from app.screens.rounds import (DIFFICULTY_TEXT, ModeScreen, check_player, default_player, puzzle_heading, record,
                                 setup_field)
+from app.widgets.readiness import EXAM_SETTING
 
 
 @dataclass
@@ -46,17 +47,28 @@ and anything left blank counts as wrong (a blank certainty counts as low).
 At most 20 answers a day move the schedule, so a missed week does not become a wall: past that,
 you can keep practising, but due concepts wait until tomorrow.
 
-**s** start · **l** lock in · **n** next · **p** napkin · **a** back to the answer · **Escape** leave
+Before a round: **Due** counts concepts whose review has come, **New** those never drilled,
+**Learning** those still in their first short steps. Give an **exam date** and rounds take the
+concepts the exam would find weakest first, so each is seen and recalled before the day; home
+shows each concept's readiness (its chance of being recalled on the day).
+
+Escape during a question pauses the clock while it asks. After a round, **r** drills what you
+did not clear, on new puzzles.
+
+**s** start · **l** lock in · **n** next · **r** review what you missed · **p** napkin · **a** back
+to the answer · **Escape** leave
 """
 
     BINDINGS = [
         Binding("s", "start", "Start round", id="drill.start", tooltip="Start a round with these settings"),
         Binding("l", "lock_in", "Lock in", id="drill.lock", tooltip="Lock in this answer (final)"),
         Binding("n", "next", "Next", id="drill.next", tooltip="Go on to the next question"),
+        Binding("r", "review_missed", "Review missed", id="drill.review_missed",
+                tooltip="A round of new puzzles on the concepts this round did not clear"),
         Binding("escape", "leave", "Leave", id="drill.leave", tooltip="Leave the drill"),
     ]
     PHASE_ACTIONS = {"start": ("setup", "summary"), "lock_in": ("question",),
-                     "next": ("reveal",)}
+                     "next": ("reveal",), "review_missed": ("summary",)}
 
     def __init__(self, seed: int | None = None, seconds: float | None = None, tz=None, length: int | None = None,
                  difficulty: int | None = None) -> None:
@@ -93,6 +105,8 @@ you can keep practising, but due concepts wait until tomorrow.
                                              allow_blank=False, compact=True, id="difficulty")),
             setup_field("Round length", Select([(f"{n} questions", n) for n in lengths], value=self.length,
                                                allow_blank=False, compact=True, id="length")),
+            setup_field("Exam date (optional, YYYY-MM-DD)", Input(value=self._exam_text(), placeholder="e.g. 2026-03-09",
+                                                                  id="exam-date", max_length=10, compact=True)),
             Static("", id="drill-today", classes="mode-text", markup=False),
             Label("", id="setup-error", classes="setup-error", markup=False),
             Horizontal(Button("Start round (s)", variant="primary", id="start"), Button("Leave", id="leave"),
@@ -100,6 +114,7 @@ you can keep practising, but due concepts wait until tomorrow.
             classes="mode-body")
         await self.set_phase("setup", body)
         self.query_one("#player-name", Input).cursor_blink = self.app.blink
+        self.query_one("#exam-date", Input).cursor_blink = self.app.blink
         self.update_today()
         self.query_one("#start", Button).focus()
 
@@ -112,7 +127,7 @@ you can keep practising, but due concepts wait until tomorrow.
     def update_today(self) -> None:
         """Today's streak, reviews and due concepts for the player named in the set-up."""
         from puzzles.drill import CONCEPT_TITLES, reachable
-        from puzzles.review import cap_status, describe_due, due_count, due_order, load_cards
+        from puzzles.review import cap_status, counts, describe_due, due_count, exam_plan, load_cards
         from puzzles.stats import derive
 
         found = self.query("#player-name")
@@ -127,14 +142,44 @@ you can keep practising, but due concepts wait until tomorrow.
         cards = load_cards(profile.review_cards()) if profile else {}
         difficulty = self._difficulty()
         concepts = reachable(difficulty)
-        order = due_order(concepts, cards, now)
+        exam, problem = self._exam_date()
+        order = self._order(concepts, cards, now, exam)
         cap = cap_status(attempts, now, self.tz)
         due = due_count(concepts, cards, now)
         first = " · ".join(f"{CONCEPT_TITLES.get(c, c)} ({describe_due(cards.get(c), now)})" for c in order[:3])
         streak = derive(profile, now=now, tz=self.tz).streak if profile else derive((), now=now).streak
-        lines = [streak.describe(), cap.describe(due),
-                 f"Due now: {due} of {len(concepts)} concepts. First up: {first}."]
+        lines = [f"{counts(concepts, cards, now).describe()}  (of {len(concepts)} concepts)",
+                 streak.describe(), streak.freeze_note(), cap.describe(due)]
+        if problem:
+            lines.append(f"✗ {problem}")
+        elif exam is not None:
+            lines.append(exam_plan(concepts, cards, now, exam, self.tz).describe())
+        lines.append(f"First up: {first}.")
         self.query_one("#drill-today", Static).update("\n".join(lines))
+
+    def _order(self, concepts, cards, now, exam) -> list[str]:
+        """Due first; with an exam ahead, what the exam would find weakest first."""
+        from puzzles.review import due_order, exam_order
+
+        return exam_order(concepts, cards, now, exam, self.tz) if exam else due_order(concepts, cards, now)
+
+    def _exam_text(self) -> str:
+        try:
+            profile = self._profile(self.player or default_player(self.app))
+        except Exception:  # noqa: BLE001 - a damaged save is said elsewhere
+            return ""
+        return str(profile.settings.get(EXAM_SETTING, "")) if profile else ""
+
+    def _exam_date(self):
+        """(the exam date typed, or None; the reason it is refused, or "")."""
+        from puzzles.review import local_date, parse_exam_date
+
+        found = self.query("#exam-date")
+        text = found.first(Input).value if found else self._exam_text()
+        try:
+            return parse_exam_date(text, local_date(self.app.now(), self.tz)), ""
+        except ValueError as error:
+            return None, str(error)
 
     def _difficulty(self) -> int:
         found = self.query("#difficulty")
@@ -145,6 +190,7 @@ you can keep practising, but due concepts wait until tomorrow.
         return self.difficulty
 
     @on(Input.Changed, "#player-name")
+    @on(Input.Changed, "#exam-date")
     @on(Select.Changed, "#difficulty")
     def _setup_changed(self) -> None:
         if self.phase == "setup":
@@ -159,7 +205,7 @@ you can keep practising, but due concepts wait until tomorrow.
         if self.phase != "setup":
             return
         from puzzles.drill import plan_round, reachable
-        from puzzles.review import due_order, load_cards
+        from puzzles.review import load_cards
 
         name = self.query_one("#player-name", Input).value.strip()
         problem = check_player(name) if name else "Type your name first: answers are saved under it."
@@ -176,9 +222,16 @@ you can keep practising, but due concepts wait until tomorrow.
         except Exception as error:  # noqa: BLE001
             self.setup_error(f"{name}'s save cannot be read: {error}")
             return
+        exam, exam_problem = self._exam_date()
+        if exam_problem:
+            self.setup_error(exam_problem)
+            self.query_one("#exam-date", Input).focus()
+            return
         self.player = profile.name if profile else name
         self.cards = load_cards(profile.review_cards()) if profile else {}
-        order = due_order(reachable(self.difficulty), self.cards, now)
+        if profile is not None and str(profile.settings.get(EXAM_SETTING, "")) != (exam.isoformat() if exam else ""):
+            self.app.store.update_settings(profile.name, **{EXAM_SETTING: exam.isoformat() if exam else None})
+        order = self._order(reachable(self.difficulty), self.cards, now, exam)
         seed = self.seed if self.seed is not None else int(now.timestamp()) % 1_000_000
         self.planned = plan_round(order, self.difficulty, seed, self.length)
         self.position = 0
@@ -297,18 +350,58 @@ you can keep practising, but due concepts wait until tomorrow.
             Label(f"Round done: {cleared} of {len(self.answered)} cleared, {score:+d} points", classes="screen-title"),
             Static("\n".join(rows), id="drill-table", classes="mode-text", markup=False),
             Static("\n".join(lines), id="drill-after", classes="mode-text", markup=False),
-            Horizontal(Button("Another round (s)", variant="primary", id="start"), Button("Leave", id="leave"),
-                       classes="setup-buttons"),
+            Horizontal(*([Button("Review what I missed (r)", variant="primary", id="review-missed")]
+                         if self.missed() else []),
+                       Button("Another round (s)", variant="default" if self.missed() else "primary", id="start"),
+                       Button("Leave", id="leave"), classes="setup-buttons"),
             classes="mode-body")
         await self.set_countdown(None)
         self.status(f"Drill · round done · {score:+d} points")
         await self.set_phase("summary", body)
-        self.query_one("#start", Button).focus()
+        self.query_one("#review-missed" if self.missed() else "#start", Button).focus()
+
+    def missed(self) -> list[str]:
+        """The concepts this round did not clear, once each, in the order they came."""
+        return list(dict.fromkeys(a.concept for a in self.answered if a.outcome != "cleared"))
+
+    @on(Button.Pressed, "#review-missed")
+    async def action_review_missed(self) -> None:
+        """A round of new puzzles on the concepts just missed (a new puzzle each, never a repeat)."""
+        from puzzles.drill import plan_round
+
+        missed = self.missed()
+        if self.phase != "summary" or not missed:
+            return
+        seen = {a.puzzle_id for a in self.answered}
+        now = self.app.now()
+        seed = (self.seed if self.seed is not None else int(now.timestamp()) % 1_000_000) + 7919
+        planned = [p for p in plan_round(missed, self.difficulty, seed, len(missed) + len(seen))
+                   if p.item.puzzle.id not in seen][:len(missed)]
+        self.planned = planned or plan_round(missed, self.difficulty, seed, len(missed))
+        self.position = 0
+        self.answered = []
+        await self.show_question()
 
     # -- leaving -----------------------------------------------------------------------------------
     def action_leave(self) -> None:
         if self.phase in ("question",):
-            self.confirm("Leave the drill?", "This question is not locked in, so nothing is saved for it. "
-                         "Answers already locked in are saved.", "Leave", "Stay", self.leave, "leave-drill")
+            from app.screens.dialogs import ConfirmDialog
+            from app.screens.rounds import Countdown
+
+            clocks = list(self.query(Countdown))
+            for clock in clocks:
+                clock.pause()  # the time is the player's while the question is asked
+
+            def answered(leave: bool | None) -> None:
+                if leave:
+                    self.leave()
+                    return
+                for clock in clocks:
+                    clock.resume()
+
+            self.app.push_screen(ConfirmDialog(
+                "Leave the drill?", "The clock is paused. This question is not locked in, so nothing is saved "
+                "for it. Answers already locked in are saved.", yes="Leave", no="Stay", dialog_id="leave-drill"),
+                answered)
             return
         self.leave()

@@ -79,6 +79,9 @@ runs a real toy serving loop on this machine.
         with VerticalScroll(id="home-body"):
             yield Static("Opening your save…", id="player", markup=False)
             yield Static("", id="glance", markup=False)
+            readiness = Static("", id="readiness", markup=False)
+            readiness.display = False  # shown only with an exam date set
+            yield readiness
             yield Label("Ways to play", classes="section-title")
             yield OptionList(id="ways")
             yield Label("Chapters", classes="section-title")
@@ -320,6 +323,12 @@ runs a real toy serving loop on this machine.
         queue = len(session.retry_queue)
         extra = f"   · {queue} to retry later" if queue else ""
         self.query_one("#glance", Static).update(counts + extra)
+        from app.widgets.readiness import readiness_lines
+
+        ready = readiness_lines(session.profile, self.app.now()) if session.settings.get("exam-date") else []
+        readiness = self.query_one("#readiness", Static)
+        readiness.update("\n".join(ready))
+        readiness.display = bool(ready)
         self._fill_ways()
         if self.app.bank_ready:
             self.query_one("#chapter-strip", Static).update(

@@ -102,6 +102,7 @@ class Countdown(Static):
         self.started = clock()
         self.fired = False
         self.stopped = False
+        self.paused_at: float | None = None
 
     def on_mount(self) -> None:
         self.started = self.clock()
@@ -110,10 +111,27 @@ class Countdown(Static):
 
     @property
     def left(self) -> float:
-        return max(0.0, self.seconds - (self.clock() - self.started))
+        now = self.paused_at if self.paused_at is not None else self.clock()
+        return max(0.0, self.seconds - (now - self.started))
+
+    def pause(self) -> None:
+        """Hold the clock (while a question is asked over the round): no time runs out."""
+        if self.paused_at is None and not self.stopped:
+            self.paused_at = self.clock()
+            self.tick()
+
+    def resume(self) -> None:
+        if self.paused_at is not None:
+            self.started += self.clock() - self.paused_at
+            self.paused_at = None
+            self.tick()
 
     def tick(self) -> None:
         if self.stopped:
+            return
+        if self.paused_at is not None:
+            whole = int(self.left + 0.999)
+            self.update(f"⏸ {whole // 60}:{whole % 60:02d} left (paused)")
             return
         left = self.left
         whole = int(left + 0.999)
