@@ -86,6 +86,9 @@ FILES: dict[str, str | bytes] = {
                        'experts_per_token = 2\nexpert_intermediate = 32\ndense_layers = 9\n'),
     "cat-layers-huge.toml": ('[models.m]\nname = "m"\nlayers = 1000000000000\nhidden = 64\nintermediate = 128\n'
                              'heads = 4\nkv_heads = 4\nhead_dim = 16\nvocab = 100\ncontext = 1024\n'),
+    "pack-not-utf8.toml": b'[chapter]\ntitle = "\xff"\n',
+    "pack-deep.toml": "a = " + "[" * 100_000 + "]" * 100_000 + "\n",
+    "pack-escape.toml": '[chapter]\ntitle = "\\u001b]0;pwned\\u0007"\n',
     "match-deep.toml": "a = " + "[" * 100_000 + "]" * 100_000 + "\n",
     "match-not-utf8.toml": b"\xff\xfe",
     "match-garbage.toml": "kind = 5\n",
@@ -130,6 +133,11 @@ CASES: dict[str, tuple[str, ...]] = {
     "join pin with an escape": ("join", "http://127.0.0.1:1", "--pin", "12\x1b34", "--name", "x"),
     "join name with an escape": ("join", "http://127.0.0.1:1", "--pin", "1234", "--name", "x\x1b[2J"),
     "lab seed nan": ("lab", "run", "--seed", "nan"),
+    # packs, through `ridge puzzles import`
+    "pack not UTF-8": ("puzzles", "import", "pack-not-utf8.toml"),
+    "pack deep": ("puzzles", "import", "pack-deep.toml"),
+    "pack with an escape in its title": ("puzzles", "import", "pack-escape.toml"),
+    "pack /dev/zero": ("puzzles", "import", "/dev/zero"),
     # config.json
     **{f"config {name}": ("solve", "--config", name) for name in FILES if name.endswith(".json")},
     "config /dev/zero": ("solve", "--config", "/dev/zero"),

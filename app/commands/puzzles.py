@@ -170,6 +170,8 @@ def _import(args) -> int:
     if source.suffix.lower() != ".toml":
         raise RidgeError(f"{source}: a pack is a .toml file")
     problems, count, _ = check_paths([source])
+    if len(problems) == 1:  # one problem: one line
+        raise RidgeError(f"not imported: {problems[0]}")
     if problems:
         for e in problems:
             sys.stderr.write(f"{e}\n")
