@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from puzzles import generator
 from puzzles.grading import ESTIMATE_TOLERANCE as TOLERANCE
-from puzzles.grading import Grade, decided_text, objective_bottleneck
+from puzzles.grading import Grade, decided_text, objective_bottleneck, plain_words
 from puzzles.grading import grade as grade_one
 from puzzles.puzzle import OBJECTIVE_TEXT, Puzzle
 from puzzles.questions import (NAPKIN_IDS, QUESTIONS, SPEC_FIELD, SPEC_HELPS_ABOVE, Item, distance_text, make_item,
@@ -179,16 +179,12 @@ def grade(seed: int, items: list[Item], predictions: list[dict], length: int | N
 
 # --- the report ----------------------------------------------------------------------------------
 
-def _plain(kind: str, ident: str) -> str:
-    return ident or "(blank)"
-
-
 def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
 def report_markdown(result: ExamResult, player: str, when: _dt.datetime,
-                    words: Callable[[str, str], str] = _plain) -> str:
+                    words: Callable[[str, str], str] = plain_words) -> str:
     """The whole exam as Markdown: the result, the rules, a summary table, then every item with
     the player's answers beside the engine's and the engine's reasoning."""
     verdict = "PASSED" if result.passed else "NOT PASSED"
@@ -225,7 +221,7 @@ def report_markdown(result: ExamResult, player: str, when: _dt.datetime,
     return "\n".join(lines)
 
 
-def item_markdown(n: int, item: Item, p: dict, j: Grade, words: Callable[[str, str], str] = _plain) -> list[str]:
+def item_markdown(n: int, item: Item, p: dict, j: Grade, words: Callable[[str, str], str] = plain_words) -> list[str]:
     """One item of the report: the deployment, a table of answers, and the engine's reasoning."""
     key, puzzle = item.key, item.puzzle
     marks = part_marks(j)

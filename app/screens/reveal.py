@@ -97,12 +97,11 @@ def retry_note(ahead: int) -> str:
 def comparison_rows(prediction: dict, key, grade) -> list[tuple[str, str, str, str]]:
     """(part, yours, the engine's, mark) for every part judged, estimates included: ✓ right,
     ✗ wrong, ◆ beside the mark of a part that decided the outcome."""
-    from puzzles.grading import value_text
+    from puzzles.grading import PART_TITLES, value_text
 
     rows = [("", "You", "The engine", "")]
-    titles = {"bottleneck": "Bottleneck", "lever": "Best lever", "gain_band": "Its gain", "reason": "Because"}
     for part in grade.parts:
-        title = labels.estimate_short(part.estimate) if part.estimate else titles.get(part.name, part.name)
+        title = labels.estimate_short(part.estimate) if part.estimate else PART_TITLES.get(part.name, part.name)
         engine = value_text(part, part.engine, labels.words)
         if part.name == "gain_band" and getattr(key, "gain", None):
             engine += f" ({key.gain:.2f}×)"
