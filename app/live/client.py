@@ -23,6 +23,21 @@ class LobbyUnreachable(Exception):
     pass
 
 
+MAX_ANSWER = 4 << 20  # a lobby's answers are a few KiB: a host that sends more is not a Ridge host
+
+
+def _parse(raw: bytes) -> Any:
+    """A host's JSON answer, capped in size and depth (the client may have been pointed anywhere)."""
+    from engine.bounds import MAX_DEPTH, json_depth
+
+    if len(raw) > MAX_ANSWER:
+        raise ValueError("the answer is too large")
+    text = raw.decode("utf-8")
+    if json_depth(text) > MAX_DEPTH:
+        raise ValueError("the answer is nested too deeply")
+    return json.loads(text)
+
+
 class LobbyClient:
     def __init__(self, url: str, token: str | None = None, timeout: float = 10.0) -> None:
         url = url.strip().rstrip("/")
@@ -40,14 +55,16 @@ class LobbyClient:
             request.add_header(TOKEN_HEADER, self.token)
         try:
             with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                return json.loads(response.read().decode("utf-8"))
+                return _parse(response.read(MAX_ANSWER + 1))
         except urllib.error.HTTPError as error:
             try:
-                message = json.loads(error.read().decode("utf-8")).get("error") or str(error)
-            except (ValueError, AttributeError):
+                message = str(_parse(error.read(MAX_ANSWER + 1)).get("error") or error)
+            except (ValueError, AttributeError, RecursionError):
                 message = f"the host answered {error.code}"
-            raise LobbyRefused(error.code, message) from None
-        except (urllib.error.URLError, OSError, ValueError) as error:
+            from engine.bounds import shown
+
+            raise LobbyRefused(error.code, shown(message, 300)) from None
+        except (urllib.error.URLError, OSError, ValueError, RecursionError) as error:
             reason = getattr(error, "reason", error)
             raise LobbyUnreachable(f"cannot reach the host at {self.url} ({reason})") from None
 
