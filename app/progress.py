@@ -206,33 +206,27 @@ class Session:
             queue = [p for p in self.retry_queue if p != puzzle_id]
             self.store.update_settings(self.name, **{RETRY_SETTING: ",".join(queue) or None})
 
-    # -- what next -------------------------------------------------------------------------
+    # -- what next (the rule: puzzles.campaign) ---------------------------------------------
+    def _order(self) -> tuple[list[tuple[str, ...]], dict[str, list[str]]]:
+        outcomes: dict[str, list[str]] = {}
+        for a in self.attempts:
+            outcomes.setdefault(a.puzzle_id, []).append(a.outcome)
+        return [ch.puzzle_ids for ch in self.chapters], outcomes
+
     def next_puzzle(self, exclude: tuple[str, ...] = (), within: Chapter | None = None) -> str | None:
-        """The player's next puzzle: in the earliest chapter not yet cleared, a puzzle never tried,
-        else one tried but not cleared; puzzles put off with "retry later" come after every other
-        chapter; None when everything is cleared."""
-        queue = self.retry_queue
-        chapters = [within] if within is not None else self.chapters
-        for ch in chapters:
-            open_ids = [p for p in ch.puzzle_ids if not self.cleared(p) and p not in exclude and p not in queue]
-            untried = [p for p in open_ids if not self.outcomes(p)]
-            if untried:
-                return untried[0]
-            if open_ids:
-                return open_ids[0]
-        for p in queue:
-            if p not in exclude and (within is None or p in within.puzzle_ids):
-                return p
-        return None
+        """The player's next puzzle, by `puzzles.campaign.next_puzzle`."""
+        from puzzles.campaign import next_puzzle
+
+        chapters, outcomes = self._order()
+        return next_puzzle(chapters, outcomes, self.retry_queue, exclude,
+                           within.puzzle_ids if within is not None else None)
 
     def returns_after(self, puzzle_id: str) -> int:
-        """How many puzzles `next_puzzle` offers before `puzzle_id` comes back from the retry
-        queue: every open puzzle not put off, then those put off before it."""
-        queue = self.retry_queue
-        open_ids = [p for ch in self.chapters for p in ch.puzzle_ids
-                    if not self.cleared(p) and p not in queue and p != puzzle_id]
-        earlier = queue[:queue.index(puzzle_id)] if puzzle_id in queue else queue
-        return len(open_ids) + len([p for p in earlier if p != puzzle_id])
+        """How many puzzles come before `puzzle_id` returns from the retry queue."""
+        from puzzles.campaign import returns_after
+
+        chapters, outcomes = self._order()
+        return returns_after(chapters, outcomes, self.retry_queue, puzzle_id)
 
     # -- recording -------------------------------------------------------------------------
     def record(self, puzzle, grade, hints_used: int, seconds_taken: float, locked_at: _dt.datetime,
