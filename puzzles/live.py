@@ -58,11 +58,26 @@ def fold(name: str) -> str:
     return name.casefold()
 
 
+def check_pin_given(pin_given: Any, pin: str) -> None:
+    if not isinstance(pin_given, (str, int)) or isinstance(pin_given, bool) or str(pin_given).strip() != pin:
+        raise LiveRefusal(403, "wrong pin: ask the host for the pin shown on the big screen")
+
+
+def seat_hash(seat: Any) -> str:
+    """What the host keeps of a player's seat: a hash of the secret their browser (or terminal)
+    holds. The same nickname with the same seat rejoins as the same player (after the host or
+    the browser restarted); with another seat the name is taken. No seat, no rejoining."""
+    import hashlib
+
+    if not isinstance(seat, str) or not 16 <= len(seat) <= 128:
+        return ""
+    return hashlib.sha256(seat.encode("utf-8")).hexdigest()
+
+
 def check_join(pin_given: Any, pin: str, name: Any, taken: Iterable[str], players: int, max_players: int) -> str:
     """The cleaned nickname when this join may go ahead; LiveRefusal otherwise, checked in the
     order a player can act on: the pin (403), the name (400, 409), then room (503)."""
-    if not isinstance(pin_given, (str, int)) or isinstance(pin_given, bool) or str(pin_given).strip() != pin:
-        raise LiveRefusal(403, "wrong pin: ask the host for the pin shown on the big screen")
+    check_pin_given(pin_given, pin)
     nick = clean_name(name)
     if fold(nick) in {fold(t) for t in taken}:
         raise LiveRefusal(409, f"the nickname {nick!r} is taken in this room: pick another")

@@ -25,7 +25,7 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS players (
     token TEXT PRIMARY KEY, name TEXT NOT NULL, folded TEXT NOT NULL UNIQUE,
-    joined REAL NOT NULL, removed INTEGER NOT NULL DEFAULT 0);
+    joined REAL NOT NULL, removed INTEGER NOT NULL DEFAULT 0, seat TEXT NOT NULL DEFAULT '');
 CREATE TABLE IF NOT EXISTS answers (
     idx INTEGER NOT NULL, token TEXT NOT NULL, prediction TEXT NOT NULL, received REAL NOT NULL,
     late INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (idx, token));
@@ -42,6 +42,7 @@ class Player:
     name: str
     joined: float
     removed: bool = False
+    seat: str = ""  # a hash of the secret the player's browser (or terminal) keeps, for rejoining
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,9 @@ class LobbyStore:
             self.db.execute("PRAGMA synchronous=FULL")
             self.db.execute("PRAGMA busy_timeout=5000")
             self.db.executescript(_SCHEMA)
+            columns = {row[1] for row in self.db.execute("PRAGMA table_info(players)")}
+            if "seat" not in columns:  # a lobby written before seats existed
+                self.db.execute("ALTER TABLE players ADD COLUMN seat TEXT NOT NULL DEFAULT ''")
             version = self.get("schema_version")
         except sqlite3.DatabaseError as exc:
             raise LobbyError(f"{self.path}: not a usable lobby file ({exc})") from None
@@ -100,13 +104,13 @@ class LobbyStore:
         return {k: json.loads(v) for k, v in self.db.execute("SELECT key, value FROM meta")}
 
     # -- players ------------------------------------------------------------------------------
-    def add_player(self, token: str, name: str, folded: str, joined: float) -> bool:
+    def add_player(self, token: str, name: str, folded: str, joined: float, seat: str = "") -> bool:
         """False when the (folded) name is already taken: the UNIQUE column decides, so two joins
         racing for one name cannot both win."""
         try:
             with self._tx():
-                self.db.execute("INSERT INTO players (token, name, folded, joined) VALUES (?, ?, ?, ?)",
-                                (token, name, folded, joined))
+                self.db.execute("INSERT INTO players (token, name, folded, joined, seat) VALUES (?, ?, ?, ?, ?)",
+                                (token, name, folded, joined, seat))
         except sqlite3.IntegrityError:
             return False
         return True
@@ -116,8 +120,8 @@ class LobbyStore:
             self.db.execute("UPDATE players SET removed = 1 WHERE token = ?", (token,))
 
     def players(self) -> list[Player]:
-        rows = self.db.execute("SELECT token, name, joined, removed FROM players ORDER BY joined, rowid")
-        return [Player(t, n, j, bool(r)) for t, n, j, r in rows]
+        rows = self.db.execute("SELECT token, name, joined, removed, seat FROM players ORDER BY joined, rowid")
+        return [Player(t, n, j, bool(r), seat) for t, n, j, r, seat in rows]
 
     # -- answers ------------------------------------------------------------------------------
     def lock(self, index: int, token: str, prediction: dict, received: float, late: bool = False) -> bool:

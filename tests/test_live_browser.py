@@ -214,6 +214,19 @@ async def test_a_browser_joins_answers_and_is_on_the_board(tmp_path):
         assert mine["answered"] == 1
         reveal = await asyncio.to_thread(watcher.reveal, 0)
         assert {p["name"] for p in reveal["players"]} == {"chromium", "watcher"}
+
+        # A reload (or a host restart) ends the browser's session; the same browser rejoins under
+        # the same nickname as the same player, because the page keeps its seat.
+        since = browser.mark()
+        await browser.call("Page.navigate", url=host.url + "/")
+        await browser.seen("Join the match", since=since)
+        await browser.call("Runtime.evaluate", expression="document.querySelector('.xterm-helper-textarea').focus()")
+        await browser.type("4321", then=("4321",))
+        await browser.press("Enter", then=("▶ nickname",))
+        await browser.type("chromium", then=("chromium",))
+        await browser.press("Enter", then=("the answer", "points"))
+        board = await asyncio.to_thread(watcher.board)
+        assert [r["name"] for r in board["players"]].count("chromium") == 1
     finally:
         await browser.stop()
         host.stop()

@@ -77,6 +77,18 @@ def test_one_answer_per_question_late_locks_at_zero_and_keys_wait_for_the_close(
     assert [r.name for r in rows] == ["ana", "cy", "bo"] and rows[1].answered == 0
 
 
+def test_the_same_seat_rejoins_as_the_same_player(tmp_path, made):
+    room = room_for(tmp_path, made, Clock())
+    seat = "0123456789abcdef" * 2
+    token = room.join("4321", "Ana", seat=seat)
+    assert room.join("4321", " ana ", seat=seat) == token
+    assert refusal(lambda: room.join("0000", "Ana", seat=seat)).status == 403
+    assert refusal(lambda: room.join("4321", "Ana", seat="f" * 32)).status == 409
+    assert refusal(lambda: room.join("4321", "Ana")).status == 409
+    room.remove("Ana")
+    assert refusal(lambda: room.join("4321", "Ana", seat=seat)).status == 403
+
+
 def test_everyone_locked_in_closes_and_auto_moves_on(tmp_path, made):
     clock = Clock()
     room = room_for(tmp_path, made, clock, auto=True, lobby_seconds=5, reveal_seconds=8)

@@ -68,8 +68,11 @@ class LobbyClient:
             reason = getattr(error, "reason", error)
             raise LobbyUnreachable(f"cannot reach the host at {self.url} ({reason})") from None
 
-    def join(self, pin: str, name: str) -> str:
-        self.token = self._call("POST", "/api/join", {"pin": pin, "name": name})["token"]
+    def join(self, pin: str, name: str, seat: str | None = None) -> str:
+        body = {"pin": pin, "name": name}
+        if seat:
+            body["seat"] = seat
+        self.token = self._call("POST", "/api/join", body)["token"]
         return self.token
 
     def state(self) -> dict:

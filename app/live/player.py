@@ -20,6 +20,7 @@ from app import labels
 from app.live.client import LobbyClient, LobbyRefused, LobbyUnreachable
 
 POLL_SECONDS = 1.0
+SEAT_ENV = "RIDGE_SEAT"  # the browser's own secret, handed over by the host's websocket route
 
 
 def card_deployment(card: dict):
@@ -101,7 +102,11 @@ class PlayerApp(App[None]):
     def __init__(self, url: str, pin: str | None = None, name: str | None = None, browser: bool = False,
                  poll: float = POLL_SECONDS, clock=time.monotonic) -> None:
         super().__init__()
+        import os
+        import secrets
+
         self.client = LobbyClient(url)
+        self.seat = os.environ.get(SEAT_ENV) or secrets.token_hex(16)
         self.pin = pin or ""
         self.nick = name or ""
         self.browser = browser
@@ -172,7 +177,7 @@ class PlayerApp(App[None]):
     @work(exclusive=True, group="join")
     async def join_worker(self) -> None:
         try:
-            await asyncio.to_thread(self.client.join, self.pin, self.nick)
+            await asyncio.to_thread(self.client.join, self.pin, self.nick, self.seat)
         except LobbyRefused as refused:
             self.join_error(refused.message)
             return

@@ -194,12 +194,20 @@ class Room:
         return False
 
     # -- the players' side ---------------------------------------------------------------------------
-    def join(self, pin: Any, name: Any) -> str:
+    def join(self, pin: Any, name: Any, seat: Any = None) -> str:
+        live.check_pin_given(pin, self.pin)
+        seat = live.seat_hash(seat)
+        if seat and isinstance(name, str):
+            folded = live.fold(" ".join(name.split()))
+            again = next((p for p in self._players.values() if live.fold(p.name) == folded and p.seat == seat), None)
+            if again is not None:
+                self.player(again.token)  # a removed player stays removed
+                return again.token
         taken = [p.name for p in self._players.values()]
         nick = live.check_join(pin, self.pin, name, taken, len(self.active()), self.settings.max_players)
         token = secrets.token_urlsafe(18)
         now = self.clock()
-        if not self.store.add_player(token, nick, live.fold(nick), now):
+        if not self.store.add_player(token, nick, live.fold(nick), now, seat):
             raise LiveRefusal(409, f"the nickname {nick!r} is taken in this room: pick another")
         self._players = {p.token: p for p in self.store.players()}
         if self._m.get("first_join") is None:

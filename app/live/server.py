@@ -89,7 +89,7 @@ def build_app(room, site: Site, on_change=None) -> web.Application:
         if not isinstance(data, dict):
             raise LiveRefusal(400, "send {\"pin\": ..., \"name\": ...}")
         try:
-            token = room.join(data.get("pin"), data.get("name"))
+            token = room.join(data.get("pin"), data.get("name"), data.get("seat"))
         except LiveRefusal as refused:
             if refused.status == 403:
                 guard.miss(address)

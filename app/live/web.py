@@ -14,6 +14,7 @@ import ipaddress
 import json
 import logging
 import os
+import re
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -37,6 +38,7 @@ PROJECT_ROOT = Path(__file__).resolve().parents[2]
 # print text, nothing else (no tokens, no paths to the host's saves).
 CHILD_ENV_KEEP = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "SYSTEMROOT")
 
+SEAT = re.compile(r"^[0-9a-f]{32}$")
 FOREIGN_ORIGIN = "refused: this request comes from another web page ({origin}); open the game at {url}"
 ROOM_FULL = "refused: the room is full ({limit} players are connected); try again when someone leaves"
 
@@ -175,6 +177,22 @@ PAGE = """<!DOCTYPE html>
   <div id="terminal" class="textual-terminal" data-session-websocket-url="{ws_url}"
        data-font-size="{font_size}"></div>
   <div class="notice closed">The session ended. <a href="/" style="color:#8cf">Start again</a></div>
+  <script>
+    // This browser's seat: a random secret kept here, so the same nickname rejoins as the same
+    // player after a reload or a host restart. It goes to the host in the websocket's path.
+    document.addEventListener("DOMContentLoaded", function () {{
+      var seat = null;
+      try {{ seat = localStorage.getItem("ridge-seat"); }} catch (e) {{}}
+      if (!seat || !/^[0-9a-f]{{32}}$/.test(seat)) {{
+        var bytes = new Uint8Array(16);
+        crypto.getRandomValues(bytes);
+        seat = Array.from(bytes, function (b) {{ return ("0" + b.toString(16)).slice(-2); }}).join("");
+        try {{ localStorage.setItem("ridge-seat", seat); }} catch (e) {{}}
+      }}
+      var el = document.getElementById("terminal");
+      el.dataset.sessionWebsocketUrl = el.dataset.sessionWebsocketUrl + "/" + seat;
+    }});
+  </script>
 </body>
 </html>
 """
@@ -220,7 +238,11 @@ def websocket_handler(site: Site, on_count=None):
             width = _int(request.query.get("width"), 80)
             height = _int(request.query.get("height"), 24)
             await websocket.prepare(request)
-            service = process_class(site.command, site.child_env, write_bytes=websocket.send_bytes,
+            env = dict(site.child_env)
+            seat = request.match_info.get("seat", "")
+            if SEAT.match(seat):
+                env["RIDGE_SEAT"] = seat
+            service = process_class(site.command, env, write_bytes=websocket.send_bytes,
                                     write_str=websocket.send_str, close=websocket.close,
                                     download_manager=downloads)
             await service.start(width, height)
@@ -275,7 +297,9 @@ async def _relay(websocket: web.WebSocketResponse, service) -> None:
 def add_player_routes(app: web.Application, site: Site, on_count=None) -> None:
     """`/` (the player page), `/ws` (its terminal) and `/static` (textual-serve's scripts)."""
     app.router.add_get("/", page_handler(site))
-    app.router.add_get("/ws", websocket_handler(site, on_count))
+    handler = websocket_handler(site, on_count)
+    app.router.add_get("/ws", handler)
+    app.router.add_get("/ws/{seat}", handler)
     app.router.add_static("/static", _static_folder(), show_index=False)
 
 
