@@ -35,6 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 MACHINE_CORES = 2
 MACHINE_GIB = 24
 CPU_BUDGET = 0.7
+PROBES = 20          # API answers sent while the browsers draw a question
 BURST_SECONDS = 5.0   # a new question on every screen within this (of a 90 s question)
 
 
@@ -139,31 +140,35 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-async def browsers(url: str, host_pid: int, k: int, window: float = 5.0) -> dict:
-    """k browser sessions: websockets to /ws, each starting a player app process on the host."""
+async def browsers(url: str, host_pid: int, k: int, made: list, window: float = 5.0) -> dict:
+    """k browser sessions: websockets to /ws, each starting a player app process on the host, each
+    joining like a player; then the CPU it takes them to draw a question, while PROBES API players
+    answer, and their steady CPU and memory."""
     before = set(children(host_pid))
-    async with aiohttp.ClientSession() as session:
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=120)) as session:
         sockets = [await session.ws_connect(f"{url.replace('http', 'ws')}/ws?width=100&height=40") for _ in range(k)]
-        for ws in sockets:
-            await ws.send_str(json.dumps(["resize", {"width": 100, "height": 40}]))
         seen = [b"" for _ in sockets]
 
-        async def until_drawn(i: int, ws) -> None:
-            while b"Join the match" not in seen[i]:
-                msg = await asyncio.wait_for(ws.receive(), 60)
+        async def until_drawn(i: int, ws, text: bytes) -> None:
+            while text not in seen[i]:
+                msg = await asyncio.wait_for(ws.receive(), 120)
                 if msg.type == aiohttp.WSMsgType.BINARY:
-                    seen[i] = (seen[i] + msg.data)[-20000:]
+                    seen[i] = (seen[i] + msg.data)[-40000:]
                 elif msg.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED, aiohttp.WSMsgType.ERROR):
                     raise SystemExit("a browser session closed before its app drew")
 
-        await asyncio.gather(*(until_drawn(i, ws) for i, ws in enumerate(sockets)))
-        for ws in sockets:  # type the pin and a nickname, like a player
+        async def join(i: int, ws) -> None:
+            await ws.send_str(json.dumps(["resize", {"width": 100, "height": 40}]))
+            await until_drawn(i, ws, b"Join the match")
+            seen[i] = b""
             await ws.send_str(json.dumps(["stdin", "2468\r"]))
-        await asyncio.sleep(1)  # the focus moves to the nickname (a benchmark, not a test)
-        for i, ws in enumerate(sockets):
+            await until_drawn(i, ws, "▶ nickname".encode())
+            seen[i] = b""
             await ws.send_str(json.dumps(["stdin", f"web{i}\r"]))
+            await until_drawn(i, ws, b"You're in")
+
+        await asyncio.gather(*(join(i, ws) for i, ws in enumerate(sockets)))
         pids = [p for p in children(host_pid) if p not in before]
-        await asyncio.sleep(2)
 
         async def drain(ws) -> None:
             async for _ in ws:
@@ -172,17 +177,29 @@ async def browsers(url: str, host_pid: int, k: int, window: float = 5.0) -> dict
         drains = [asyncio.create_task(drain(ws)) for ws in sockets]
         async with session.post(url + "/api/join", json={"pin": "2468", "name": "watcher"}) as r:
             headers = {"X-Ridge-Token": (await r.json())["token"]}
+        probes = []
+        for i in range(PROBES):
+            async with session.post(url + "/api/join", json={"pin": "2468", "name": f"probe{i}"}) as r:
+                probes.append({"X-Ridge-Token": (await r.json())["token"]})
+        probe_times: list[float] = []
 
-        async def phase() -> str:
+        async def probe(h) -> None:
+            await asyncio.sleep(random.uniform(0, 3))
+            start = time.perf_counter()
+            async with session.post(url + "/api/answer", json={"index": 0, **right_answer(made[0])}, headers=h) as r:
+                await r.read()
+            probe_times.append(time.perf_counter() - start)
+
+        async def state() -> dict:
             async with session.get(url + "/api/state", headers=headers) as r:
-                return (await r.json())["phase"]
+                return await r.json()
 
-        while await phase() == "lobby":  # the first question opens lobby-seconds after the first join
+        while (await state())["phase"] == "lobby":  # the first question opens lobby-seconds after the first join
             cpu0 = {p: cpu_seconds(p) for p in pids}
             host0 = cpu_seconds(host_pid)
             await asyncio.sleep(0.05)
-        await asyncio.sleep(3)  # every app draws the new question (a benchmark, not a test)
-        burst = [cpu_seconds(p) - cpu0[p] for p in pids]  # less the steady share, below
+        await asyncio.gather(*(probe(h) for h in probes), asyncio.sleep(4))  # every app draws the question
+        burst = [cpu_seconds(p) - cpu0[p] for p in pids]
         cpu1 = {p: cpu_seconds(p) for p in pids}
         host1 = cpu_seconds(host_pid)
         await asyncio.sleep(window)
@@ -190,14 +207,18 @@ async def browsers(url: str, host_pid: int, k: int, window: float = 5.0) -> dict
         host_share = (cpu_seconds(host_pid) - host1) / window / max(1, len(pids))
         host_burst = (host1 - host0) / max(1, len(pids))
         mem = [memory(p) for p in pids]
+        joined = (await state())["players"] - 1 - PROBES
         for ws in sockets:
             await ws.close()
         for task in drains:
             task.cancel()
     steady = statistics.mean(cpu)
-    return {"processes": len(pids), "rss_mib": statistics.mean(m[0] for m in mem),
+    probe_times.sort()
+    return {"processes": len(pids), "joined": joined, "rss_mib": statistics.mean(m[0] for m in mem),
             "pss_mib": statistics.mean(m[1] for m in mem), "cpu_share": steady + host_share,
-            "burst_s": max(0.0, statistics.mean(burst) - 3 * steady) + host_burst}
+            "burst_s": max(0.0, statistics.mean(burst) - 4 * steady) + host_burst,
+            "probe_p50_ms": 1000 * statistics.median(probe_times),
+            "probe_p99_ms": 1000 * probe_times[max(0, int(len(probe_times) * 0.99) - 1)]}
 
 
 def main() -> int:
@@ -228,14 +249,16 @@ def main() -> int:
 
         port = free_port()
         url = f"http://127.0.0.1:{port}"
-        host = start_host(save + "/b", port, args.browsers + 5, 1, 300, lobby=6)
+        host = start_host(save + "/b", port, args.browsers + PROBES + 5, 1, 300, lobby=6)
         try:
-            web = asyncio.run(browsers(url, host.pid, args.browsers))
+            web = asyncio.run(browsers(url, host.pid, args.browsers, made))
         finally:
             host.terminate()
             host.wait(timeout=30)
     print(f"browser players: {web['processes']} app processes, each RSS {web['rss_mib']:.0f} MiB, "
           f"PSS {web['pss_mib']:.0f} MiB, CPU {100 * web['cpu_share']:.1f}% of a core while a question is open")
+    print(f"{web['joined']} of them joined; while they drew a new question, {PROBES} API answers took "
+          f"p50 {web['probe_p50_ms']:.0f} ms, p99 {web['probe_p99_ms']:.0f} ms")
     print(f"drawing a new question costs each browser player {1000 * web['burst_s']:.0f} ms of CPU "
           "(its app process plus its share of the host's relaying)")
     by_memory = int((MACHINE_GIB * 1024 - 2048) / max(web["pss_mib"], 1))

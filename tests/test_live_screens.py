@@ -124,3 +124,24 @@ async def test_the_player_app_plays_a_hosted_question(tmp_path):
             assert "1st  ana" in _text(app, "#podium")
     finally:
         host.stop()
+
+
+async def test_the_host_screen_serves_the_lobby_api_itself(tmp_path):
+    import aiohttp
+
+    from app.commands.host import listen
+
+    sock = listen("127.0.0.1", 0)
+    port = sock.getsockname()[1]
+    room = Room(Settings(seed=5, count=1, pin="4321", seconds=60), tmp_path, made=generator.generate(5, 1, None))
+    site = Site("127.0.0.1", port, f"http://127.0.0.1:{port}", 50, ["true"])
+    app = HostApp(room, site, sock)
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            async with aiohttp.ClientSession() as session:
+                async with session.post(f"http://127.0.0.1:{port}/api/join", json={"pin": "4321", "name": "ana"}) as r:
+                    assert r.status == 200
+            await _until(pilot, lambda: "ana" in _text(app, "#left-text"), "ana in the lobby list")
+    finally:
+        room.close()
+        sock.close()

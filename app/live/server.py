@@ -156,7 +156,7 @@ def _no_token():
 
 async def start(app: web.Application, sock) -> web.AppRunner:
     """Serve `app` on an already-bound listening socket; returns the runner to clean up."""
-    runner = web.AppRunner(app, handle_signals=False, access_log=None)
+    runner = web.AppRunner(app, handle_signals=False, access_log=None, shutdown_timeout=2.0)
     await runner.setup()
-    await web.SockSite(runner, sock, shutdown_timeout=2.0).start()
+    await web.SockSite(runner, sock).start()
     return runner
