@@ -216,3 +216,22 @@ def test_the_decode_plot_width_never_depends_on_timing(batch2_ms):
         lines = decode_plot(result, width=width)
         assert all(len(line) <= 78 for line in lines), [line for line in lines if len(line) > 78]
     assert any("BLAS" in line for line in decode_plot(result)) == (batch2_ms > 1.5)
+
+
+def test_a_ratio_whose_spread_crosses_one_is_within_noise_not_a_slowdown():
+    from engine.lab.report import ratio_words, within_noise
+
+    assert within_noise([0.93, 1.02]) and not within_noise([1.1, 1.3])
+    assert ratio_words(0.96, [0.93, 1.02]) == "0.96×, within noise (0.93-1.02×)"
+    assert ratio_words(1.84, [1.80, 1.90]) == "1.84× (1.80-1.90×)"
+    assert ratio_words(1.5, None) == "1.50×"
+
+
+def test_the_lab_repeats_the_serving_with_blas_pinned():
+    from engine.lab.runner import lab_settings, run_lab
+
+    result = run_lab(lab_settings(quick=True))
+    assert result["serve_repeats"] == 3 and result["blas_threads"] == 1
+    low, high = result["speedup_spread"]
+    assert low <= high and set(result["ablation_spreads"]) == {"continuous-batching", "paged-allocation"}
+    assert result["identical_outputs"]

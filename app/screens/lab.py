@@ -22,7 +22,7 @@ from textual.widgets import (Button, Checkbox, DataTable, Footer, Input, Label, 
 from app.messages import Back
 from engine.errors import RidgeError
 from engine.lab.report import (SHORT_COLUMNS, Prediction, busy_machine, compare, decode_plot,
-                               machine_lines, server_table)
+                               machine_lines, ratio_words, repeat_note, server_table)
 
 
 class _Cancelled(Exception):
@@ -264,11 +264,16 @@ is final. Then watch it run and compare. **New** (n) starts a fresh prediction.
         for row in server_table(result, short=True):
             servers.add_row(*row)
         same = "yes" if result["identical_outputs"] else "NO (a bug: please report it)"
+        spreads = result.get("ablation_spreads") or {}
         notes = [
             f"Same tokens from all four servers: {same}.",
-            f"Alone, continuous batching gave {result['continuous_contiguous_speedup']:.2f}× and paged "
-            f"allocation {result['static_paged_speedup']:.2f}×. Below, resv, int and ext are reserved "
-            "slots, internal and external fragmentation, as shares of the KV budget.",
+            f"Paged over naive: {ratio_words(result['speedup'], result.get('speedup_spread'))}.",
+            f"Alone, continuous batching gave "
+            f"{ratio_words(result['continuous_contiguous_speedup'], spreads.get('continuous-batching'))} and paged "
+            f"allocation {ratio_words(result['static_paged_speedup'], spreads.get('paged-allocation'))}. "
+            "Below, resv, int and ext are reserved slots, internal and external fragmentation, as shares of "
+            "the KV budget.",
+            *repeat_note(result),
         ]
         if busy_machine(result):
             notes.append("Other programs kept this machine busy, so the timings are noisier than usual.")

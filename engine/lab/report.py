@@ -80,6 +80,22 @@ def decode_plot(result: dict, width: int = 32) -> list[str]:
     return lines
 
 
+def within_noise(spread) -> bool:
+    """A measured ratio whose repeats span both sides of 1 is no evidence of a gain or a loss."""
+    return bool(spread) and spread[0] <= 1.0 <= spread[1]
+
+
+def ratio_words(ratio: float, spread) -> str:
+    """A speedup as a player should read it: `1.84× (1.80-1.90× over 3 runs)`, or `0.96×, within
+    noise (0.93-1.02×)` when the repeats disagree about which side of 1 it is on."""
+    if not spread:
+        return f"{ratio:.2f}×"
+    span = f"{spread[0]:.2f}-{spread[1]:.2f}×"
+    if within_noise(spread):
+        return f"{ratio:.2f}×, within noise ({span})"
+    return f"{ratio:.2f}× ({span})"
+
+
 def _ms(seconds: float) -> str:
     """A duration in milliseconds in at most six characters, whatever the machine's speed, so a
     slow run never widens the plot: one decimal below 10 s, whole milliseconds up to 1000 s."""
@@ -140,11 +156,13 @@ def text_report(result: dict) -> list[str]:
         "(reserved, internal, external: shares of the KV budget, averaged over busy steps)",
         "",
         f"same tokens from every server: {'yes' if result['identical_outputs'] else 'NO'}",
-        f"paged over naive: {result['speedup']:.2f}× tokens/s; KV use {result['naive_utilization'] * 100:.0f}% → "
-        f"{result['paged_utilization'] * 100:.0f}%",
-        f"alone, continuous batching gives {result['continuous_contiguous_speedup']:.2f}× and paged "
-        f"allocation {result['static_paged_speedup']:.2f}×,",
+        f"paged over naive: {ratio_words(result['speedup'], result.get('speedup_spread'))} tokens/s; "
+        f"KV use {result['naive_utilization'] * 100:.0f}% → {result['paged_utilization'] * 100:.0f}%",
+        f"alone, continuous batching gives "
+        f"{ratio_words(result['continuous_contiguous_speedup'], _spread(result, 'continuous-batching'))}",
+        f"and paged allocation {ratio_words(result['static_paged_speedup'], _spread(result, 'paged-allocation'))},",
         f"so most of the gain came from {GAIN_LABELS[result['most_gain_from']]}",
+        *repeat_note(result),
         "",
         *machine_lines(result),
         "",
@@ -155,6 +173,20 @@ def text_report(result: dict) -> list[str]:
     if busy_machine(result):
         lines.append("other programs kept this machine busy during the run, so timings are noisier than usual")
     return lines
+
+
+def _spread(result: dict, gain: str):
+    return (result.get("ablation_spreads") or {}).get(gain)
+
+
+def repeat_note(result: dict) -> list[str]:
+    """How the spread was measured, in one line."""
+    repeats = result.get("serve_repeats", 1)
+    if repeats <= 1:
+        return []
+    threads = result.get("blas_threads", 1)
+    return [f"(served {repeats} times over, BLAS held to {threads} thread{'s' if threads != 1 else ''}; a range is "
+            "the lowest and highest run,", "and one that spans 1× is within noise, not a gain or a loss)"]
 
 
 def busy_machine(result: dict) -> bool:

@@ -46,6 +46,8 @@ class LabSettings:
     matmul_sizes: tuple[int, ...] = (512, 1024, 2048)
     repeats: int = 5
     quick: bool = False
+    serve_repeats: int = 3  # the workload is served this many times over, to show the timing spread
+    blas_threads: int = 1  # BLAS threads while serving: one, so the four servers never fight for cores
 
 
 def lab_settings(quick: bool = False, seed: int = 0) -> LabSettings:
@@ -53,7 +55,8 @@ def lab_settings(quick: bool = False, seed: int = 0) -> LabSettings:
     if seed < 0:
         raise RidgeError(f"seed must be zero or more, got {seed}")
     if not quick:
-        return LabSettings(model=ModelConfig(seed=seed), workload=WorkloadSpec(seed=seed))
+        # three servings of 40 requests take about as long as one of 80 did, and show the spread
+        return LabSettings(model=ModelConfig(seed=seed), workload=WorkloadSpec(n_requests=40, seed=seed))
     model = ModelConfig(vocab=512, d_model=256, n_layers=2, n_heads=4, n_kv_heads=2, d_ff=1024,
                         max_positions=256, seed=seed)
     workload = WorkloadSpec(n_requests=16, arrival_rate=4.0, prompt_min=4, prompt_max=16,
@@ -99,42 +102,54 @@ def run_lab(settings: LabSettings, progress: Progress | None = None) -> dict:
 
     phase(4)
     requests = make_requests(settings.workload)
-    servers = {name: Server(model, requests, scheduler=scheduler, allocator=allocator,
-                            slots=settings.kv_slots, block_size=settings.block_size,
-                            max_batch=settings.max_batch)
-               for name, (scheduler, allocator) in SERVERS.items()}
-    # Interleave the servers, always stepping the one that has used the least time so far, so that
-    # load from other programs falls on all four alike rather than on whichever ran at that moment.
+    repeats = max(1, settings.serve_repeats)
+    servers = {(name, r): Server(model, requests, scheduler=scheduler, allocator=allocator,
+                                 slots=settings.kv_slots, block_size=settings.block_size,
+                                 max_batch=settings.max_batch)
+               for r in range(repeats) for name, (scheduler, allocator) in SERVERS.items()}
+    # Interleave every server of every repeat, always stepping the one that has used the least time
+    # so far, so that load from other programs falls on all of them alike rather than on whichever
+    # ran at that moment; BLAS is held to a fixed thread count so the servers never fight for cores.
     active = dict(servers)
     total = sum(s.total_tokens for s in servers.values())
-    while active:
-        name = min(active, key=lambda n: active[n].wall)
-        if not active[name].step():
-            del active[name]
-        phase(4, sum(s.produced for s in servers.values()) / total)
-    results = {name: s.result() for name, s in servers.items()}
+    with _blas_threads(settings.blas_threads):
+        while active:
+            name = min(active, key=lambda n: active[n].wall)
+            if not active[name].step():
+                del active[name]
+            phase(4, sum(s.produced for s in servers.values()) / total)
     report(1.0, "done")
-
+    runs = [{name: servers[name, r].result() for name in SERVERS} for r in range(repeats)]
+    results = runs[0]
+    pooled = {name: sum(run[name].output_tokens for run in runs) / max(1e-12, sum(run[name].wall_seconds for run in runs))
+              for name in SERVERS}
     naive = results["naive"]
-    speedups = {name: r.tokens_per_s / naive.tokens_per_s if naive.tokens_per_s else 0.0
-                for name, r in results.items()}
+    speedups = {name: pooled[name] / pooled["naive"] if pooled["naive"] else 0.0 for name in SERVERS}
+    per_run = [{name: (run[name].tokens_per_s / run["naive"].tokens_per_s if run["naive"].tokens_per_s else 0.0)
+                for name in SERVERS} for run in runs]
+    spread = {name: [min(r[name] for r in per_run), max(r[name] for r in per_run)] for name in SERVERS}
     ablation = {GAIN_NAMES[n]: speedups[n] for n in GAIN_NAMES}
     one = next(p for p in points if p.batch == 1) if any(p.batch == 1 for p in points) else points[0]
     ridge = flops_rate / bandwidth
     return {
         "seed": settings.model.seed,
         "quick": settings.quick,
-        "identical_outputs": all(r.outputs == naive.outputs for r in results.values()),
+        "identical_outputs": all(r.outputs == naive.outputs for run in runs for r in run.values()),
         "speedup": speedups["paged"],
+        "speedup_spread": spread["paged"],  # lowest and highest of the repeats' own ratios
+        "serve_repeats": repeats,
+        "blas_threads": settings.blas_threads,
         "naive_utilization": naive.utilization,
         "paged_utilization": results["paged"].utilization,
         "utilization_gap_points": 100.0 * (results["paged"].utilization - naive.utilization),
         "continuous_contiguous_speedup": speedups["continuous-contiguous"],
         "static_paged_speedup": speedups["static-paged"],
         "ablation_speedups": ablation,
+        "ablation_spreads": {GAIN_NAMES[n]: spread[n] for n in GAIN_NAMES},
         "most_gain_from": max(ablation, key=ablation.get),
         "bandwidth_fraction": (one.bytes / one.seconds) / bandwidth,
-        "servers": {name: {**r.summary(), "speedup": speedups[name]} for name, r in results.items()},
+        "servers": {name: {**r.summary(), "tokens_per_s": pooled[name], "speedup": speedups[name],
+                           "speedup_spread": spread[name]} for name, r in results.items()},
         "roofline": {
             "bandwidth_bytes_per_s": bandwidth,
             "matmul_flops_per_s": flops_rate,
@@ -154,6 +169,14 @@ def run_lab(settings: LabSettings, progress: Progress | None = None) -> dict:
         "cpus": os.cpu_count() or 1,
         "load_average": [load_before, _load()],  # other programs' load makes every timing noisier
     }
+
+
+def _blas_threads(limit: int):
+    """Hold the BLAS libraries numpy uses to `limit` threads (threadpoolctl), so the timing does
+    not swing with how the library happens to split work across busy cores."""
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=limit, user_api="blas")
 
 
 def _load() -> float:
