@@ -31,7 +31,7 @@ and unknown ids as wrong, and a blank certainty as low.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -116,6 +116,12 @@ class Part:
         if not isinstance(self.yours, (int, float)) or not isinstance(self.engine, (int, float)):
             return None
         return self.yours / self.engine if self.yours > 0 and self.engine > 0 else None
+
+    @classmethod
+    def from_json(cls, row: Mapping[str, Any]) -> Part:
+        """A part back from its JSON row (what the live host sends a player after the close)."""
+        return cls(str(row.get("name", "")), row.get("yours"), row.get("engine"), bool(row.get("right")),
+                   str(row.get("counts", REASON)), bool(row.get("decided")), str(row.get("note", "")))
 
     def to_json(self) -> dict:
         engine = self.engine if not isinstance(self.engine, float) or math.isfinite(self.engine) else None
@@ -395,14 +401,19 @@ _DECIDED_NAMES = {"bottleneck": "the bottleneck", "lever": "the best lever", "ga
 
 def decided_text(grade: Grade, words: Callable[[str, str], str] = plain_words) -> str:
     """One line naming the part(s) that decided the outcome."""
+    return decided_line(grade.outcome, grade.parts, words)
+
+
+def decided_line(outcome: str, parts: Sequence[Part], words: Callable[[str, str], str] = plain_words) -> str:
+    """`decided_text` for an outcome and its parts (as a JSON reader rebuilds them)."""
     names = [f"your estimate of {part_title(p, words)}" if p.estimate is not None else _DECIDED_NAMES.get(p.name, p.name)
-             for p in grade.decided]
+             for p in parts if p.decided]
     said = " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
-    if grade.outcome == Outcome.CLEARED:
+    if outcome == Outcome.CLEARED:
         return f"Decided by {said or 'the answer'}: right, so the right answer is cleared."
-    if grade.outcome == Outcome.LUCKY:
+    if outcome == Outcome.LUCKY:
         return f"Decided by {said}: wrong, so the right answer is only lucky."
-    if grade.outcome == Outcome.CLOSE:
+    if outcome == Outcome.CLOSE:
         return f"Decided by {said}: wrong, though the reasoning holds."
     return f"Decided by {said or 'every part'}: wrong."
 
@@ -410,8 +421,14 @@ def decided_text(grade: Grade, words: Callable[[str, str], str] = plain_words) -
 def part_lines(grade: Grade, words: Callable[[str, str], str] = plain_words) -> list[str]:
     """One line per part judged: ✓ or ✗, yours, the engine's, and how it counted; ◆ marks a part
     that decided the outcome."""
+    return lines_for_parts(grade.parts, grade.key.gain, words)
+
+
+def lines_for_parts(parts: Sequence[Part], gain_value: float | None,
+                    words: Callable[[str, str], str] = plain_words) -> list[str]:
+    """`part_lines` for parts and the best lever's gain (as a JSON reader rebuilds them)."""
     lines = []
-    for part in grade.parts:
+    for part in parts:
         mark = "✓" if part.right else "✗"
         decided = " ◆" if part.decided else ""
         line = f"{mark}{decided} {part_title(part, words)}: {value_text(part, part.yours, words)}"
@@ -421,7 +438,7 @@ def part_lines(grade: Grade, words: Callable[[str, str], str] = plain_words) -> 
             if part.counts == CHECK:
                 line += " (a check on your working; it does not change the outcome)"
         elif part.name == "gain_band":
-            gain = fmt.gain(grade.key.gain) if grade.key.gain is not None else "it makes the deployment fit"
+            gain = fmt.gain(gain_value) if gain_value is not None else "it makes the deployment fit"
             line += f" → engine: {value_text(part, part.engine, words)} ({gain})"
             if part.note:
                 line += f"; {part.note}"

@@ -110,3 +110,26 @@ async def test_a_ttft_form_asks_what_bounds_the_time_to_first_token():
         offered = [value for _, value in app.query_one("#bottleneck", Select)._options if isinstance(value, str)]
         assert offered == ["does-not-fit", "prefill-compute", "prefill-weights"]
         assert "both bands count" in str(app.query_one("#field-band").query(".field-note").first().render())
+
+
+def test_the_live_reveal_names_the_deciding_estimate_from_the_hosts_json():
+    """The host sends each player's graded parts after the close; the player's reveal rebuilds
+    them and shows what decided the outcome, yours beside the engine's."""
+    import json
+
+    from app.live.player import _part_lines
+    from puzzles import bank
+    from puzzles.live import score
+
+    puzzle = bank.get("kv-cache-02")
+    key = bank.key(puzzle)
+    truth = key.estimates["max_concurrency"]
+    prediction = {"bottleneck": key.bottleneck, "lever": key.best_lever, "gain_band": key.gain_band,
+                  "reason": key.reason, "certainty": "medium", "estimates": {"max_concurrency": truth * 2}}
+    graded = score(puzzle, key, prediction)
+    me = json.loads(json.dumps({"name": "Ada", "outcome": graded.outcome, "points": graded.points,
+                                "parts": list(graded.parts)}))   # as it crosses the wire
+    lines = _part_lines(me, {"gain": key.gain})
+    assert graded.outcome == "lucky"
+    assert lines[0] == "Decided by your estimate of max concurrent sequences: wrong, so the right answer is only lucky."
+    assert any(line.startswith("✗ ◆ max concurrent sequences:") and "→ engine:" in line for line in lines)

@@ -427,6 +427,7 @@ class PlayerApp(App[None]):
             symbol = labels.outcome_symbol(me["outcome"])
             late = " (late: locked at zero)" if me.get("late") else ""
             verdict = f"{symbol} {me['outcome'].upper()}  {me['points']:+d} points{late}"
+            verdict += "".join("\n" + line for line in _part_lines(me, answer))
         lines = [f"Bottleneck  {labels.bottleneck(answer['bottleneck'])}",
                  f"Best lever  {labels.lever(answer['best_lever'])} ({labels.band(answer['gain_band'])})",
                  f"Because     {answer.get('reason_text') or answer['reason']}",
@@ -469,3 +470,14 @@ def podium_text(board: dict) -> str:
     places = board.get("podium") or [r for r in board.get("players") or [] if r["rank"] <= 3]
     medals = {1: "1st", 2: "2nd", 3: "3rd"}
     return "\n".join(f"{medals.get(r['rank'], r['rank'])}  {r['name']}  {r['points']} pts" for r in places) or "-"
+
+
+def _part_lines(me: dict, answer: dict) -> list[str]:
+    """What decided this player's outcome and every part judged, yours beside the engine's."""
+    from puzzles.grading import Part, decided_line, lines_for_parts
+
+    parts = [Part.from_json(row) for row in me.get("parts") or () if isinstance(row, dict)]
+    if not parts:
+        return []
+    return [labels.humanize(line) for line in
+            [decided_line(me["outcome"], parts, labels.words), *lines_for_parts(parts, answer.get("gain"), labels.words)]]

@@ -284,7 +284,8 @@ class Room:
         for p in self.active():
             grade = self._grades.get((p.token, index))
             players.append({"name": p.name, "outcome": grade.outcome if grade else live.NO_ANSWER,
-                            "points": grade.points if grade else 0, "late": bool(grade and grade.late)})
+                            "points": grade.points if grade else 0, "late": bool(grade and grade.late),
+                            "parts": list(grade.parts) if grade else []})   # every part judged (issue 13)
         players.sort(key=lambda r: (-r["points"], live.fold(r["name"])))
         return {"index": index, "answer": self.answers_json[index], "players": players,
                 "spread": self.spread(index)}
