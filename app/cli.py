@@ -199,9 +199,10 @@ def _log_crash(command: str, save_dir: str | None = None) -> str:
     entry = f"--- ridge {command}\n{traceback.format_exc()}\n"
     for candidate in (path, os.path.join(tempfile.gettempdir(), "ridge-error.log")):
         try:
+            from engine.bounds import append_text
+
             os.makedirs(os.path.dirname(candidate), exist_ok=True)
-            with open(candidate, "a", encoding="utf-8") as fh:
-                fh.write(entry)
+            append_text(candidate, entry)  # a pipe or device planted as the log never hangs us
             return candidate
         except (OSError, ValueError):
             continue

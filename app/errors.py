@@ -138,9 +138,10 @@ def write_log(entry: str, log_file: Path | None) -> Path:
     candidates = [p for p in (log_file, Path(tempfile.gettempdir()) / "ridge" / "ridge.log") if p]
     for path in candidates:
         try:
+            from engine.bounds import append_text
+
             path.parent.mkdir(parents=True, exist_ok=True)
-            with path.open("a", encoding="utf-8") as handle:
-                handle.write(entry)
+            append_text(path, entry)  # never blocks on a pipe or writes into a device
             return path
         except OSError:
             continue

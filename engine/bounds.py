@@ -317,3 +317,19 @@ def first_control(value: object, allow: str = "\n\t") -> tuple[str, str] | None:
         elif isinstance(item, list):
             stack.extend((f"{where}.{i}", v) for i, v in reversed(list(enumerate(item))))
     return None
+
+
+def append_text(path: str | os.PathLike[str], text: str) -> None:
+    """Append `text` to the regular file at `path` (created if missing), never blocking on a pipe
+    and never writing into a device: OSError (NotAFile) for anything but a regular file."""
+    import stat
+
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NONBLOCK", 0), 0o644)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotAFile("not a regular file")
+        data = text.encode("utf-8", "replace")
+        while data:
+            data = data[os.write(fd, data):]
+    finally:
+        os.close(fd)
