@@ -120,7 +120,7 @@ CASES: dict[str, tuple[str, ...]] = {
     "save-dir 10,000 characters (stats)": ("stats", "--save-dir", LONG),
     "save-dir 10,000 characters (check)": ("saves", "check", "--save-dir", LONG),
     "save-dir name over 255 bytes": ("stats", "--save-dir", "/tmp/" + "b" * 300),
-    "save-dir with NUL-free escape": ("stats", "--profile", "\x1b[2J"),
+    "profile name with an escape": ("stats", "--profile", "\x1b[2J"),
     "puzzle id with escape": ("puzzles", "show", "\x1b]0;x\x07"),
     "generate count arabic": ("puzzles", "generate", "--seed", "1", "--count", "٣"),
     "estimate arabic-indic": (*ANSWER, "--estimate", "tpot_seconds=١"),
