@@ -148,3 +148,23 @@ async def test_the_reveal_opens_with_what_to_remember_and_says_when_a_retry_retu
         await settle(pilot, "r")
         await until(pilot, lambda: any("comes back" in note for note in notes), "the retry note")
         assert "Queued: it comes back after 3 other puzzles." in notes  # the fixture campaign's other three
+
+
+async def test_f1_lists_ridges_own_keys_once_each_and_the_palette_has_one_theme(tmp_path):
+    from app.screens.help import HelpScreen, key_lines
+
+    async with build_app(tmp_path, profile="Ada").run_test(size=SIZE) as pilot:
+        screen = await to_puzzle(pilot)
+        screen.query_one("#napkin-input").focus()
+        await settle(pilot, "f1")
+        assert isinstance(pilot.app.screen, HelpScreen)
+        lines = key_lines(screen)
+        text = "\n".join(lines)
+        for internal in ("Show menu", "super+c", "Focus Next", "Select all", "Delete character"):
+            assert internal not in text, internal
+        actions = [line.split(":")[0].split(None, 1)[1] for line in lines if ":" in line]
+        assert len(actions) == len(set(actions))  # once each
+        assert "Earlier sum" in text and "here" in text  # the focused part's keys too
+        await settle(pilot, "escape")
+        titles = [command.title for command in pilot.app.get_system_commands(screen)]
+        assert titles.count("Theme") == 1 and "Keys" not in titles and titles.count("Screenshot") == 1

@@ -9,6 +9,7 @@ from textual.widget import Widget
 from textual.widgets import Label, Markdown, Static
 
 from app.errors import Guarded
+from app.widgets.hanging import hanging
 
 
 def help_for(widget: Widget | None, screen: Screen) -> str | None:
@@ -48,7 +49,12 @@ def control_keys(widget: Widget | None) -> str | None:
 
 
 def key_lines(screen: Screen) -> list[str]:
-    """`key  what it does` for each of Ridge's own actions active on the screen, once each (all
+    """`key  what it does`, one line per key_rows row."""
+    return [f"{keys:>8}  {what}" for keys, what in key_rows(screen)]
+
+
+def key_rows(screen: Screen) -> list[tuple[str, str]]:
+    """(keys, what they do) for each of Ridge's own actions active on the screen, once each (all
     its keys on one line), the footer's first; then how the focused control and the palette
     work. Textual's built-in bindings (a Select's menu, an Input's copy) are not listed."""
     rows: dict[tuple[str, str], dict] = {}
@@ -68,12 +74,12 @@ def key_lines(screen: Screen) -> list[str]:
         keys = "/".join(row["keys"])
         text = binding.tooltip or binding.description
         what = f"{binding.description}: {text}" if text != binding.description else binding.description
-        lines.append(f"{keys:>8}  {what}")
+        lines.append((keys, what))
     focused = control_keys(screen.focused)
     if focused:
-        lines.append(f"{'here':>8}  {focused}")
-    lines.append(f"{'ctrl+p':>8}  Command palette: every action above, by name")
-    lines.append(f"{'tab':>8}  Move to the next control (shift+tab: back)")
+        lines.append(("here", focused))
+    lines.append(("ctrl+p", "Command palette: every action above, by name"))
+    lines.append(("tab", "Move to the next control (shift+tab: back)"))
     return lines
 
 
@@ -96,7 +102,8 @@ class HelpScreen(Guarded, ModalScreen[None]):
                 if focused_help and focused_help != screen_help:
                     yield Markdown(focused_help, id="help-focused")
                 yield Label("Keys on this screen", classes="section-title")
-                yield Static("\n".join(key_lines(self.for_screen)), id="help-keys", markup=False)
+                yield Static(hanging([(keys.rjust(8), what) for keys, what in key_rows(self.for_screen)], gap=2),
+                             id="help-keys")
                 if screen_help:
                     yield Markdown(screen_help, id="help-screen")
 
