@@ -118,7 +118,7 @@ class RidgeApp(Guarded, App[None]):
     def __init__(self, save_dir: str | os.PathLike[str] | None = None, profile: str | None = None,
                  clock: Callable[[], _dt.datetime] | None = None, strict: bool = False,
                  cursor_blink: bool = True, ready_exit: str = "",
-                 solo: Callable[[], Screen] | None = None) -> None:
+                 solo: Callable[[], Screen] | None = None, bank=None) -> None:
         super().__init__()
         self.solo = solo
         self.trail: list[str] = [HOME]  # the open modes, the current one last
@@ -134,7 +134,7 @@ class RidgeApp(Guarded, App[None]):
         self.unexpected_errors: list[BaseException] = []
         self.session = None
         self._store = None
-        self._bank = None
+        self._bank = bank
         self._saving_theme = False
         self.theme = DEFAULT_THEME
 
@@ -325,18 +325,22 @@ class RidgeApp(Guarded, App[None]):
     def _on_continue(self, message: messages.ContinueCampaign) -> None:
         self.continue_campaign(message.after, message.replace)
 
-    @on(messages.PredictionLocked)
-    @keep_going
-    def _on_locked(self, message: messages.PredictionLocked) -> None:
-        """The reveal, in the place of the puzzle that was locked in."""
+    def show_reveal(self, locked: messages.PredictionLocked) -> None:
+        """The reveal, in the place of the puzzle that was locked in. The puzzle calls this in the
+        turn it locks in (no frame of the puzzle in between); posting the message works too."""
         from app.screens.reveal import RevealScreen
 
         try:
-            self.switch_screen(RevealScreen(message.puzzle, message.prediction, message.key, message.grade,
-                                            message.hints_used, record=message.record))
+            self.switch_screen(RevealScreen(locked.puzzle, locked.prediction, locked.key, locked.grade,
+                                            locked.hints_used, record=locked.record))
         except BaseException:
             gc.enable()  # the puzzle paused collection for the reveal's first frame
             raise
+
+    @on(messages.PredictionLocked)
+    @keep_going
+    def _on_locked(self, message: messages.PredictionLocked) -> None:
+        self.show_reveal(message)
 
     # -- actions ---------------------------------------------------------------------------
     async def action_quit(self) -> None:
@@ -417,13 +421,14 @@ def _puzzle(puzzle_id: str) -> Screen:
 def make_app(save_dir: str | os.PathLike[str] | None = None, profile: str | None = None,
              size: tuple[int, int] | None = None, clock: Callable[[], _dt.datetime] | None = None,
              strict: bool = False, cursor_blink: bool = True, ready_exit: bool | str | None = None,
-             solo: str | Callable[[], Screen] | None = None) -> RidgeApp:
+             solo: str | Callable[[], Screen] | None = None, bank=None) -> RidgeApp:
     """The app, ready to `run()` or `run_test()`. `size` is only a hint for tests (run_test takes
     the real one); `strict` lets errors through so tests fail loudly. `ready_exit` (or the
     RIDGE_EXIT_WHEN_READY environment variable), for benchmarks: "1" quits as soon as the home
     screen shows the player and takes keys, "loaded" once the chapters have loaded too.
     `solo` runs one way to play on its own in place of the home screen (`ridge match play`,
-    demos, tests): a name in `RidgeApp.MODES`, or a function making its screen; leaving it quits."""
+    demos, tests): a name in `RidgeApp.MODES`, or a function making its screen; leaving it quits.
+    `bank` replaces the built-in puzzle packs (an `app.progress.Bank`; the tests' fixture packs)."""
     if ready_exit is None:
         ready_exit = os.environ.get(READY_EXIT_ENV, "")
     elif isinstance(ready_exit, bool):
@@ -433,6 +438,6 @@ def make_app(save_dir: str | os.PathLike[str] | None = None, profile: str | None
     if isinstance(solo, str):
         solo = RidgeApp.MODES[solo]
     app = RidgeApp(save_dir=save_dir, profile=profile, clock=clock, strict=strict,
-                   cursor_blink=cursor_blink, ready_exit=ready_exit, solo=solo)
+                   cursor_blink=cursor_blink, ready_exit=ready_exit, solo=solo, bank=bank)
     app.size_hint = size
     return app

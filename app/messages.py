@@ -72,7 +72,9 @@ class ContinueCampaign(Navigate):
 
 class PredictionLocked(Message):
     """A prediction was locked in and graded: final from here on. The app shows the reveal in the
-    place of the puzzle; `record` writes the attempt (the reveal runs it in a worker)."""
+    place of the puzzle (`RidgeApp.show_reveal`, which the puzzle calls in the same turn so that no
+    frame of the puzzle comes between; posted, it works one frame later); `record` writes the
+    attempt (the reveal runs it in a worker)."""
 
     def __init__(self, puzzle: Any, prediction: dict, key: Any, grade: Any, hints_used: int,
                  record: Callable[[], Any] | None = None) -> None:

@@ -55,7 +55,5 @@ def build_app(save_dir, profile: str | None = None, strict: bool = True) -> Ridg
     """An app over the fixture packs with a fixed clock and no blinking cursors."""
     from app.progress import Bank
 
-    app = make_app(save_dir=save_dir, profile=profile, clock=lambda: FIXED_NOW, strict=strict,
-                   cursor_blink=False, ready_exit=False)
-    app._bank = Bank(fixture_bank())
-    return app
+    return make_app(save_dir=save_dir, profile=profile, clock=lambda: FIXED_NOW, strict=strict,
+                    cursor_blink=False, ready_exit=False, bank=Bank(fixture_bank()))

@@ -199,6 +199,33 @@ async def test_jumping_ahead_to_a_later_chapter(tmp_path):
     assert SaveStore(tmp_path).load("Cy").attempts[0].module == "kv-cache"
 
 
+async def test_escape_goes_back_where_each_screen_was_opened_from(tmp_path):
+    """Navigation is the app's (modes and messages): a briefing opened by Continue goes back
+    home, one opened from the map goes back to the map, and a reveal's Map key leaves one map
+    above home, as it did when the stack was walked by hand."""
+    app = build_app(tmp_path, profile="Ek")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await settle(pilot, "c")
+        assert isinstance(app.screen, BriefingScreen) and app.current_mode == "campaign"
+        await settle(pilot, "escape")
+        assert isinstance(app.screen, HomeScreen) and app.trail == ["play"]
+        await settle(pilot, "m", "enter")
+        assert isinstance(app.screen, BriefingScreen) and app.trail == ["play", "map", "campaign"]
+        await settle(pilot, "escape")
+        assert isinstance(app.screen, CampaignScreen)
+        await settle(pilot, "enter", "s")
+        await answer(pilot, key_answer("fixture-tp-01") | {"estimates": {"intensity": "1"}})
+        await settle(pilot, "l", "y", "m")
+        assert isinstance(app.screen, CampaignScreen) and app.trail == ["play", "map"]
+        await settle(pilot, "c")
+        assert isinstance(app.screen, PuzzleScreen) and app.screen.puzzle.id == "fixture-tp-02"
+        await settle(pilot, "escape")  # nothing filled in: leaves at once, back to the map
+        assert isinstance(app.screen, CampaignScreen)
+        await settle(pilot, "escape")
+        assert isinstance(app.screen, HomeScreen) and len(app.screen_stack) == 1
+
+
 async def test_retry_later_queues_the_puzzle_after_the_others(tmp_path):
     app = build_app(tmp_path, profile="Di")
     async with app.run_test(size=SIZE) as pilot:

@@ -267,7 +267,9 @@ scenario, the whole deployment card, the hints, the napkin); arrows and Page Dow
             # The attempt is written by the reveal, in a thread, once the reveal is on screen: a
             # durable write can wait on a busy disk, and the player should not wait with it.
             record = partial(app.session.record, self.puzzle, graded, self.hints_used, seconds, app.now())
-            self.post_message(PredictionLocked(self.puzzle, prediction, key, graded, self.hints_used, record=record))
+            # Shown by the app at once, in this same turn: a posted message would arrive after one
+            # more frame of this (now final) puzzle, and the reveal would show ~5 ms later.
+            app.show_reveal(PredictionLocked(self.puzzle, prediction, key, graded, self.hints_used, record=record))
         except BaseException:
             gc.enable()
             raise
