@@ -66,6 +66,30 @@ def test_the_import_contracts_hold():
     assert "0 broken" in out.stdout, out.stdout[-2000:]
 
 
+def test_app_uses_no_private_textual_name():
+    """Textual's internals (`_dispatch_message`, `textual.widgets._footer`, ...) pin the version and
+    break silently on upgrade. No module of app/ imports a private Textual module, and no
+    attribute app/ reaches for (or defines on its subclasses) has the name of a private one of
+    Textual's, which would read, override or shadow it."""
+    import re
+
+    import textual
+
+    private = set()
+    for path in Path(textual.__file__).parent.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        private |= set(re.findall(r"self\.(_[a-z][a-z0-9_]*)", text))
+        private |= set(re.findall(r"def (_[a-z][a-z0-9_]*)", text))
+    found = []
+    for path in sorted((ROOT / "app").rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        where = path.relative_to(ROOT)
+        found += [f"{where}: imports {m}" for m in re.findall(r"textual\.[a-z_.]*\._[a-z_]+", text)]
+        used = set(re.findall(r"\.(_[a-z][a-z0-9_]*)", text))
+        found += [f"{where}: {name}" for name in sorted(used & private)]
+    assert not found, "private Textual names in app/ (use the public API, or rename): " + "; ".join(found)
+
+
 def test_solve_path_is_lean():
     loaded = _loaded_after(
         "import io, contextlib\nfrom app.cli import main\n"
