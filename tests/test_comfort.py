@@ -100,6 +100,8 @@ async def test_b_moves_to_the_brief_and_shows_the_card_whole(tmp_path):
         card_title = screen.query_one("#card-title")
         card = screen.query_one("#card")
         assert card_title.region.y == brief.region.y  # the card read from its heading
+        assert screen.query_one("#puzzle-body").has_class("-reading")  # 80 columns: the brief alone
+        assert not screen.query_one("#answer").display
         if card.region.height + 1 <= brief.region.height:
             assert brief.region.contains_region(card.region)  # all of it in view when it fits
         else:  # a card taller than the pane is paged through before the hints
@@ -110,6 +112,8 @@ async def test_b_moves_to_the_brief_and_shows_the_card_whole(tmp_path):
             if brief.scroll_y == 0:
                 break
         assert brief.scroll_y == 0  # round again to the scenario
+        await settle(pilot, "a")  # back to the prediction, side by side again
+        assert screen.query_one("#answer").display and pilot.app.focused is screen.query_one("#bottleneck")
 
 
 def _footer_keys(screen):

@@ -94,8 +94,9 @@ napkin (**n**). Hints (**h**) cost points. When you are ready, lock in (**l**): 
 once, and then the answer is final and the engine shows its working.
 
 **b** moves to the brief on the left and shows its next part each time you press it (the
-scenario, the whole deployment card, the hints, the napkin); arrows and Page Down scroll it.
-**a** goes back to the first part of your prediction still unanswered.
+scenario, the whole deployment card, the hints, the napkin); arrows and Page Down scroll it. On
+a narrow terminal the brief takes the whole width while you read it. **a** goes back to the
+first part of your prediction still unanswered.
 """
 
     BINDINGS = [
@@ -178,12 +179,16 @@ scenario, the whole deployment card, the hints, the napkin); arrows and Page Dow
 
     BRIEF_PARTS = ("#brief-top", "#card-title", "#hints-title", "#napkin-title")
 
+    READING_BELOW = 100  # columns: narrower than this, the brief takes the whole width while read
+
     def action_brief(self) -> None:
         """Focus the brief and bring its next part to the top, so the card is read from its
         start and each press moves on (a part taller than the pane is paged through first);
-        after the last part it starts again from the scenario."""
+        after the last part it starts again from the scenario. On a narrow terminal the brief
+        takes the whole width while it is read, so the card's rows fit on one line each."""
         brief = self.query_one("#brief", VerticalScroll)
         was_here = self.focused is brief
+        self.set_reading(self.app.size.width < self.READING_BELOW)
         brief.focus(scroll_visible=False)
         tops = [self.query_one(part).virtual_region.y for part in self.BRIEF_PARTS]
         now = round(brief.scroll_y)
@@ -198,12 +203,25 @@ scenario, the whole deployment card, the hints, the napkin); arrows and Page Dow
             target = min(later[0] if later else brief.max_scroll_y, now + page)
         brief.scroll_to(y=target, animate=False)
 
+    def set_reading(self, reading: bool) -> None:
+        """The brief alone at full width (reading), or beside the prediction."""
+        body = self.query_one("#puzzle-body")
+        if body.has_class("-reading") != reading:
+            body.set_class(reading, "-reading")
+
+    def on_descendant_focus(self, event) -> None:
+        """Leaving the brief for the prediction brings the two panes back side by side."""
+        answer = self.query_one("#answer")
+        if self.focused is not None and (self.focused is answer or answer in self.focused.ancestors):
+            self.set_reading(False)
+
     def action_answer(self, skip_focused: bool = False) -> None:
         """Focus the first part of the prediction still unanswered (with `skip_focused`, other
         than the one focused now, so Escape always moves on), else the lock-in button."""
         here = self.focused.id if (skip_focused and self.focused is not None) else None
         gaps = [wid for _, wid in self.query_one("#form", PredictionForm).missing() if wid != here]
         target = self.query_one(f"#{gaps[0]}" if gaps else "#lock-in")
+        self.set_reading(False)
         target.focus()
         target.scroll_visible(animate=False)
 
