@@ -150,7 +150,8 @@ first part of your prediction still unanswered.
         self.sub_title = self.puzzle.title if self.puzzle else ""
         self._shown_at = time.monotonic()
         self.query_one("#bottleneck").focus()
-        self.run_worker(self._warm_up, thread=True, group="warm-up", exit_on_error=False)
+        # after the first frame: a thread started now would share the interpreter with drawing it
+        self.call_after_refresh(self.run_worker, self._warm_up, thread=True, group="warm-up", exit_on_error=False)
 
     def _warm_up(self) -> None:
         """Let the app load what the reveal needs while the player thinks, so lock-in shows it at
