@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "puzzles": ("app.commands.puzzles", "list, show, check, generate or import puzzles"),
     "answer": ("app.commands.answer", "grade (and record) one locked-in answer"),
     "stats": ("app.commands.stats", "a player's derived figures"),
+    "drill": ("app.commands.drill", "plan reviews toward an exam date (drill plan --until DATE)"),
     "saves": ("app.commands.saves", "check or export save files"),
     "lab": ("app.commands.lab", "run the toy serving lab"),
     "match": ("app.commands.match", "merge match result files into a leaderboard"),

@@ -122,3 +122,19 @@ async def test_home_shows_readiness_per_concept_for_an_exam_date(tmp_path):
         text = "\n".join(screen_lines(app))
         assert "Exam 2026-03-09, in 7 days: 0 of 13 concepts would be recalled on the day." in text
         assert "Weakest:" in text and "0%" in text
+
+
+def test_drill_plan_until_a_date_from_the_command_line(tmp_path, capsys):
+    from app.cli import main
+
+    SaveStore(tmp_path).create_profile("Ada")
+    until = (dt.date.today() + dt.timedelta(days=5)).isoformat()
+    assert main(["drill", "plan", "--until", until, "--profile", "Ada", "--save-dir", str(tmp_path), "--json"]) == 0
+    import json
+
+    out = json.loads(capsys.readouterr().out)
+    assert out["days_left"] == 5 and len(out["to_review"]) == 13 and out["per_day"] == 3
+    assert SaveStore(tmp_path).load("Ada").settings[EXAM_SETTING] == until
+    assert main(["drill", "plan", "--until", "2001-01-01", "--save-dir", str(tmp_path)]) == 2
+    assert main(["drill", "plan", "--save-dir", str(tmp_path)]) == 0  # the saved date
+    assert "13 concepts to see or recall" in capsys.readouterr().out
