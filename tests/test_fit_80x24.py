@@ -1,4 +1,4 @@
-"""Every screen at 80×24 with the real packs: no label cut short (no "…"), and every key the
+"""Every screen at 80×24 (the campaign and reveal at 100×30 too) with the real packs: no label cut short (no "…"), and every key the
 footer offers shown whole. Screens that scroll are checked page by page."""
 from __future__ import annotations
 
@@ -64,15 +64,11 @@ def _fill_right(screen, app) -> None:
     screen.query_one("#certainty-medium").value = True
 
 
-@pytest.fixture(scope="module")
-def anyio_backend():
-    return "asyncio"
-
-
-async def test_campaign_puzzle_and_reveal_fit(tmp_path):
+@pytest.mark.parametrize("size", [SIZE, (100, 30)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_campaign_puzzle_and_reveal_fit(tmp_path, size):
     app = make_app(save_dir=tmp_path, profile="Ada", cursor_blink=False, strict=True)
     found: list[str] = []
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         await settle(pilot)
         await until(pilot, lambda: app.bank_ready, "the packs")
         await settle(pilot)
