@@ -138,3 +138,17 @@ def test_drill_plan_until_a_date_from_the_command_line(tmp_path, capsys):
     assert main(["drill", "plan", "--until", "2001-01-01", "--save-dir", str(tmp_path)]) == 2
     assert main(["drill", "plan", "--save-dir", str(tmp_path)]) == 0  # the saved date
     assert "13 concepts to see or recall" in capsys.readouterr().out
+
+
+async def test_b_reads_the_brief_in_a_drill_question(tmp_path):
+    async with _app(tmp_path, length=1).run_test(size=(80, 24)) as pilot:
+        await _settle(pilot)
+        await _settle(pilot, "s")
+        screen = pilot.app.screen
+        brief = screen.query_one("#item-brief")
+        await _settle(pilot, "b")
+        assert pilot.app.focused is brief
+        await _settle(pilot, "b")
+        assert brief.scroll_y > 0
+        await _settle(pilot, "a")
+        assert pilot.app.focused is not brief

@@ -301,8 +301,10 @@ class ModeScreen(Guarded, Screen):
     BINDINGS = [
         Binding("p", "napkin", "Napkin", id="mode.napkin", tooltip="Jump to the napkin calculator"),
         Binding("a", "answer", "Answer", id="mode.answer", show=False, tooltip="Jump to the answer form"),
+        Binding("b", "brief", "Brief", id="mode.brief", show=False,
+                tooltip="Read the scenario and card: each press shows the next page, then the top again"),
     ]
-    QUESTION_ACTIONS = ("napkin", "answer")
+    QUESTION_ACTIONS = ("napkin", "answer", "brief")
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -334,6 +336,20 @@ class ModeScreen(Guarded, Screen):
         if found:
             found.first().focus()
             found.first().scroll_visible()
+
+    def action_brief(self) -> None:
+        """Focus the brief; pressed again, page down it, and from its end back to the top."""
+        found = self.query("#item-brief")
+        if not found:
+            return
+        brief = found.first()
+        if self.focused is not brief:
+            brief.focus(scroll_visible=False)
+            return
+        if brief.scroll_y >= brief.max_scroll_y:
+            brief.scroll_home(animate=False)
+        else:
+            brief.scroll_page_down(animate=False)
 
     def action_answer(self) -> None:
         view = self.item_view()
