@@ -149,8 +149,8 @@ async def browsers(url: str, host_pid: int, k: int, made: list, window: float = 
         sockets = [await session.ws_connect(f"{url.replace('http', 'ws')}/ws?width=100&height=40") for _ in range(k)]
         seen = [b"" for _ in sockets]
 
-        async def until_drawn(i: int, ws, text: bytes) -> None:
-            while text not in seen[i]:
+        async def until_drawn(i: int, ws, *texts: bytes) -> None:
+            while not any(text in seen[i] for text in texts):
                 msg = await asyncio.wait_for(ws.receive(), 120)
                 if msg.type == aiohttp.WSMsgType.BINARY:
                     seen[i] = (seen[i] + msg.data)[-40000:]
@@ -160,12 +160,14 @@ async def browsers(url: str, host_pid: int, k: int, made: list, window: float = 
         async def join(i: int, ws) -> None:
             await ws.send_str(json.dumps(["resize", {"width": 100, "height": 40}]))
             await until_drawn(i, ws, b"Join the match")
+            await ws.send_str(json.dumps(["focus"]))  # as the page does when its terminal gets focus
+            await until_drawn(i, ws, "▶ pin".encode())
             seen[i] = b""
             await ws.send_str(json.dumps(["stdin", "2468\r"]))
             await until_drawn(i, ws, "▶ nickname".encode())
             seen[i] = b""
             await ws.send_str(json.dumps(["stdin", f"web{i}\r"]))
-            await until_drawn(i, ws, b"You're in")
+            await until_drawn(i, ws, b"You're in", b"Your prediction")
 
         await asyncio.gather(*(join(i, ws) for i, ws in enumerate(sockets)))
         pids = [p for p in children(host_pid) if p not in before]
@@ -249,7 +251,7 @@ def main() -> int:
 
         port = free_port()
         url = f"http://127.0.0.1:{port}"
-        host = start_host(save + "/b", port, args.browsers + PROBES + 5, 1, 300, lobby=6)
+        host = start_host(save + "/b", port, args.browsers + PROBES + 5, 1, 300, lobby=30)
         try:
             web = asyncio.run(browsers(url, host.pid, args.browsers, made))
         finally:

@@ -114,6 +114,18 @@ def child_environment(extra: dict[str, str] | None = None, width: int = 80, heig
     return env
 
 
+def _die_with_parent() -> None:
+    """In a browser's app process, before it starts: end when the server ends, even when the
+    server is killed (Linux; elsewhere the server's shutdown stops them)."""
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def _app_service_class():
     from textual_serve.app_service import AppService
 
@@ -136,7 +148,8 @@ def _app_service_class():
             self.home = self._home_dir.name
             self._process = process = await asyncio.create_subprocess_exec(
                 *self.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE, env=self._build_environment(width, height), cwd=self.home)
+                stderr=asyncio.subprocess.PIPE, env=self._build_environment(width, height), cwd=self.home,
+                preexec_fn=_die_with_parent)
             self._stdin = process.stdin
             return process
 
