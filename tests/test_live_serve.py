@@ -71,3 +71,17 @@ async def test_each_browser_is_asked_its_name(tmp_path):
         await pilot.press(*"bob", "enter")
         await _until(lambda: app.session is not None, "bob's session")
         assert app.session.name == "bob"
+
+
+def test_a_browsers_process_gets_only_the_environment_it_needs(monkeypatch):
+    from app.live.web import child_environment
+
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "do-not-pass")
+    monkeypatch.setenv("RIDGE_SAVE_DIR", "/the/hosts/saves")
+    env = child_environment({"RIDGE_SEAT": "ab" * 16}, 100, 40)
+    assert "AWS_SECRET_ACCESS_KEY" not in env and "RIDGE_SAVE_DIR" not in env
+    assert env["COLUMNS"] == "100" and env["ROWS"] == "40" and env["RIDGE_SEAT"] == "ab" * 16
+    assert env["TEXTUAL_DRIVER"].endswith("WebDriver") and set(env) <= {
+        "PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "SYSTEMROOT", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE",
+        "TEXTUAL_DRIVER", "TEXTUAL_FPS", "TEXTUAL_COLOR_SYSTEM", "TERM_PROGRAM", "TERM_PROGRAM_VERSION",
+        "COLUMNS", "ROWS", "RIDGE_SEAT"}
