@@ -18,6 +18,7 @@ from app.widgets.footer import RidgeFooter
 from app.widgets.titlebar import TitleBar
 from app.widgets.card import DeploymentCard
 from app.widgets.form import PredictionForm, form_spec
+from app.widgets.hanging import aligned
 from app.widgets.napkin_pad import NapkinPad
 
 HINT_COST_DEFAULT = 3
@@ -29,14 +30,6 @@ def hint_cost() -> int:
     except ImportError:  # pragma: no cover
         return HINT_COST_DEFAULT
     return HINT_COST
-
-
-def aligned(name: str, value: str, width: int = 62, indent: int = 13) -> str:
-    """`name` then `value`, the value wrapped under itself, never back under the name."""
-    import textwrap
-
-    return textwrap.fill(value, width=width, initial_indent=f"{name:<{indent}}",
-                         subsequent_indent=" " * indent, break_on_hyphens=False)
 
 
 class HintBox(Vertical):

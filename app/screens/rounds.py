@@ -457,16 +457,19 @@ class ModeScreen(Guarded, Screen):
     def lock_summary(self, view: ItemView) -> str:
         """The locked-in answer in a few lines, for the confirmation."""
         p = view.prediction()
-        lines = [f"Bottleneck   {words('bottleneck', p.get('bottleneck', ''))}",
-                 f"Best lever   {words('lever', p.get('lever', ''))}",
-                 f"Its gain     {words('band', p.get('gain_band', ''))}"]
+        from app.widgets.hanging import aligned
+
+        rows = [("Bottleneck", words("bottleneck", p.get("bottleneck", ""))),
+                ("Best lever", words("lever", p.get("lever", ""))),
+                ("Its gain", words("band", p.get("gain_band", "")))]
         if p.get("reason"):
-            lines.append(f"Because      {words('reason', p['reason'])}")
+            rows.append(("Because", words("reason", p["reason"])))
         for est, value in (p.get("estimates") or {}).items():
-            lines.append(f"Estimate     {labels.estimate(est)} ≈ {value:,.4g}")
+            rows.append(("Estimate", f"{labels.estimate(est)} ≈ {value:,.4g}"))
         if p.get("spec_helps"):
-            lines.append(f"Speculation  helps? {p['spec_helps']}")
-        lines.append(f"Certainty    {p.get('certainty') or '(blank: counts as low)'}")
+            rows.append(("Speculation", f"helps? {p['spec_helps']}"))
+        rows.append(("Certainty", p.get("certainty") or "(blank: counts as low)"))
+        lines = [aligned(name, value) for name, value in rows]  # long values wrap under themselves
         return "\n".join(lines) + "\n\nOnce locked in, this answer cannot change."
 
 
