@@ -145,3 +145,25 @@ async def test_the_host_screen_serves_the_lobby_api_itself(tmp_path):
     finally:
         room.close()
         sock.close()
+
+
+async def test_a_player_whose_time_runs_out_is_locked_at_zero(tmp_path):
+    from app.live.player import PlayerApp
+    from tests.live_helpers import LobbyClient
+
+    made = generator.generate(5, 1, None)
+    host = Host(tmp_path, count=1, seconds=5, lobby_seconds=0, reveal_seconds=120)
+    try:
+        host.start()
+        app = PlayerApp(host.url, pin="4321", name="slow", poll=0.1)
+        async with app.run_test(size=(100, 40)) as pilot:
+            await _until(pilot, lambda: app.view == ("question", 0), "the question")
+            app.query_one("#bottleneck").value = right_prediction(made[0])["bottleneck"]
+            await _until(pilot, lambda: app.view == ("closed", 0) and app.query("#verdict"), "the reveal")
+            assert "late" in _text(app, "#verdict") and "+0 points" in _text(app, "#verdict")
+        watcher = LobbyClient(host.url)
+        watcher.join("4321", "watcher")
+        slow = next(p for p in watcher.reveal(0)["players"] if p["name"] == "slow")
+        assert slow["late"] and slow["points"] == 0
+    finally:
+        host.stop()
