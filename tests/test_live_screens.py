@@ -148,22 +148,33 @@ async def test_the_host_screen_serves_the_lobby_api_itself(tmp_path):
 
 
 async def test_a_player_whose_time_runs_out_is_locked_at_zero(tmp_path):
+    """The room runs in this test's loop on a fake clock, so the question's end is a step the test
+    takes, not a race with the machine's speed."""
+    from app.commands.host import listen
     from app.live.player import PlayerApp
-    from tests.live_helpers import LobbyClient
+    from app.live.server import build_app, start
 
+    clock = Clock()
     made = generator.generate(5, 1, None)
-    host = Host(tmp_path, count=1, seconds=5, lobby_seconds=0, reveal_seconds=120)
+    room = Room(Settings(seed=5, count=1, pin="4321", seconds=30), tmp_path, clock=clock, made=made)
+    sock = listen("127.0.0.1", 0)
+    port = sock.getsockname()[1]
+    runner = await start(build_app(room, Site("127.0.0.1", port, f"http://127.0.0.1:{port}", 50, ["true"])), sock)
     try:
-        host.start()
-        app = PlayerApp(host.url, pin="4321", name="slow", poll=0.1)
+        app = PlayerApp(f"http://127.0.0.1:{port}", pin="4321", name="slow", poll=0.1)
         async with app.run_test(size=(100, 40)) as pilot:
+            await _until(pilot, lambda: room.active(), "the player to join")
+            room.start()
             await _until(pilot, lambda: app.view == ("question", 0), "the question")
             app.query_one("#bottleneck").value = right_prediction(made[0])["bottleneck"]
+            await pilot.pause()
+            clock.now += 31  # the host's clock runs out
             await _until(pilot, lambda: app.view == ("closed", 0) and app.query("#verdict"), "the reveal")
-            assert "late" in _text(app, "#verdict") and "+0 points" in _text(app, "#verdict")
-        watcher = LobbyClient(host.url)
-        watcher.join("4321", "watcher")
-        slow = next(p for p in watcher.reveal(0)["players"] if p["name"] == "slow")
+            await _until(pilot, lambda: "late" in _text(app, "#verdict"), "the late lock in the reveal")
+            assert "+0 points" in _text(app, "#verdict")
+        slow = next(p for p in room.reveal(0)["players"] if p["name"] == "slow")
         assert slow["late"] and slow["points"] == 0
     finally:
-        host.stop()
+        await runner.cleanup()
+        room.close()
+        sock.close()
