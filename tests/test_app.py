@@ -349,6 +349,25 @@ async def test_an_unexpected_error_is_logged_and_shown_in_one_line(tmp_path, mon
     assert "Traceback" in log and "a bug in a handler" in log
 
 
+async def test_an_error_behind_a_list_choice_is_told_and_the_game_goes_on(tmp_path, monkeypatch):
+    """A message handler (choosing from the home list) is guarded too, not only keys."""
+    def broken(self):
+        raise RuntimeError("a bug behind the list")
+
+    monkeypatch.setattr(HomeScreen, "action_stats", broken)
+    app = build_app(tmp_path, profile="Kit", strict=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        ways = app.screen.query_one("#ways", OptionList)
+        ways.highlighted = next(i for i in range(ways.option_count) if ways.get_option_at_index(i).id == "stats")
+        await settle(pilot, "enter")
+        assert isinstance(app.screen, HomeScreen) and app.is_running
+        assert [str(e) for e in app.unexpected_errors] == ["a bug behind the list"]
+        await settle(pilot, "c")
+        assert isinstance(app.screen, BriefingScreen)
+    assert "a bug behind the list" in (tmp_path / "logs" / "ridge.log").read_text(encoding="utf-8")
+
+
 CRASH = """
 import sys
 from app.game import make_app

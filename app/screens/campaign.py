@@ -14,7 +14,7 @@ from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from app import labels
-from app.errors import Guarded
+from app.errors import Guarded, keep_going
 from app.messages import Back, ContinueCampaign, OpenChapter, OpenPuzzle
 from app.widgets.footer import RidgeFooter
 from app.widgets.hanging import hanging, paragraphs
@@ -113,10 +113,12 @@ you to know.
         self.query_one("#chapter-info", Static).update(paragraphs(*parts))
 
     @on(OptionList.OptionHighlighted, "#chapters")
+    @keep_going
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
         self._show(event.option_index)
 
     @on(OptionList.OptionSelected, "#chapters")
+    @keep_going
     def _selected(self, event: OptionList.OptionSelected) -> None:
         self.post_message(OpenChapter(event.option.id or ""))
 
@@ -213,6 +215,7 @@ Marks: ✓ cleared, ~ lucky, ≈ close, ✗ missed, · not tried (on the map, �
         puzzles.highlighted = highlighted if highlighted is not None else 0
 
     @on(OptionList.OptionSelected, "#puzzles")
+    @keep_going
     def _selected(self, event: OptionList.OptionSelected) -> None:
         self.post_message(OpenPuzzle(event.option.id or ""))
 

@@ -15,7 +15,7 @@ from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from app import labels
-from app.errors import Guarded
+from app.errors import Guarded, keep_going
 from app.messages import ContinueCampaign, OpenMode, PuzzlesLoaded
 from app.widgets.footer import RidgeFooter
 from app.widgets.titlebar import TitleBar
@@ -219,6 +219,7 @@ runs a real toy serving loop on this machine.
         self.post_message(PuzzlesLoaded())
 
     @on(PuzzlesLoaded)
+    @keep_going
     def _puzzles_loaded(self, message: PuzzlesLoaded) -> None:
         message.stop()
         if message.error is not None:
@@ -358,6 +359,7 @@ runs a real toy serving loop on this machine.
 
     # -- the ways to play ------------------------------------------------------------------
     @on(OptionList.OptionSelected, "#ways")
+    @keep_going
     async def _way_chosen(self, event: OptionList.OptionSelected) -> None:
         await self.run_action(event.option.id or "")
 

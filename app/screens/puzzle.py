@@ -12,7 +12,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Label, Static
 
 from app import labels
-from app.errors import Guarded
+from app.errors import Guarded, keep_going
 from app.messages import Back, PredictionLocked
 from app.widgets.footer import RidgeFooter
 from app.widgets.titlebar import TitleBar
@@ -153,6 +153,7 @@ first part of your prediction still unanswered.
 
     # -- hints and the napkin --------------------------------------------------------------
     @on(Button.Pressed, "#hint")
+    @keep_going
     def action_hint(self) -> None:
         if self.locked:
             return
@@ -221,6 +222,7 @@ first part of your prediction still unanswered.
 
     # -- lock-in ---------------------------------------------------------------------------
     @on(Button.Pressed, "#lock-in")
+    @keep_going
     def action_lock_in(self) -> None:
         if self.locked:
             self.notify("Already locked in.")

@@ -23,7 +23,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Footer, Header, Label, Select, Static
 
 from app import labels
-from app.errors import Guarded
+from app.errors import Guarded, keep_going
 from app.messages import Back
 from app.widgets.card import DeploymentCard
 from app.widgets.form import PredictionForm, form_spec
@@ -405,10 +405,12 @@ class ModeScreen(Guarded, Screen):
         self.app.push_screen(ConfirmDialog(title, body, yes=yes, no=no, dialog_id=dialog_id), answered)
 
     @on(Button.Pressed, "#leave")
+    @keep_going
     def _leave_pressed(self) -> None:
         self.leave()
 
     @on(Button.Pressed, "#lock-in")
+    @keep_going
     def _lock_in_pressed(self) -> None:
         self.action_lock_in()
 
