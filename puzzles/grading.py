@@ -239,11 +239,6 @@ def objective_bottleneck(key) -> Verdict:
     return Verdict(key.bottleneck)
 
 
-def offered_verdicts(puzzle: Puzzle) -> tuple[str, ...]:
-    """The verdicts a puzzle's bottleneck question offers, in the fixed order (`Puzzle.verdicts`)."""
-    return puzzle.verdicts
-
-
 def estimate_counts(name: str, reasons: frozenset[str], asks_reason: bool, napkin: tuple[str, ...]) -> str:
     """Whether an estimate is part of the reason (it quantifies an accepted reason, it is the
     napkin question asked, or no reason id is asked) or only a check on the working."""
@@ -254,7 +249,7 @@ def estimate_counts(name: str, reasons: frozenset[str], asks_reason: bool, napki
 
 def validate_prediction(puzzle: Puzzle, prediction: Prediction, asks_reason: bool = True) -> None:
     """Raise RidgeError (one line) for any choice the puzzle does not offer."""
-    verdicts = offered_verdicts(puzzle)
+    verdicts = puzzle.verdicts
     if prediction.bottleneck not in verdicts:
         raise RidgeError(f"bottleneck must be one of {', '.join(verdicts)} for a {puzzle.objective} puzzle, "
                          f"got '{prediction.bottleneck}'")

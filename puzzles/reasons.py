@@ -129,7 +129,7 @@ def key_reason(solution: Solution) -> str:
     r = solution.report
     if not r.fits:
         return "weights-overflow" if r.weight_bytes + r.reserve_bytes > r.memory_bytes else "kv-overflow"
-    return str(mechanism_reason(solution) or _BY_VERDICT[_objective_verdict(r)])
+    return str(mechanism_reason(solution) or _BY_VERDICT[r.objective_bottleneck])
 
 
 def mechanism_reason(solution: Solution) -> str | None:
@@ -148,12 +148,8 @@ def accepted_reasons(solution: Solution, verdict: str | None = None) -> frozense
     r = solution.report
     if not r.fits:
         return frozenset({key})
-    found = {key, _BY_VERDICT.get(verdict or _objective_verdict(r)), mechanism_reason(solution)}
+    found = {key, _BY_VERDICT.get(verdict or r.objective_bottleneck), mechanism_reason(solution)}
     return frozenset(str(x) for x in found if x)
-
-
-def _objective_verdict(r) -> str:
-    return str(r.objective_bottleneck)
 
 
 def reason_holds(reason: str, solution: Solution) -> bool:
@@ -168,7 +164,7 @@ def reason_holds(reason: str, solution: Solution) -> bool:
     if not r.fits:
         return False
     memory_bound = r.decode_memory_seconds >= r.decode_compute_seconds
-    verdict = _objective_verdict(r)
+    verdict = r.objective_bottleneck
     if reason == "kv-cap":
         return dep.scheduler != "none" and dep.concurrency > r.max_concurrency
     if reason == "prefill-flops":

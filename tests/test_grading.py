@@ -9,7 +9,7 @@ import pytest
 from engine.errors import RidgeError
 from puzzles import bank
 from puzzles.grading import (Prediction, accepted_bands, band_right, decided_text, estimate_right, grade,
-                             objective_bottleneck, offered_verdicts, reveal_lines)
+                             objective_bottleneck, reveal_lines)
 from puzzles.reasons import accepted_reasons
 from puzzles.scoring import HINT_COST, POINTS
 
@@ -200,7 +200,7 @@ def test_the_bottleneck_judged_is_what_bounds_the_objective():
     judged, not the whole deployment's GPU time; only the verdicts that can bound TTFT are offered."""
     puzzle = bank.get("two-phases-02")
     key = bank.key(puzzle)
-    assert offered_verdicts(puzzle) == ("does-not-fit", "prefill-compute", "prefill-weights")
+    assert puzzle.verdicts == ("does-not-fit", "prefill-compute", "prefill-weights")
     verdict = objective_bottleneck(key)
     assert verdict in ("prefill-compute", "prefill-weights")
     g = grade(puzzle, key, right_prediction(puzzle, key))

@@ -248,12 +248,12 @@ A gain within 10% of a band edge accepts both bands.
         """Why each other verdict does not hold here, and what each other offered reason
         measures for this deployment (so a wrong pick can be checked against the numbers)."""
         from puzzles.explain import why_not_verdict
-        from puzzles.grading import objective_bottleneck, offered_verdicts
+        from puzzles.grading import objective_bottleneck
         from puzzles.reasons import REASONS, reason_fact
 
         key, puzzle = self.key, self.puzzle
         truth = objective_bottleneck(key)
-        verdicts = [labels.humanize(why_not_verdict(v, key, truth)) for v in offered_verdicts(puzzle) if v != truth]
+        verdicts = [labels.humanize(why_not_verdict(v, key, truth)) for v in puzzle.verdicts if v != truth]
         reasons = [f"‘{REASONS.get(r, r)}’: {labels.humanize(reason_fact(r, key.solution))}"
                    for r in getattr(puzzle, "reasons", ()) if r != key.reason]
         return verdicts, reasons

@@ -38,7 +38,6 @@ def form_spec(puzzle) -> FormSpec:
     objective, asked in words ("What bounds the time to first token here?"). Every mode's
     question view starts from it."""
     from engine.ids import GainBand
-    from puzzles.grading import offered_verdicts
     from puzzles.puzzle import ESTIMATE_UNITS
     from puzzles.reasons import REASONS
 
@@ -49,7 +48,7 @@ def form_spec(puzzle) -> FormSpec:
         unit = ESTIMATE_UNITS.get(est)
         base = labels.estimate(est)
         estimate_labels[est] = base if not unit or "(" in base or unit in base else f"{base}, in {unit}"
-    return FormSpec(bottlenecks=tuple(offered_verdicts(puzzle)), levers=tuple(puzzle.levers), bands=tuple(GainBand),
+    return FormSpec(bottlenecks=tuple(puzzle.verdicts), levers=tuple(puzzle.levers), bands=tuple(GainBand),
                     reasons=reasons, estimates=estimates, estimate_labels=estimate_labels,
                     bottleneck_question=labels.bottleneck_question(puzzle.objective))
 
