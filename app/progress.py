@@ -10,6 +10,8 @@ import datetime as _dt
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from engine.ids import Outcome
+
 RETRY_SETTING = "retry"
 THEME_SETTING = "theme"
 
@@ -239,7 +241,7 @@ class Session:
         attempt = AttemptIn.model_validate(attempt_fields(puzzle, grade, mode=mode, locked_at=locked_at,
                                                           hints_used=hints_used, seconds=seconds_taken))
         recorded = self.store.record_attempt(self.name, attempt)
-        if grade.outcome == "cleared":
+        if grade.outcome == Outcome.CLEARED:
             self._dequeue(puzzle.id)
         self.reload()
         return recorded

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from engine import physics
 from engine.deployment import Deployment
+from engine.ids import Fidelity, Objective, Precision, Scheduler
 from engine.physics import LADDER, harmonic, static_dense_sum, static_ladder_sum  # noqa: F401 (re-exported)
 from engine.record import REQUIRED, Record
 
@@ -51,7 +52,7 @@ class Report(Record):
         if cached is None:
             figures = self.__dict__   # a report made by analyze keeps every figure of physics.evaluate
             cached = (_corrections(self.deployment, figures)
-                      if self.fidelity == "realistic" and self.fits and "step_extra_seconds" in figures else ())
+                      if self.fidelity == Fidelity.REALISTIC and self.fits and "step_extra_seconds" in figures else ())
             self.__dict__["_corrections"] = cached
         return cached
 
@@ -61,11 +62,11 @@ class Report(Record):
         objective = objective or self.deployment.objective
         if not self.fits:
             return None
-        if objective == "cost":
+        if objective == Objective.COST:
             return self.cost_per_million_output_tokens
-        if objective == "tpot":
+        if objective == Objective.TPOT:
             return self.tpot_seconds
-        if objective == "stall":
+        if objective == Objective.STALL:
             return self.worst_stall_seconds
         return self.ttft_seconds
 
@@ -104,7 +105,7 @@ _RUN_KEYS = ("batch",
 
 
 def _objective_verdict(r: Report, objective: str) -> str:
-    f = {"_array": False, "fits": r.fits, "capped": r.deployment.scheduler != "none" and r.deployment.concurrency > (r.max_concurrency or 0),
+    f = {"_array": False, "fits": r.fits, "capped": r.deployment.scheduler != Scheduler.NONE and r.deployment.concurrency > (r.max_concurrency or 0),
          "prefill_share": r.prefill_share, "decode_compute_seconds": r.decode_compute_seconds,
          "decode_memory_seconds": r.decode_memory_seconds, "decode_kv_bytes_per_step": r.decode_kv_bytes_per_step,
          "decode_weight_bytes_per_step": r.decode_weight_bytes_per_step,
@@ -121,7 +122,7 @@ def analyze(dep: Deployment) -> Report:
     gpus = dep.gpus
     if not f["fits"]:
         return _unfit(dep, f)
-    f["batch"] = int(f["batch"]) if dep.scheduler != "none" else 1
+    f["batch"] = int(f["batch"]) if dep.scheduler != Scheduler.NONE else 1
     max_conc = int(f["max_concurrency"])
     # The figures' dict becomes the report's own attributes (it holds every Report field by name).
     f.update({
@@ -138,7 +139,7 @@ def analyze(dep: Deployment) -> Report:
             ("prefill-weights", _ratio(f["prefill_weight_seconds"], f["prefill_compute_seconds"])),
         ),
     })
-    if dep.fidelity == "floor":
+    if dep.fidelity == Fidelity.FLOOR:
         f["tensor_parallel"], f["tp_groups"] = gpus, 1
     report = object.__new__(Report)
     object.__setattr__(report, "__dict__", f)
@@ -198,7 +199,7 @@ def _corrections(dep: Deployment, f: dict) -> tuple:
                 f"+{_ms(f['step_overhead_seconds'])} per forward pass ({m.layers} layers x "
                 f"{c['per_layer_overhead_us']:g} us + {c['per_step_overhead_us']:g} us for scheduling and sampling)"))
     precision = f["compute_precision"]
-    if precision in ("fp8", "int8"):
+    if precision in (Precision.FP8, Precision.INT8):
         out.append(("low-precision efficiency",
                     f"{precision} peak {g.peak_flops(precision) / 1e12:,.0f} -> {f['peak_flops'] / 1e12:,.0f} TFLOP/s "
                     f"({c['low_precision_efficiency']:.0%} of the datasheet)"))

@@ -8,6 +8,7 @@ ranking order. `correction_lines(report)` names each correction and what it move
 from __future__ import annotations
 
 from engine import units as u
+from engine.ids import Fidelity, Objective
 from engine.levers import Solution, gain_band, solve
 
 OBJECTIVE_LABELS = {"cost": "cost per million output tokens", "tpot": "TPOT", "ttft": "TTFT",
@@ -17,7 +18,7 @@ OBJECTIVE_LABELS = {"cost": "cost per million output tokens", "tpot": "TPOT", "t
 def objective_text(objective: str, value: float | None) -> str:
     if value is None:
         return "does not fit"
-    if objective == "cost":
+    if objective == Objective.COST:
         return u.dollars(value)
     return u.seconds(value)
 
@@ -32,7 +33,7 @@ def realistic_of(solution: Solution) -> Solution:
     if solution.floor is not None:
         return solution
     dep = solution.report.deployment
-    floor = solution if dep.fidelity == "floor" else solve(dep.with_(fidelity="floor"), tuple(lv.name for lv in solution.levers))
+    floor = solution if dep.fidelity == Fidelity.FLOOR else solve(dep.with_(fidelity="floor"), tuple(lv.name for lv in solution.levers))
     return solve(dep.with_(fidelity="realistic"), tuple(lv.name for lv in floor.levers), floor=floor)
 
 

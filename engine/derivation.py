@@ -10,6 +10,7 @@ from __future__ import annotations
 from engine import units as u
 from engine.analysis import experts_touched, harmonic
 from engine.catalog import PRECISION_BYTES
+from engine.ids import Allocator, Fidelity, Objective, Scheduler, Verdict
 from engine.levers import Solution, gain_band
 from engine.physics import constants, routing_tokens
 
@@ -74,14 +75,14 @@ def derivation_lines(solution: Solution) -> list[str]:
     per_seq = r.kv_bytes_per_token * r.kv_replication * r.kv_tokens_held
     lines.append(f"Avg length   S = {u.count(dep.prompt)} + {u.count(dep.output)}/2 = {u.count(r.seq_len_avg)} tokens, "
                  f"{u.gib(per_seq)} of KV per sequence")
-    if dep.allocator == "paged":
+    if dep.allocator == Allocator.PAGED:
         shared = " (the shared prefix is stored once)" if dep.prefix_caching and dep.shared_prefix else ""
         lines.append(f"Max batch    {u.gib(r.usable_kv_bytes)} / {u.gib(per_seq)} = {u.count(r.max_concurrency)} "
                      f"sequences with paged blocks{shared} (partial last blocks ignored)")
     else:
         lines.append(f"Max batch    contiguous regions reserve {u.count(dep.reserve_length)} tokens each: "
                      f"{u.count(r.max_concurrency)} sequences, though only {u.count(r.seq_len_avg)} tokens are used on average")
-    if dep.scheduler == "none":
+    if dep.scheduler == Scheduler.NONE:
         lines.append("Batch        1: no batching, one sequence at a time")
     else:
         capped = "  <- the KV cache caps it" if dep.concurrency > r.max_concurrency else ""
@@ -103,7 +104,7 @@ def derivation_lines(solution: Solution) -> list[str]:
     lines.append(f"Intensity    {u.flops(r.decode_flops_per_step)} / {u.flops(r.decode_bytes_per_step)} B = "
                  f"{r.intensity:,.1f} FLOP/B; ridge {r.peak_flops / 1e12:,.1f} TFLOP/s ({r.compute_precision}) / "
                  f"{g.bandwidth_tbps:g} TB/s = {r.ridge:,.0f}")
-    if dep.fidelity == "floor":
+    if dep.fidelity == Fidelity.FLOOR:
         tail = "(perfect tensor-parallel scaling, no communication cost, no per-step overhead)"
     else:
         tail = f"plus {u.seconds(r.step_extra_seconds)} of communication and per-step overhead (realistic)"
@@ -111,7 +112,7 @@ def derivation_lines(solution: Solution) -> list[str]:
                  f"{u.seconds(r.decode_memory_seconds)}; compute at MFU {dep.mfu:g} = {u.seconds(r.decode_compute_seconds)} "
                  f"-> {u.seconds(r.step_seconds)} {tail}")
     if dep.spec_k:
-        if dep.fidelity == "realistic" and dep.draft_model is not None:
+        if dep.fidelity == Fidelity.REALISTIC and dep.draft_model is not None:
             draft = (f"plus {dep.spec_k} passes of the draft {dep.draft_model.id} (its own weights, KV cache and "
                      f"overhead)")
         else:
@@ -138,7 +139,7 @@ def derivation_lines(solution: Solution) -> list[str]:
         lines.append(f"TTFT         at least {u.seconds(r.ttft_seconds)} (no queueing modelled); a prefill stalls "
                      f"the decode batch for {u.seconds(r.worst_stall_seconds)}")
     decode = f"{u.count(dep.output)} x {u.seconds(r.tpot_seconds)}"
-    if dep.scheduler == "static":
+    if dep.scheduler == Scheduler.STATIC:
         per_output = (1.0 / r.throughput_tokens_per_s * r.batch * dep.output - r.batch * r.prefill_charge_seconds) / dep.output
         decode = f"{u.count(dep.output)} x {u.seconds(per_output)}"
         lines.append(f"Static batch runs until its longest member is done: H({r.batch}) = {harmonic(r.batch):.2f} average "
@@ -151,8 +152,8 @@ def derivation_lines(solution: Solution) -> list[str]:
     lines.append(f"Cost         ${dep.price:g}/GPU-hour x {dep.gpus} / 3600 / {r.throughput_tokens_per_s:,.0f} tokens/s x 1e6 = "
                  f"{u.dollars(r.cost_per_million_output_tokens)} per million output tokens (no idle time, no queueing)")
     lines.append(f"Verdict      {VERDICT_TEXT[r.bottleneck]} ({_verdict_numbers(r)})")
-    if dep.objective != "cost":
-        lines.append(f"Objective    what bounds the {dep.objective.upper() if dep.objective != 'stall' else 'stall'}: "
+    if dep.objective != Objective.COST:
+        lines.append(f"Objective    what bounds the {dep.objective.upper() if dep.objective != Objective.STALL else 'stall'}: "
                      f"{OBJECTIVE_TEXT.get(r.objective_bottleneck, VERDICT_TEXT[r.objective_bottleneck])}")
     lines += _lever_lines(solution)
     if solution.floor is not None:
@@ -169,13 +170,13 @@ def _touched(m, tokens: float) -> float:
 
 def _verdict_numbers(r) -> str:
     dep = r.deployment
-    if r.bottleneck == "kv-capacity":
+    if r.bottleneck == Verdict.KV_CAPACITY:
         return f"{u.count(dep.concurrency)} wanted > {u.count(r.max_concurrency)} fit"
-    if r.bottleneck == "prefill-compute":
+    if r.bottleneck == Verdict.PREFILL_COMPUTE:
         return f"prefill share {r.prefill_share:.0%} > 50%"
-    if r.bottleneck == "decode-compute":
+    if r.bottleneck == Verdict.DECODE_COMPUTE:
         return f"compute {u.seconds(r.decode_compute_seconds)} > memory {u.seconds(r.decode_memory_seconds)}"
-    if r.bottleneck == "decode-kv":
+    if r.bottleneck == Verdict.DECODE_KV:
         return f"KV {u.gb(r.decode_kv_bytes_per_step)} > weights {u.gb(r.decode_weight_bytes_per_step)} per step"
     return f"weights {u.gb(r.decode_weight_bytes_per_step)} >= KV {u.gb(r.decode_kv_bytes_per_step)} per step"
 

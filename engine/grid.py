@@ -14,6 +14,7 @@ import numpy as np
 from engine import physics
 from engine.analysis import VERDICTS
 from engine.deployment import Deployment
+from engine.ids import Objective
 
 NUMERIC = physics.NUMERIC
 ALL_VERDICTS = physics.VERDICT_CODES
@@ -44,7 +45,7 @@ def analyze_grid(base: Deployment, **arrays) -> dict[str, np.ndarray]:
         f["fits"] = fits
         f["capped"] = np.asarray(f["capped"], dtype=bool) & fits
         code = physics.verdict_code(f)
-        objective_code = code if base.objective == "cost" else physics.objective_verdict_code(f, base.objective)
+        objective_code = code if base.objective == Objective.COST else physics.objective_verdict_code(f, base.objective)
     # Each figure is masked at the smallest shape it and `fits` share, then broadcast (a view).
     out: dict[str, np.ndarray] = {}
     all_fit = bool(fits.all())

@@ -10,6 +10,7 @@ from __future__ import annotations
 from engine.analysis import Report, analyze
 from engine.catalog import PRECISION_BYTES
 from engine.deployment import Deployment
+from engine.ids import Allocator, Fidelity, Lever, Precision, Scheduler
 from engine.record import REQUIRED, Record
 
 LEVERS = ("batching", "paged-kv", "prefix-caching", "quantization", "kv-quantization",
@@ -55,47 +56,47 @@ def _eight_bit(dep: Deployment) -> str:
 
 def lever_change(dep: Deployment, name: str) -> tuple[Deployment | None, str]:
     """The deployment with lever `name` applied, or None and the reason it does not apply."""
-    if name == "batching":
-        if dep.scheduler == "continuous":
+    if name == Lever.BATCHING:
+        if dep.scheduler == Scheduler.CONTINUOUS:
             return None, "already batching continuously"
         return dep.with_(scheduler="continuous"), f"{dep.scheduler} -> continuous batching"
-    if name == "paged-kv":
-        if dep.allocator == "paged":
+    if name == Lever.PAGED_KV:
+        if dep.allocator == Allocator.PAGED:
             return None, "KV cache already paged"
         return dep.with_(allocator="paged"), "contiguous per-request regions -> paged blocks"
-    if name == "prefix-caching":
+    if name == Lever.PREFIX_CACHING:
         if dep.prefix_caching:
             return None, "prefix caching already on"
         if dep.shared_prefix == 0:
             return None, "no shared prompt prefix to cache"
         return dep.with_(prefix_caching=True), f"reuse the {dep.shared_prefix}-token shared prefix"
-    if name == "quantization":
+    if name == Lever.QUANTIZATION:
         eight = _eight_bit(dep)
         kv = eight if PRECISION_BYTES[dep.kv] > 1 else dep.kv
-        if dep.weights == "bf16":
+        if dep.weights == Precision.BF16:
             return dep.with_(weights=eight, kv=kv), f"weights and KV cache -> {eight}"
-        if dep.weights != "int4":
+        if dep.weights != Precision.INT4:
             return dep.with_(weights="int4", kv=kv), "weights -> int4 (computed at bf16)"
         if kv != dep.kv:
             return dep.with_(kv=kv), f"KV cache -> {eight}"
         return None, "already at int4 weights and 8-bit KV"
-    if name == "kv-quantization":
+    if name == Lever.KV_QUANTIZATION:
         if PRECISION_BYTES[dep.kv] <= 1:
             return None, f"KV cache already {dep.kv}"
         eight = _eight_bit(dep)
         return dep.with_(kv=eight), f"KV cache -> {eight}, weights unchanged"
-    if name == "speculative-decoding":
+    if name == Lever.SPECULATIVE_DECODING:
         if dep.spec_k:
             return None, f"already speculating {dep.spec_k} tokens"
         return (dep.with_(spec_k=DEFAULT_SPEC_K),
                 f"draft k={DEFAULT_SPEC_K} at acceptance {dep.spec_alpha:g}, draft cost {dep.spec_draft_cost:g}/token")
-    if name == "chunked-prefill":
+    if name == Lever.CHUNKED_PREFILL:
         if dep.chunked_prefill:
             return None, "prefill already chunked"
         return dep.with_(chunked_prefill=True), f"prefill in {dep.chunk_tokens}-token chunks between decode steps"
-    if name == "more-gpus":
+    if name == Lever.MORE_GPUS:
         return dep.with_(gpus=dep.gpus * 2), f"{dep.gpus} -> {dep.gpus * 2} x {dep.gpu.id}"
-    if name == "routing":
+    if name == Lever.ROUTING:
         if dep.route_model is None or dep.route_fraction <= 0:
             return None, "no smaller model stated to route to"
         return dep, f"send {dep.route_fraction:.0%} of requests to {dep.route_model.id}"
@@ -135,7 +136,7 @@ def evaluate_lever(dep: Deployment, base: Report, name: str) -> LeverResult:
     if changed is None:
         return LeverResult(name=name, gain=1.0 if base.fits else None, note=note)
     before = base.objective_value()
-    if name == "routing":
+    if name == Lever.ROUTING:
         if not base.fits:
             return LeverResult(name=name, gain=None, note=note + " (the large model still does not fit)")
         after, note = routing_value(dep, base)
@@ -198,7 +199,7 @@ def solve(dep: Deployment, levers: tuple[str, ...] = LEVERS, base: Report | None
     the realistic fidelity the floor's solution is solved too (or `floor` reused) and attached."""
     base = analyze(dep) if base is None else base
     ranked = rank_levers(evaluate_lever(dep, base, name) for name in levers)
-    if dep.fidelity == "floor":
+    if dep.fidelity == Fidelity.FLOOR:
         return Solution(report=base, levers=ranked)
     if floor is None:
         floor = solve(dep.with_(fidelity="floor"), levers)

@@ -13,6 +13,8 @@ from __future__ import annotations
 import math
 import sys
 
+from engine.ids import Allocator, Fidelity, Objective, Precision, Scheduler
+
 GIB = 2**30
 DEFAULT_RESERVE_SHARE = 0.10      # of each GPU's memory, for activations and workspace (DESIGN.md)
 
@@ -312,14 +314,14 @@ def constants() -> dict:
 def compute_precision(dep) -> str:
     """The precision the matrix units run at: the weights' where the chip has it natively
     (INT4 never), else BF16 (weights are upcast)."""
-    return dep.weights if dep.weights != "int4" and dep.gpu.native(dep.weights) else "bf16"
+    return dep.weights if dep.weights != Precision.INT4 and dep.gpu.native(dep.weights) else "bf16"
 
 
 def effective_peak(dep, precision: str, realistic: bool, c: dict) -> float:
     """Dense peak FLOP/s at `precision`; the realistic fidelity takes 8-bit arithmetic at its
     achieved share of the datasheet figure."""
     peak = dep.gpu.peak_flops(precision)
-    if realistic and precision in ("fp8", "int8"):
+    if realistic and precision in (Precision.FP8, Precision.INT8):
         peak *= c["low_precision_efficiency"]
     return peak
 
@@ -343,7 +345,7 @@ def evaluate(dep, n: dict, array: bool = False) -> dict:
     the memory figures."""
     m, g = dep.model, dep.gpu
     c = constants()
-    real = dep.fidelity == "realistic"
+    real = dep.fidelity == Fidelity.REALISTIC
     gpus, prompt, output, conc = n["gpus"], n["prompt"], n["output"], n["concurrency"]
     k, mfu = n["spec_k"], n["mfu"]
     bpw, kvb = PRECISION_BYTES[dep.weights], PRECISION_BYTES[dep.kv]
@@ -368,7 +370,7 @@ def evaluate(dep, n: dict, array: bool = False) -> dict:
         draft_w = where(spec_on, draft.params * bpw, 0.0)
         draft_tok = where(spec_on, draft.kv_values_per_token * kvb * kv_replication(gpus, draft.kv_heads, draft.is_mla), 0.0)
     usable = usable_kv_bytes(gpus, g.memory_gib, weight_bytes, n["reserve_gib"], draft_w)
-    if dep.allocator == "paged":
+    if dep.allocator == Allocator.PAGED:
         held_prefix = tokens_held(prefix, m.layers, m.sliding_layers, m.sliding_window)
         per_seq = stored * (held - held_prefix)
         if draft is not None:
@@ -396,7 +398,7 @@ def evaluate(dep, n: dict, array: bool = False) -> dict:
     if array:
         max_conc = where(fits, max_conc, 0.0)
         out["max_concurrency"] = max_conc
-    batch = (1.0 + 0.0 * conc) if dep.scheduler == "none" else vmin(conc, max_conc)
+    batch = (1.0 + 0.0 * conc) if dep.scheduler == Scheduler.NONE else vmin(conc, max_conc)
 
     # Tensor parallelism: floor is perfect scaling; realistic stops at the accelerator's domain.
     if real:
@@ -494,7 +496,7 @@ def evaluate(dep, n: dict, array: bool = False) -> dict:
         stall, ttft = prefill, prefill
 
     # Steady state: each sequence costs one prefill and `output` decode tokens.
-    if dep.scheduler == "static":
+    if dep.scheduler == Scheduler.STATIC:
         # The closed form holds for a dense model while a step is linear in the sequences left:
         # not under speculation, and not with several groups (a draining batch idles some).
         ladder_needed = spec_on | (groups > 1) if real else spec_on
@@ -514,7 +516,7 @@ def evaluate(dep, n: dict, array: bool = False) -> dict:
     tput = throughput(batch, output, charge, decode_time)
     share = prefill_share(batch, charge, decode_time)
     cost = cost_per_million(n["price"], gpus, tput)
-    capped = (conc > max_conc) if dep.scheduler != "none" else (0.0 * conc > 1.0)
+    capped = (conc > max_conc) if dep.scheduler != Scheduler.NONE else (0.0 * conc > 1.0)
     out.update({
         "batch": batch, "tensor_parallel": tp, "tp_groups": groups, "decode_weight_bytes_per_step": step_w,
         "decode_kv_bytes_per_step": kv_read, "decode_bytes_per_step": step_w + kv_read,
@@ -557,12 +559,12 @@ def objective_verdict_code(f: dict, objective: str):
     """What bounds `objective` (DESIGN.md, "What the bottleneck question asks"), as an index into
     VERDICT_CODES: the six rules for cost; the cap or the binding decode term for TPOT; for TTFT
     and the stall, whether one prompt's prefill waits on its FLOPs or on reading the weights."""
-    if objective == "cost":
+    if objective == Objective.COST:
         return verdict_code(f)
     if not f["_array"]:
         if not f["fits"]:
             return 0
-        if objective == "tpot":
+        if objective == Objective.TPOT:
             if f["capped"]:
                 return 1
             if f["decode_compute_seconds"] > f["decode_memory_seconds"]:
@@ -570,7 +572,7 @@ def objective_verdict_code(f: dict, objective: str):
             return 5 if f["decode_kv_bytes_per_step"] > f["decode_weight_bytes_per_step"] else 6
         return 2 if f["prefill_compute_seconds"] > f["prefill_weight_seconds"] else 3
     unfit = ~f["fits"]
-    if objective == "tpot":
+    if objective == Objective.TPOT:
         return _select([unfit, f["capped"], f["decode_compute_seconds"] > f["decode_memory_seconds"],
                         f["decode_kv_bytes_per_step"] > f["decode_weight_bytes_per_step"]], [0, 1, 4, 5], 6)
     return _select([unfit, f["prefill_compute_seconds"] > f["prefill_weight_seconds"]], [0, 2], 3)

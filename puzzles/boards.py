@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from engine.ids import Certainty, Outcome
 from puzzles.match import answer_score
 
 TOP = 5
@@ -143,6 +144,6 @@ def entry_for(player: str, team: str, answers: Iterable[tuple[str, str, float | 
     """A player's entry from their answers, each (outcome, certainty, seconds or None)."""
     answers = list(answers)
     score = sum(answer_score(o, c, s, with_speed) for o, c, s in answers)
-    cleared = sum(o == "cleared" for o, _, _ in answers)
-    bold = sum(c == "high" and o in ("close", "missed") for o, c, _ in answers)
+    cleared = sum(o == Outcome.CLEARED for o, _, _ in answers)
+    bold = sum(c == Certainty.HIGH and o in (Outcome.CLOSE, Outcome.MISSED) for o, c, _ in answers)
     return Entry(player, team, score, len(answers), cleared, bold)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import textwrap
 
+from engine.ids import Allocator, Scheduler
 from engine.levers import GAIN_BANDS, gain_band
 
 from puzzles import fmt
@@ -112,10 +113,10 @@ def card_rows(dep, levers=(), ruled_out=None, objective: str | None = None) -> l
                "continuous": "continuous batching"}[dep.scheduler]
     alloc = {"paged": "paged KV blocks", "contiguous": "one contiguous KV region per request"}[dep.allocator]
     rows.append(("Serving", f"{serving} · {alloc}"))
-    if dep.scheduler == "static":
+    if dep.scheduler == Scheduler.STATIC:
         rows.append(("Answer spread", "lengths vary widely (exponential around the average); a static batch "
                                       "runs until its longest answer ends"))
-    if dep.allocator == "contiguous":
+    if dep.allocator == Allocator.CONTIGUOUS:
         longest = dep.reserve_length - dep.prompt
         rule = f"{dep.max_output:,} tokens" if dep.max_output else "four times the average answer, within the context"
         rows.append(("Reservation", f"each request reserves {dep.reserve_length:,} tokens up front: prompt + "
@@ -165,7 +166,7 @@ def shown_fields(dep, levers=()) -> set[str]:
     """The deployment fields whose values `card_rows` states for this deployment and these levers
     (every other field must leave the key unchanged: `puzzles.check`)."""
     shown = set(_ALWAYS_SHOWN)
-    if dep.allocator == "contiguous":
+    if dep.allocator == Allocator.CONTIGUOUS:
         shown.add("max_output")
     if dep.chunked_prefill or "chunked-prefill" in levers:
         shown.update(("chunked_prefill", "chunk_tokens"))

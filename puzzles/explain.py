@@ -6,7 +6,7 @@ a fact per reason (see `puzzles.reasons.reason_fact`). Nothing here is general a
 """
 from __future__ import annotations
 
-from engine.ids import Lever, Verdict
+from engine.ids import Lever, Objective, Scheduler, Verdict
 from engine.levers import DEFAULT_SPEC_K, gain_band
 
 from puzzles import fmt
@@ -20,7 +20,7 @@ _OBJ_SHORT = {"cost": "cost per million output tokens", "tpot": "TPOT", "ttft": 
 def objective_value_text(objective: str, value: float | None) -> str:
     if value is None:
         return "n/a"
-    return fmt.dollars(value) if objective == "cost" else fmt.secs(value)
+    return fmt.dollars(value) if objective == Objective.COST else fmt.secs(value)
 
 
 def prefill_bound(r) -> bool:
@@ -39,9 +39,9 @@ def rule_holds(verdict: str, r) -> bool:
     if not r.fits:
         return False
     if verdict == Verdict.KV_CAPACITY:
-        return dep.concurrency > r.max_concurrency and dep.scheduler != "none"
+        return dep.concurrency > r.max_concurrency and dep.scheduler != Scheduler.NONE
     if verdict == Verdict.PREFILL_COMPUTE:
-        return prefill_bound(r) if dep.objective in ("ttft", "stall") else r.prefill_share > 0.5
+        return prefill_bound(r) if dep.objective in (Objective.TTFT, Objective.STALL) else r.prefill_share > 0.5
     if verdict == Verdict.PREFILL_WEIGHTS:
         return not prefill_bound(r)
     if verdict == Verdict.DECODE_COMPUTE:
@@ -64,10 +64,10 @@ def verdict_fact(verdict: str, r) -> str:
     if verdict == Verdict.KV_CAPACITY:
         text = (f"the cache holds {fmt.num(r.max_concurrency)} sequences of {fmt.num(r.seq_len_avg)} tokens "
                 f"and the traffic wants {fmt.num(dep.concurrency)}")
-        if dep.scheduler == "none":
+        if dep.scheduler == Scheduler.NONE:
             text += ", but with no batching only one runs at a time, so the cap never binds"
         return text
-    if verdict in (Verdict.PREFILL_COMPUTE, Verdict.PREFILL_WEIGHTS) and (dep.objective in ("ttft", "stall") or verdict == Verdict.PREFILL_WEIGHTS):
+    if verdict in (Verdict.PREFILL_COMPUTE, Verdict.PREFILL_WEIGHTS) and (dep.objective in (Objective.TTFT, Objective.STALL) or verdict == Verdict.PREFILL_WEIGHTS):
         compute, read = r.prefill_compute_seconds, r.prefill_weight_seconds
         if prefill_bound(r):
             return (f"one request's {fmt.num(dep.prompt)}-token prefill computes for {fmt.secs(compute)}, "

@@ -38,6 +38,7 @@ from engine.analysis import analyze
 from engine.catalog import PRECISION_BYTES, builtin_catalog
 from engine.deployment import Deployment, validate
 from engine.errors import RidgeError
+from engine.ids import Allocator, Lever, Precision, Scheduler, Verdict
 from engine.levers import LEVERS, Solution, evaluate_lever, rank_levers
 
 from puzzles import fmt
@@ -243,7 +244,7 @@ class _Shape:
 
     def __init__(self, model, gpu, gpus: int, weights: str, kv: str, prompt: int, output: int) -> None:
         self.model, self.gpus, self.output = model, gpus, output
-        compute = weights if weights != "int4" and gpu.native(weights) else "bf16"
+        compute = weights if weights != Precision.INT4 and gpu.native(weights) else "bf16"
         self.peak = gpus * gpu.peak_flops(compute)
         self.bandwidth = gpus * gpu.bandwidth_tbps * 1e12
         self.ridge = gpu.peak_flops(compute) / (gpu.bandwidth_tbps * 1e12)
@@ -332,14 +333,14 @@ def _combos(level: Level, kind: str) -> list:
             limit = tp_limit(level, gpu)
             while n <= limit:
                 mem = n * gpu.memory_gib * GIB
-                if kind == "quantization":
+                if kind == Lever.QUANTIZATION:
                     if (_weight_bytes(model, "bf16") + n * 8 * GIB > 1.15 * mem
                             and _usable(model, gpu, n, _eight(gpu)) > 0.06 * mem):
                         out.append((model_id, gpu_id, n, "bf16"))
                 elif kind in ("more-gpus-int4", "more-gpus-fp8"):
                     w = kind.rsplit("-", 1)[1]
                     if (2 * n <= limit and _weight_bytes(model, w) + n * 8 * GIB > 1.15 * mem
-                            and _usable(model, gpu, 2 * n, w) > 0.1 * 2 * mem and (w == "int4" or gpu.native("fp8"))):
+                            and _usable(model, gpu, 2 * n, w) > 0.1 * 2 * mem and (w == Precision.INT4 or gpu.native("fp8"))):
                         out.append((model_id, gpu_id, n, _eight(gpu)))
                 else:  # paged-kv: int4 weights fit, leaving cache for 3,000 tokens up to two thirds of the context
                     for kv in (_eight(gpu), "bf16"):
@@ -378,7 +379,7 @@ def r_dnf_more(rng, level):
     model, gpu, n, kv = _combo(rng, level, kind)
     weights = kind.rsplit("-", 1)[1]
     p, o = _lengths(rng, model, (200, 4000), (100, 1500))
-    objective = "ttft" if weights == "fp8" else _objective(rng, level)
+    objective = "ttft" if weights == Precision.FP8 else _objective(rng, level)
     return dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, concurrency=_round_count(rng.uniform(4, 64)),
                 weights=weights, kv=kv, objective=objective)
 
@@ -577,7 +578,7 @@ def r_weights_batching(rng, level):
 def r_weights_spec(rng, level):
     weights = _pick(rng, ("bf16", "fp8", "int4"))
     model, gpu, n = _base(rng, level, weights=weights)
-    kv = "bf16" if weights == "bf16" else _eight(gpu)
+    kv = "bf16" if weights == Precision.BF16 else _eight(gpu)
     p, o = _lengths(rng, model, (100, 2000), (200, 2000))
     return dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, weights=weights, kv=kv,
                 concurrency=_pick(rng, (1, 1, 2, 4)), spec_alpha=_pick(rng, (0.8, 0.85, 0.9)),
@@ -665,7 +666,7 @@ def r_any(rng, level):
     cat = builtin_catalog()
     weights = _pick(rng, ("bf16", "bf16", "fp8", "int4")) if level.max_gpus > 8 else "bf16"
     model, gpu, n = _base(rng, level, weights=weights, room=0.1)
-    kv = "bf16" if weights == "bf16" or rng.random() < 0.5 else _eight(gpu)
+    kv = "bf16" if weights == Precision.BF16 or rng.random() < 0.5 else _eight(gpu)
     p, o = _lengths(rng, model, (50, 16000), (20, 4000))
     fields = dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, weights=weights, kv=kv,
                   concurrency=_spread(rng, 1, 1024),
@@ -904,11 +905,11 @@ def _scenario(rng, dep: Deployment, note: str = "") -> str:
              f"sequence{'s' if dep.concurrency != 1 else ''} in flight."]
     precision = f"Weights are stored in {dep.weights.upper()} and the KV cache in {dep.kv.upper()}."
     setup.append(precision)
-    if dep.scheduler == "none":
+    if dep.scheduler == Scheduler.NONE:
         setup.append("The server handles one request at a time.")
-    elif dep.scheduler == "static":
+    elif dep.scheduler == Scheduler.STATIC:
         setup.append("The server forms fixed batches and runs each to completion before admitting more.")
-    if dep.allocator == "contiguous":
+    if dep.allocator == Allocator.CONTIGUOUS:
         setup.append("Each request gets one contiguous cache region sized for the longest answer it might give"
                      + (f" ({fmt.num(dep.max_output)} tokens)." if dep.max_output else "."))
     if dep.shared_prefix and not (dep.shared_prefix >= 0.5 * dep.prompt):
@@ -956,7 +957,7 @@ def _hints(key: Key) -> tuple[str, ...]:
     from puzzles.explain import verdict_fact
 
     r = key.solution.report
-    if key.bottleneck == "prefill-weights":
+    if key.bottleneck == Verdict.PREFILL_WEIGHTS:
         fact = (f"one {fmt.num(r.deployment.prompt)}-token prompt waits {fmt.secs(r.ttft_seconds)} for its first "
                 f"token, about one read of the {fmt.gb(r.weight_bytes)} of weights")
     else:

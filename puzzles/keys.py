@@ -29,7 +29,7 @@ from functools import cached_property
 
 from engine import physics
 from engine.deployment import Deployment
-from engine.ids import OBJECTIVE_VERDICTS, Fidelity
+from engine.ids import OBJECTIVE_VERDICTS, Fidelity, Objective, Scheduler, Verdict
 from engine.levers import DEFAULT_SPEC_K, GAIN_BANDS, LEVERS, Solution, evaluate_lever, gain_band, solve
 
 from puzzles import fmt
@@ -260,21 +260,21 @@ def verdict_margins(solution: Solution) -> list[tuple[str, float]]:
     (it cannot fire then)."""
     r = solution.report
     if not r.fits:
-        return [(name, ratio) for name, ratio in r.margins if name == "does-not-fit"]
+        return [(name, ratio) for name, ratio in r.margins if name == Verdict.DOES_NOT_FIT]
     out = [("does-not-fit", (r.weight_bytes + r.reserve_bytes) / r.memory_bytes)]
     objective = r.deployment.objective
     verdict = objective_bottleneck(r)
     engine = dict(r.margins)
-    if objective == "cost":
+    if objective == Objective.COST:
         rules = RULES[1:]
-    elif objective == "tpot":
+    elif objective == Objective.TPOT:
         rules = ("kv-capacity", "decode-compute", "decode-kv")
     else:
         if r.prefill_weight_seconds:
             out.append(("prefill-compute", r.prefill_compute_seconds / r.prefill_weight_seconds))
         return out
     for rule in rules:
-        if not (rule == "kv-capacity" and r.deployment.scheduler == "none"):
+        if not (rule == Verdict.KV_CAPACITY and r.deployment.scheduler == Scheduler.NONE):
             out.append((rule, engine[rule]))
         if rule == verdict:
             break

@@ -20,6 +20,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
+from engine.ids import Outcome
+
 PHASES = ("lobby", "question", "closed", "done")
 DEFAULT_MAX_PLAYERS = 50
 DEFAULT_SECONDS = 90
@@ -258,7 +260,7 @@ def board(names: Sequence[str], grades: Mapping[tuple[str, int], LiveGrade], cou
         got = [g for g in mine if g is not None and not g.late]
         outcomes[name] = tuple(g.outcome if g else "" for g in mine)
         entries.append(Entry(name, "", sum(g.points for g in got), len(got),
-                             sum(g.outcome == "cleared" for g in got)))
+                             sum(g.outcome == Outcome.CLEARED for g in got)))
     return [Row(s.entry.player, s.entry.score, s.entry.cleared, s.entry.answered, s.rank, outcomes[s.entry.player])
             for s in build_board(entries).players]
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from engine.errors import RidgeError
 
+from engine.ids import Outcome
 from puzzles.scoring import points
 
 MAX_COUNT = 50
@@ -78,7 +79,7 @@ def check_name(text: str, what: str = "player") -> str:
 
 def speed_bonus(outcome: str, seconds: float | None) -> int:
     """Up to SPEED_BONUS_MAX extra points for a cleared answer, falling to 0 at SPEED_WINDOW_SECONDS."""
-    if outcome != "cleared" or seconds is None or not math.isfinite(seconds) or seconds < 0:
+    if outcome != Outcome.CLEARED or seconds is None or not math.isfinite(seconds) or seconds < 0:
         return 0
     return round(SPEED_BONUS_MAX * max(0.0, 1.0 - seconds / SPEED_WINDOW_SECONDS))
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from engine.catalog import PRECISION_BYTES
 
+from engine.ids import Allocator, GainBand, Lever
 from puzzles import fmt
 
 GIB_OVER_GB = 2**30 / 1e9  # 1.0737...
@@ -76,7 +77,7 @@ def detect(puzzle, key, prediction) -> list[Misconception]:
             found.setdefault("kv-replication", f"max_concurrency: {fmt.num(value)} is {r.kv_replication:g}x the "
                                                f"{fmt.num(truth)} that fit: {why}, so each token's KV is stored "
                                                f"{r.kv_replication:g} times")
-        if name == "max_concurrency" and r.fits and dep.allocator == "paged":
+        if name == "max_concurrency" and r.fits and dep.allocator == Allocator.PAGED:
             full = (dep.prompt + dep.output) / r.seq_len_avg
             if abs(math.log(full)) > math.log(1.1) and _near(ratio, 1 / full):
                 found.setdefault("full-sequence-length", f"max_concurrency: sized for {fmt.num(dep.prompt + dep.output)} "
@@ -103,13 +104,13 @@ def _choices(key, prediction, found: dict[str, str]) -> None:
     if pair == {"quantization", "kv-quantization"}:
         found.setdefault("weights-vs-kv-quant", f"here {key.best_lever} gains {fmt.gain(key.gain)} and "
                                                 f"{prediction.lever} {fmt.gain(key.lever_gain(prediction.lever))}")
-    elif prediction.lever == "quantization" and prediction.gain_band in ("2-4x", "over-4x"):
+    elif prediction.lever == Lever.QUANTIZATION and prediction.gain_band in (GainBand.FROM_2_TO_4, GainBand.OVER_4):
         g = key.lever_gain("quantization")
         if g is not None and g < 1.9:
             what = ("the KV cache is already 8-bit, so only the weights shrink" if PRECISION_BYTES[dep.kv] <= 1
                     else "the bytes that shrink are not the ones that bind")
             found.setdefault("weights-vs-kv-quant", f"quantization gains {fmt.gain(g)} here: {what}")
-    if prediction.lever == "speculative-decoding" and key.best_lever != "speculative-decoding":
+    if prediction.lever == Lever.SPECULATIVE_DECODING and key.best_lever != Lever.SPECULATIVE_DECODING:
         g = key.lever_gain("speculative-decoding")
         r = key.solution.report
         if g is not None and g < 1.1 and r.fits:

@@ -22,6 +22,7 @@ import math
 from dataclasses import dataclass
 
 from engine.analysis import analyze
+from engine.ids import Objective
 from engine.levers import evaluate_lever
 
 from puzzles import fmt
@@ -89,7 +90,7 @@ def suitable(question_id: str, puzzle: Puzzle, key: Key) -> bool:
         return bool(report.max_concurrency and report.max_concurrency >= 1)
     if question_id == "napkin-cost":
         cost = report.cost_per_million_output_tokens
-        return puzzle.objective == "cost" and cost is not None and math.isfinite(cost) and cost > 0
+        return puzzle.objective == Objective.COST and cost is not None and math.isfinite(cost) and cost > 0
     if question_id == "napkin-spec":
         gain = spec_gain(puzzle)
         return gain is not None and abs(math.log(gain / SPEC_HELPS_ABOVE)) >= math.log(SPEC_CLEAR)

@@ -33,7 +33,7 @@ from __future__ import annotations
 from enum import StrEnum
 
 from engine.analysis import harmonic
-from engine.ids import Lever, Verdict
+from engine.ids import Allocator, Lever, Objective, Scheduler, Verdict
 from engine.levers import Solution
 
 from puzzles import fmt
@@ -136,7 +136,7 @@ def mechanism_reason(solution: Solution) -> str | None:
     """The best lever's own mechanism (rule 2), when it has one."""
     best = solution.best_lever
     if best == Lever.BATCHING:
-        return Reason.STRAGGLER_SLOTS if solution.report.deployment.scheduler == "static" else Reason.SERIAL_REQUESTS
+        return Reason.STRAGGLER_SLOTS if solution.report.deployment.scheduler == Scheduler.STATIC else Reason.SERIAL_REQUESTS
     return _BY_LEVER.get(best)
 
 
@@ -157,39 +157,39 @@ def reason_holds(reason: str, solution: Solution) -> bool:
     a distractor must fail, so that no candidate a player can defend is graded wrong."""
     r = solution.report
     dep = r.deployment
-    if reason == "weights-overflow":
+    if reason == Reason.WEIGHTS_OVERFLOW:
         return not r.fits and r.weight_bytes + r.reserve_bytes > r.memory_bytes
-    if reason == "kv-overflow":
+    if reason == Reason.KV_OVERFLOW:
         return not r.fits and r.weight_bytes + r.reserve_bytes <= r.memory_bytes
     if not r.fits:
         return False
     memory_bound = r.decode_memory_seconds >= r.decode_compute_seconds
     verdict = r.objective_bottleneck
-    if reason == "kv-cap":
-        return dep.scheduler != "none" and dep.concurrency > r.max_concurrency
-    if reason == "prefill-flops":
-        return verdict == Verdict.PREFILL_COMPUTE or (dep.objective == "cost" and r.prefill_share > 0.5)
-    if reason == "prefill-weight-read":
-        return verdict == "prefill-weights"
-    if reason == "at-ridge":
+    if reason == Reason.KV_CAP:
+        return dep.scheduler != Scheduler.NONE and dep.concurrency > r.max_concurrency
+    if reason == Reason.PREFILL_FLOPS:
+        return verdict == Verdict.PREFILL_COMPUTE or (dep.objective == Objective.COST and r.prefill_share > 0.5)
+    if reason == Reason.PREFILL_WEIGHT_READ:
+        return verdict == Verdict.PREFILL_WEIGHTS
+    if reason == Reason.AT_RIDGE:
         return not memory_bound
-    if reason == "idle-flops":
+    if reason == Reason.IDLE_FLOPS:
         return r.decode_compute_seconds < 0.5 * r.decode_memory_seconds
-    if reason == "kv-read":
+    if reason == Reason.KV_READ:
         return memory_bound and r.decode_kv_bytes_per_step > r.decode_weight_bytes_per_step
-    if reason == "weight-read":
+    if reason == Reason.WEIGHT_READ:
         return memory_bound and r.decode_weight_bytes_per_step >= r.decode_kv_bytes_per_step
-    if reason == "serial-requests":
-        return dep.scheduler == "none" and dep.concurrency > 1
-    if reason == "straggler-slots":
-        return dep.scheduler == "static" and r.batch > 1
-    if reason == "reserved-slots":
-        return dep.allocator == "contiguous" and dep.reserve_length > 1.25 * r.seq_len_avg
-    if reason == "recomputed-prefix":
+    if reason == Reason.SERIAL_REQUESTS:
+        return dep.scheduler == Scheduler.NONE and dep.concurrency > 1
+    if reason == Reason.STRAGGLER_SLOTS:
+        return dep.scheduler == Scheduler.STATIC and r.batch > 1
+    if reason == Reason.RESERVED_SLOTS:
+        return dep.allocator == Allocator.CONTIGUOUS and dep.reserve_length > 1.25 * r.seq_len_avg
+    if reason == Reason.RECOMPUTED_PREFIX:
         return bool(dep.shared_prefix) and not dep.prefix_caching
-    if reason == "easy-traffic":
+    if reason == Reason.EASY_TRAFFIC:
         return dep.route_model is not None and dep.route_fraction > 0
-    if reason == "prefill-stall":
+    if reason == Reason.PREFILL_STALL:
         return r.batch > 1 and not dep.chunked_prefill and r.worst_stall_seconds > 2 * r.step_seconds
     return False
 
@@ -227,60 +227,60 @@ def reason_fact(reason: str, solution: Solution) -> str:
     """What the quantity behind `reason` is for this deployment, in numbers."""
     r = solution.report
     dep = r.deployment
-    if reason == "weights-overflow":
+    if reason == Reason.WEIGHTS_OVERFLOW:
         return (f"weights {fmt.gib(r.weight_bytes)} + reserve {fmt.gib(r.reserve_bytes)} = "
                 f"{fmt.gib(r.weight_bytes + r.reserve_bytes)} against {fmt.gib(r.memory_bytes)} of memory")
-    if reason == "kv-overflow":
+    if reason == Reason.KV_OVERFLOW:
         per_seq = _per_sequence_bytes(r)
         left = max(0.0, r.usable_kv_bytes)
         return f"one sequence needs {fmt.gib(per_seq)} of KV cache and {fmt.gib(left)} is left for it"
     if not r.fits:
         return "the deployment does not fit, so there is no step to measure"
-    if reason == "kv-cap":
+    if reason == Reason.KV_CAP:
         return (f"the cache holds {fmt.num(r.max_concurrency)} sequences of {fmt.num(r.seq_len_avg)} tokens "
                 f"and the traffic wants {fmt.num(dep.concurrency)}")
-    if reason == "prefill-flops" and dep.objective in ("ttft", "stall"):
+    if reason == Reason.PREFILL_FLOPS and dep.objective in (Objective.TTFT, Objective.STALL):
         return (f"one {fmt.num(dep.prompt)}-token prompt computes for {fmt.secs(r.prefill_compute_seconds)} against "
                 f"{fmt.secs(r.prefill_weight_seconds)} to read the weights it uses")
-    if reason == "prefill-flops":
+    if reason == Reason.PREFILL_FLOPS:
         return (f"prefill takes {fmt.pct(r.prefill_share)} of the GPU time "
                 f"({fmt.secs(r.prefill_seconds)} per request against {fmt.num(dep.output)} steps of {fmt.secs(r.tpot_seconds)})")
-    if reason in ("at-ridge", "idle-flops"):
+    if reason in (Reason.AT_RIDGE, Reason.IDLE_FLOPS):
         return (f"intensity {fmt.num(r.intensity)} FLOP/B against a ridge of {fmt.num(r.ridge)}: "
                 f"the step's arithmetic takes {fmt.secs(r.decode_compute_seconds)} against "
                 f"{fmt.secs(r.decode_memory_seconds)} of memory traffic")
-    if reason in ("kv-read", "weight-read"):
+    if reason in (Reason.KV_READ, Reason.WEIGHT_READ):
         return (f"each step reads {fmt.gb(r.decode_kv_bytes_per_step)} of KV cache and "
                 f"{fmt.gb(r.decode_weight_bytes_per_step)} of weights")
-    if reason == "serial-requests":
-        if dep.scheduler == "none":
+    if reason == Reason.SERIAL_REQUESTS:
+        if dep.scheduler == Scheduler.NONE:
             return f"batch 1 while the traffic has {fmt.num(dep.concurrency)} sequences waiting"
         return f"requests are already batched ({dep.scheduler}, batch {fmt.num(r.batch)})"
-    if reason == "straggler-slots":
-        if dep.scheduler == "static":
+    if reason == Reason.STRAGGLER_SLOTS:
+        if dep.scheduler == Scheduler.STATIC:
             return (f"a static batch of {fmt.num(r.batch)} runs for about {harmonic(r.batch):.1f}x the average "
                     f"output while finished slots sit empty")
         return f"the scheduler is {dep.scheduler}, so no slot waits on a straggler"
-    if reason == "reserved-slots":
-        if dep.allocator == "contiguous":
+    if reason == Reason.RESERVED_SLOTS:
+        if dep.allocator == Allocator.CONTIGUOUS:
             used = r.seq_len_avg / dep.reserve_length
             return (f"each request reserves {fmt.num(dep.reserve_length)} tokens of cache but holds "
                     f"{fmt.num(r.seq_len_avg)} on average ({fmt.pct(used)} used)")
         return "the cache is already paged, so nothing is reserved ahead of use"
-    if reason == "recomputed-prefix":
+    if reason == Reason.RECOMPUTED_PREFIX:
         if dep.shared_prefix and not dep.prefix_caching:
             return (f"{fmt.num(dep.shared_prefix)} of the {fmt.num(dep.prompt)} prompt tokens are the same on "
                     f"every request and are prefilled every time")
         if dep.prefix_caching:
             return "the shared prefix is already cached"
         return "the prompts share no prefix"
-    if reason == "prefill-weight-read":
+    if reason == Reason.PREFILL_WEIGHT_READ:
         return (f"one {fmt.num(dep.prompt)}-token prompt computes for {fmt.secs(r.prefill_compute_seconds)} but "
                 f"needs {fmt.secs(r.prefill_weight_seconds)} to read the weights it uses")
-    if reason == "prefill-stall":
+    if reason == Reason.PREFILL_STALL:
         return (f"each {fmt.num(r.deployment.prompt)}-token prefill holds the GPU for {fmt.secs(r.prefill_seconds)}, "
                 f"and every running stream waits that long for its next token")
-    if reason == "easy-traffic":
+    if reason == Reason.EASY_TRAFFIC:
         if dep.route_model is not None and dep.route_fraction > 0:
             return f"{fmt.pct(dep.route_fraction)} of requests could be answered by {dep.route_model.id}"
         return "no cheaper model is on the table for this traffic"
@@ -294,5 +294,5 @@ def deciding_text(reason: str, solution: Solution) -> str:
 
 def _per_sequence_bytes(r) -> float:
     dep = r.deployment
-    length = r.seq_len_avg if dep.allocator == "paged" else dep.reserve_length
+    length = r.seq_len_avg if dep.allocator == Allocator.PAGED else dep.reserve_length
     return r.kv_bytes_per_token * r.kv_replication * length

@@ -20,6 +20,8 @@ from typing import Any
 
 from fsrs import Card, Rating, Scheduler, State
 
+from engine.ids import Outcome
+
 DAILY_CAP = 20
 DESIRED_RETENTION = 0.9
 MAX_INTERVAL_DAYS = 365
@@ -40,7 +42,7 @@ def scheduler() -> Scheduler:
 
 def rating_for(outcome: str) -> Rating:
     """The grade decides: cleared is Good; lucky, close and missed are Again."""
-    return Rating.Good if outcome == "cleared" else Rating.Again
+    return Rating.Good if outcome == Outcome.CLEARED else Rating.Again
 
 
 def _utc(moment: _dt.datetime) -> _dt.datetime:

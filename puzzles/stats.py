@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from engine.ids import Outcome
 from puzzles.scoring import CERTAINTIES, OUTCOMES
 from puzzles.streak import Streak, streak_for
 
@@ -108,7 +109,7 @@ def derive(profile: Any, *, now: _dt.datetime | None = None,
         by_outcome[a.outcome] += 1
         cal = calibration[a.prediction.certainty]
         cal[0] += 1
-        cal[1] += a.outcome == "cleared"
+        cal[1] += a.outcome == Outcome.CLEARED
         mod = modules.setdefault(a.module, [0, 0])
         mod[0] += 1
         mod[1] += pts
@@ -120,7 +121,7 @@ def derive(profile: Any, *, now: _dt.datetime | None = None,
     for (module, _), outcome in latest.items():
         p = puzzles.setdefault(module, [0, 0])
         p[0] += 1
-        p[1] += outcome == "cleared"
+        p[1] += outcome == Outcome.CLEARED
     streak = streak_for(attempts, now, tz)
     return Stats(
         attempts=len(attempts), score=score, hints_used=hints, by_outcome=by_outcome,

@@ -17,6 +17,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 from app.screens.rounds import (DIFFICULTY_TEXT, ModeScreen, check_player, default_player, puzzle_heading, record,
                                 setup_field)
 from app.widgets.readiness import EXAM_SETTING
+from engine.ids import Outcome
 
 
 @dataclass
@@ -299,7 +300,7 @@ to the answer · **Escape** leave
                 next_review = describe_due(card, now)
                 notes.append(f"{concept[:1].upper()}{concept[1:]}: next review {next_review}"
                              + (" (cleared: each clear spaces the reviews further apart)."
-                                if judged.outcome == "cleared" else " (not cleared, so it comes back soon)."))
+                                if judged.outcome == Outcome.CLEARED else " (not cleared, so it comes back soon)."))
         except Exception as error:  # noqa: BLE001 - the schedule is a convenience; say it was not saved
             from app.errors import log_exception
 
@@ -332,7 +333,7 @@ to the answer · **Escape** leave
 
         now = self.app.now()
         score = sum(a.points for a in self.answered)
-        cleared = sum(a.outcome == "cleared" for a in self.answered)
+        cleared = sum(a.outcome == Outcome.CLEARED for a in self.answered)
         rows = [f"{'#':>2}  {'Concept':<32} {'Outcome':<10} {'Pts':>4}  Next review"]
         for n, a in enumerate(self.answered, 1):
             rows.append(f"{n:>2}  {CONCEPT_TITLES.get(a.concept, a.concept)[:32]:<32} "
@@ -362,7 +363,7 @@ to the answer · **Escape** leave
 
     def missed(self) -> list[str]:
         """The concepts this round did not clear, once each, in the order they came."""
-        return list(dict.fromkeys(a.concept for a in self.answered if a.outcome != "cleared"))
+        return list(dict.fromkeys(a.concept for a in self.answered if a.outcome != Outcome.CLEARED))
 
     @on(Button.Pressed, "#review-missed")
     async def action_review_missed(self) -> None:

@@ -12,6 +12,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Input, Label, Static
 
 from app.screens.rounds import (ModeScreen, check_player, default_player, puzzle_heading, record, setup_field)
+from engine.ids import Outcome
 
 
 def matches_folder(app) -> Path:
@@ -183,7 +184,7 @@ first play's result file counts.
         if self.code.speed_bonus:
             bonus = speed_bonus(judged.outcome, seconds)
             notes.insert(0, f"Speed bonus: +{bonus} ({seconds:.0f} s)" if bonus else
-                         f"No speed bonus ({'only cleared answers earn one' if judged.outcome != 'cleared' else f'{seconds:.0f} s'}).")
+                         f"No speed bonus ({'only cleared answers earn one' if judged.outcome != Outcome.CLEARED else f'{seconds:.0f} s'}).")
         self.scores.append(score)
         self.outcomes.append(judged.outcome)
         last = self.position + 1 >= len(self.items)

@@ -31,6 +31,7 @@ from app.errors import Guarded, log_exception
 from app.messages import Back
 from app.widgets.inputs import OrderedInput
 from engine.errors import RidgeError
+from engine.ids import Outcome
 
 TABS = (("tab-results", "Results"), ("tab-roofline", "Roofline"), ("tab-spec", "Spec"),
         ("tab-kv", "KV"), ("tab-cost", "Cost"), ("tab-compare", "A/B"))
@@ -480,13 +481,13 @@ Cost, **b** A/B. Letter keys work while a number field has focus.
         if show_grade:
             width = max(20, (grade.content_size.width or self.size.width - 44))
             set_text(grade, "\n".join(wrap_lines(self._grade_lines(self.last_grade), width)))
-            grade.set_class(self.last_grade.outcome == "cleared", "-right")
-            grade.set_class(self.last_grade.outcome != "cleared", "-wrong")
+            grade.set_class(self.last_grade.outcome == Outcome.CLEARED, "-right")
+            grade.set_class(self.last_grade.outcome != Outcome.CLEARED, "-wrong")
 
     def _grade_lines(self, g) -> list[str]:
         from puzzles.grading import decided_text, part_lines
 
-        head = "✓ Cleared" if g.outcome == "cleared" else "✗ Missed"
+        head = "✓ Cleared" if g.outcome == Outcome.CLEARED else "✗ Missed"
         return [f"{head}. {decided_text(g, labels.words)}", *part_lines(g, labels.words)]
 
     def _plot_size(self) -> tuple[int, int]:

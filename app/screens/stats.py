@@ -13,6 +13,7 @@ from app.errors import Guarded
 from app.messages import Back
 from app.widgets.footer import RidgeFooter
 from app.widgets.titlebar import TitleBar
+from engine.ids import Certainty
 
 # The share of right answers above which each certainty level earns more than the one below it
 # (from the marking table in puzzles.scoring: medium beats low above 2/3, high beats medium above 4/5).
@@ -27,21 +28,21 @@ def plural(count: int, word: str) -> str:
 def calibration_lines(calibration: dict) -> list[str]:
     """One row per certainty level: answers, cleared share, where it pays, and a verdict."""
     rows = [f"{'certainty':<10} {'answers':>7} {'cleared':>8}  {'pays above':>10}  verdict"]
-    for level in ("low", "medium", "high"):
+    for level in (Certainty.LOW, Certainty.MEDIUM, Certainty.HIGH):
         cal = calibration.get(level)
         count = getattr(cal, "count", 0)
         share = getattr(cal, "share_cleared", None)
         shown = "—" if share is None else f"{share:.0%}"
-        pays = "always" if level == "low" else f"{PAYS_ABOVE[level]:.0%}"
+        pays = "always" if level == Certainty.LOW else f"{PAYS_ABOVE[level]:.0%}"
         if count < FEW:
             verdict = f"too few to say ({count} of {FEW})"
-        elif level == "high" and share < PAYS_ABOVE["high"]:
+        elif level == Certainty.HIGH and share < PAYS_ABOVE[Certainty.HIGH]:
             verdict = "over-confident: say medium more often"
-        elif level == "medium" and share < PAYS_ABOVE["medium"]:
+        elif level == Certainty.MEDIUM and share < PAYS_ABOVE[Certainty.MEDIUM]:
             verdict = "over-confident: say low more often"
-        elif level == "medium" and share > PAYS_ABOVE["high"]:
+        elif level == Certainty.MEDIUM and share > PAYS_ABOVE[Certainty.HIGH]:
             verdict = "under-confident: high would pay"
-        elif level == "low" and share > PAYS_ABOVE["medium"]:
+        elif level == Certainty.LOW and share > PAYS_ABOVE[Certainty.MEDIUM]:
             verdict = "under-confident: medium would pay"
         else:
             verdict = "well judged"

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from engine.errors import RidgeError
+from engine.ids import Allocator, Scheduler
 from engine.lab.kvcache import ContiguousCache, PagedCache
 from engine.lab.model import ToyModel
 from engine.lab.workload import Request
@@ -128,7 +129,7 @@ class Server:
             raise RidgeError(f"max batch must be at least 1, got {max_batch}")
         self.model, self.scheduler, self.allocator = model, scheduler, allocator
         self.max_batch, self.batch_wait, self.check = max_batch, batch_wait, check
-        self.cache = (ContiguousCache(model.config, slots) if allocator == "contiguous"
+        self.cache = (ContiguousCache(model.config, slots) if allocator == Allocator.CONTIGUOUS
                       else PagedCache(model.config, slots, block_size, share_prefixes))
         for r in requests:
             if not (0 <= r.prefix_len < r.prompt_len and 1 <= r.output_len <= r.max_output):
@@ -188,7 +189,7 @@ class Server:
             seq, saved = self.swapped.pop(0)
             cache.swap_in(seq, saved)
             running.append(seq)
-        if self.swapped or not (self.scheduler == "continuous" or (not running and self._batch_ready())):
+        if self.swapped or not (self.scheduler == Scheduler.CONTINUOUS or (not running and self._batch_ready())):
             return fresh
         head = self._head()
         if not running and head is not None and not cache.can_admit(head):
@@ -198,7 +199,7 @@ class Server:
             self._open(seq)
             running.append(seq)
             fresh.add(id(seq))
-        if not running and self._head() is not None and (self.scheduler == "continuous" or self._batch_ready()):
+        if not running and self._head() is not None and (self.scheduler == Scheduler.CONTINUOUS or self._batch_ready()):
             raise RidgeError(f"request {self._head().id} can never be admitted")  # guarded in __init__
         return fresh
 
