@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 SCHEMA_VERSION = 1
+BUSY_SECONDS = 10.0  # a write waits this long for a busy lobby (a loaded machine) before it fails
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS players (
@@ -67,10 +68,11 @@ class LobbyStore:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self.db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
+            self.db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False,
+                                      timeout=BUSY_SECONDS)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")
-            self.db.execute("PRAGMA busy_timeout=5000")
+            self.db.execute(f"PRAGMA busy_timeout={int(BUSY_SECONDS * 1000)}")
             self.db.executescript(_SCHEMA)
             columns = {row[1] for row in self.db.execute("PRAGMA table_info(players)")}
             if "seat" not in columns:  # a lobby written before seats existed

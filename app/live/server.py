@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 import time
 from collections import defaultdict, deque
 
@@ -123,12 +124,20 @@ def build_app(room, site: Site, on_change=None) -> web.Application:
     async def ticker(app: web.Application) -> None:
         async def run() -> None:
             last = None
+            told = False
             while True:
                 now = (room.phase, room.index)
-                room.tick()
-                if (room.phase, room.index) != now or last is None:
-                    changed()
-                last = now
+                try:
+                    room.tick()
+                except Exception as exc:  # e.g. sqlite busy under load: the next tick tries again
+                    if not told:
+                        print(f"ridge host: the match clock's tick failed ({type(exc).__name__}: {exc}); "
+                              "retrying every tick", file=sys.stderr, flush=True)
+                        told = True
+                else:
+                    if (room.phase, room.index) != now or last is None:
+                        changed()
+                    last = now
                 await asyncio.sleep(TICK_SECONDS)
 
         task = asyncio.create_task(run())
