@@ -9,6 +9,8 @@ import math
 import textwrap
 from dataclasses import dataclass
 
+from app.labels import OUTCOMES
+
 FULL = "█"
 PARTIALS = " ▏▎▍▌▋▊▉"
 
@@ -185,10 +187,7 @@ def roofline(peak_flops: float, bandwidth: float, points: list[Point], width: in
     return lines
 
 
-OUTCOME_SYMBOLS = {"cleared": "✓", "lucky": "~", "close": "≈", "missed": "✗"}
-
-
 def outcome_strip(outcomes: list[str], width: int = 60) -> str:
     """The most recent outcomes as symbols, newest last (✓ ~ ≈ ✗)."""
-    marks = [OUTCOME_SYMBOLS.get(o, "?") for o in outcomes]
+    marks = [OUTCOMES[o][0] if o in OUTCOMES else "?" for o in outcomes]
     return "".join(marks[-width:])

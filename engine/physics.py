@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import sys
 
+from engine.catalog import PRECISION_BYTES
 from engine.ids import Allocator, Fidelity, Objective, Precision, Scheduler
 
 GIB = 2**30
@@ -293,7 +294,6 @@ def cost_per_million(price, gpus, tokens_per_s):
 
 NUMERIC = ("gpus", "prompt", "output", "concurrency", "reserve_gib", "mfu", "price",
            "shared_prefix", "spec_k", "spec_alpha", "spec_draft_cost", "max_output")
-PRECISION_BYTES = {"bf16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5}
 _DEFAULTS = {"moe_route_reuse": 0.5, "allreduces_per_layer": 2, "activation_bytes": 2.0,
              "per_layer_overhead_us": 15.0, "per_step_overhead_us": 100.0, "low_precision_efficiency": 0.8}
 _CONSTANTS: dict | None = None

@@ -6,6 +6,7 @@ a fact per reason (see `puzzles.reasons.reason_fact`). Nothing here is general a
 """
 from __future__ import annotations
 
+from engine.compare import OBJECTIVE_LABELS
 from engine.ids import Lever, Objective, Scheduler, Verdict
 from engine.levers import DEFAULT_SPEC_K, gain_band
 
@@ -13,8 +14,6 @@ from puzzles import fmt
 from puzzles.keys import Key
 from puzzles.puzzle import OBJECTIVE_TEXT, Puzzle
 from puzzles.reasons import REASONS, reason_fact
-
-_OBJ_SHORT = {"cost": "cost per million output tokens", "tpot": "TPOT", "ttft": "TTFT", "stall": "worst decode stall"}
 
 
 def objective_value_text(objective: str, value: float | None) -> str:
@@ -115,18 +114,18 @@ def lever_story(name: str, key: Key) -> str:
     if name == Lever.ROUTING:
         if lv.gain is None or lv.gain == 1.0 and "no smaller model" in lv.note:
             return f"routing: does not apply here ({lv.note})"
-        return f"routing: {lv.note}; {_OBJ_SHORT[objective]} gains {fmt.gain(lv.gain)}"
+        return f"routing: {lv.note}; {OBJECTIVE_LABELS[objective]} gains {fmt.gain(lv.gain)}"
     if not base.fits:
         if after is not None and after.fits:
             return (f"{name}: {lv.note} makes it fit ({fmt.gib(after.usable_kv_bytes)} left for the cache, "
-                    f"{fmt.num(after.max_concurrency)} sequences); {_OBJ_SHORT[objective]} then "
+                    f"{fmt.num(after.max_concurrency)} sequences); {OBJECTIVE_LABELS[objective]} then "
                     f"{objective_value_text(objective, after.objective_value())}")
         return f"{name}: {lv.note}, and it still does not fit"
     if after is None or not after.fits:
         return f"{name}: {lv.note}, and then it no longer fits"
     detail = _mechanism(name, base, after, lv.note)
     before_v, after_v = base.objective_value(), after.objective_value()
-    return (f"{name}: {detail}; {_OBJ_SHORT[objective]} {objective_value_text(objective, before_v)} -> "
+    return (f"{name}: {detail}; {OBJECTIVE_LABELS[objective]} {objective_value_text(objective, before_v)} -> "
             f"{objective_value_text(objective, after_v)} ({fmt.gain(lv.gain)})")
 
 

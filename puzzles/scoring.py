@@ -7,8 +7,11 @@ answer, right reasoning) loses less than a miss. Each hint taken costs HINT_COST
 """
 from __future__ import annotations
 
-OUTCOMES = ("cleared", "lucky", "close", "missed")
-CERTAINTIES = ("low", "medium", "high")
+from engine.ids import Certainty, Outcome
+
+# Plain strings in the enums' order: the saves' Literal types and JSON use them as they are.
+OUTCOMES = tuple(str(o) for o in Outcome)
+CERTAINTIES = tuple(str(c) for c in Certainty)
 HINT_COST = 3
 
 POINTS: dict[str, dict[str, int]] = {
@@ -17,6 +20,17 @@ POINTS: dict[str, dict[str, int]] = {
     "close": {"low": 0, "medium": -5, "high": -15},
     "missed": {"low": 0, "medium": -20, "high": -60},
 }
+
+
+def pays_above(certainty: str) -> float:
+    """The chance of being right above which `certainty` earns more than the level below it
+    (0 for low): where p*right + (1-p)*missed of the two levels meet, read from POINTS."""
+    i = CERTAINTIES.index(certainty)
+    if i == 0:
+        return 0.0
+    lower, level = CERTAINTIES[i - 1], certainty
+    right, wrong = POINTS[Outcome.CLEARED], POINTS[Outcome.MISSED]
+    return (wrong[lower] - wrong[level]) / ((right[level] - wrong[level]) - (right[lower] - wrong[lower]))
 
 
 def points(outcome: str, certainty: str, hints_used: int = 0) -> int:

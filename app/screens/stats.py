@@ -14,10 +14,11 @@ from app.messages import Back
 from app.widgets.footer import RidgeFooter
 from app.widgets.titlebar import TitleBar
 from engine.ids import Certainty
+from puzzles.scoring import pays_above
 
-# The share of right answers above which each certainty level earns more than the one below it
-# (from the marking table in puzzles.scoring: medium beats low above 2/3, high beats medium above 4/5).
-PAYS_ABOVE = {"low": 0.0, "medium": 2 / 3, "high": 4 / 5}
+# The share of right answers above which each certainty level earns more than the one below it,
+# read from the marking table (medium beats low above 2/3, high beats medium above 4/5).
+PAYS_ABOVE = {c: pays_above(c) for c in Certainty}
 FEW = 5
 
 
