@@ -55,7 +55,12 @@ class Field:
     unit: str = ""
     help: str = ""
     section: str = ""
+    blank: str = ""    # what an empty entry means (shown in it); only such fields may be empty
 
+
+# The engine's default reserve (engine.deployment.Deployment.reserve_gib_per_gpu): None = 10% of
+# each GPU's memory. The simulator leaves the field empty for it, so changing the GPU moves it.
+RESERVE_DEFAULT_TEXT = "10% of mem"
 
 FIELDS: tuple[Field, ...] = (
     Field("model", "Model", "choice", "", "The model served, from the catalog (or one loaded from a config file).",
@@ -79,7 +84,9 @@ FIELDS: tuple[Field, ...] = (
     Field("weights", "Weights", "choice", "", "Precision the weights are stored in.", "Precision and memory"),
     Field("kv", "KV cache", "choice", "", "Precision the KV cache is stored in.", "Precision and memory"),
     Field("reserve_gib", "Reserve", "float", "GiB/GPU",
-          "Memory each GPU holds back for activations and workspace.", "Precision and memory"),
+          "Memory each GPU holds back for activations and workspace. Leave it empty for the default, "
+          "10% of each GPU's memory (8 GiB on an 80 GiB H100, 2.4 GiB on a 24 GiB L4).",
+          "Precision and memory", blank=RESERVE_DEFAULT_TEXT),
     Field("mfu", "MFU", "float", "0-1",
           "Fraction of peak FLOP/s the compute terms reach (1 = the datasheet's dense peak).",
           "Precision and memory"),
@@ -104,7 +111,7 @@ DEPLOYMENT_FIELDS = tuple(f.name for f in FIELDS if f.name not in ("model", "gpu
 DEFAULT_RAW: dict[str, object] = {
     "model": "llama-3.1-70b", "gpu": "h100-sxm", "gpus": "4", "config": "",
     "prompt": "1536", "output": "512", "concurrency": "400", "shared_prefix": "0", "prefix_caching": False,
-    "weights": "bf16", "kv": "bf16", "reserve_gib": "8", "mfu": "1",
+    "weights": "bf16", "kv": "bf16", "reserve_gib": "", "mfu": "1",
     "scheduler": "continuous", "allocator": "paged",
     "spec_k": "0", "spec_alpha": "0.7", "spec_draft_cost": "0.05",
     "price": "3", "objective": "cost",
@@ -133,6 +140,8 @@ def parse_value(f: Field, raw: object):
     if f.kind == "choice" or f.kind == "path":
         return raw
     text = str(raw).strip().replace(",", "").replace("_", "")
+    if not text and f.blank:
+        return None  # the engine's default (f.blank says which)
     if not text:
         raise RidgeError(f"{f.name} is empty: type a number")
     if f.kind == "int":

@@ -313,3 +313,24 @@ def test_a_model_from_a_file_cannot_go_in_a_pack(tmp_path, sim):
     sim.edit("config", str(tmp_path / "config.json"))
     with pytest.raises(RidgeError, match="only catalog models"):
         sm.save_puzzle(sim.result, tmp_path / "p.toml")
+
+
+def test_simulator_reserve_default_is_the_engines():
+    """An empty reserve is the engine's default, 10% of each GPU's memory, and follows the GPU."""
+    from app.sim_model import DEFAULT_RAW, FIELD_BY_NAME, Simulator
+
+    assert DEFAULT_RAW["reserve_gib"] == ""
+    assert "10%" in FIELD_BY_NAME["reserve_gib"].blank
+    sim = Simulator(model="llama-3-8b", gpu="l4", gpus="1", concurrency="4")
+    assert not sim.errors
+    assert sim.result.deployment.reserve_gib is None
+    assert sim.result.deployment.reserve_gib_per_gpu == pytest.approx(2.4)
+    assert sim.result.report.reserve_bytes == pytest.approx(0.1 * 24 * 2**30)
+    sim.edit("gpu", "h100-sxm")
+    assert sim.result.deployment.reserve_gib_per_gpu == pytest.approx(8.0)
+    sim.edit("reserve_gib", "6")
+    assert sim.result.deployment.reserve_gib == 6
+    sim.edit("reserve_gib", "  ")
+    assert not sim.errors and sim.result.deployment.reserve_gib is None
+    sim.edit("mfu", "")  # only a field with a stated default may be left empty
+    assert "mfu" in sim.errors

@@ -210,7 +210,8 @@ Cost, **b** A/B. Letter keys work while a number field has focus.
             widget.cursor_blink = blink
         else:
             widget = NumberInput(str(sim.raw[f.name]), id=wid, compact=True, tooltip=f.help,
-                                 type="integer" if f.kind == "int" else "number", select_on_focus=False)
+                                 type="integer" if f.kind == "int" else "number", select_on_focus=False,
+                                 placeholder=f.blank)
             widget.cursor_blink = blink
         widget.ridge_help = f"## {f.label}\n\n{f.help}" + (f"\n\nUnit: {f.unit}." if f.unit else "")
         return widget
