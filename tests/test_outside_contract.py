@@ -456,3 +456,26 @@ def test_prefix_caching_05_keys_restoring_the_prefix():
     assert p["answer"]["best_lever"] == "prefix-caching"
     assert p["answer"]["fidelities"]["realistic"]["best_lever"] == "prefix-caching"
     assert p["answer"]["gain"] >= 2
+
+
+# Published measurements gathered for this check (not the engine's own fixture): NVIDIA Technical
+# Blog, "Boosting Llama 3.1 405B Performance up to 1.44x with NVIDIA TensorRT Model Optimizer on
+# NVIDIA H200 GPUs" (Aug 2024), Table 1: maximum throughput, output tokens/s of one 8 x H200 HGX
+# node, TensorRT-LLM with the Model Optimizer FP8 recipe (FP8 weights and KV cache).
+TRTLLM_405B_H200 = ((2048, 128, 463.1), (32768, 2048, 320.1), (120000, 2048, 71.5))
+
+
+@pytest.mark.parametrize("prompt,output,measured", TRTLLM_405B_H200)
+def test_realistic_allows_a_published_measurement(prompt, output, measured):
+    """A real stack measured this throughput, so the realistic model must allow at least it
+    (at its best concurrency), and the floor at least the realistic figure."""
+    best_real = best_floor = 0.0
+    for conc in (16, 64, 256, 1024, 4096):
+        common = dict(model="llama-3.1-405b", gpu="h200", gpus=8, weights="fp8", kv="fp8",
+                      prompt=prompt, output=output, concurrency=conc)
+        real = solve(**common, fidelity="realistic")
+        floor = solve(**common)
+        assert real["throughput_tokens_per_s"] <= floor["throughput_tokens_per_s"] * (1 + 1e-9)
+        best_real = max(best_real, real["throughput_tokens_per_s"])
+        best_floor = max(best_floor, floor["throughput_tokens_per_s"])
+    assert best_floor >= best_real >= measured
