@@ -407,7 +407,9 @@ def _answer(p, band: str, **over):
     for name in p["ask"].get("estimates", []):
         value = over.get(name, a["estimates"][name])
         argv += ["--estimate", f"{name}={value!r}"]
-    return ridge_json(*argv)
+    result = ridge_json(*argv)
+    walk_finite(result)
+    return result
 
 
 def test_band_edge_keys_clear_with_either_band():
@@ -479,3 +481,13 @@ def test_realistic_allows_a_published_measurement(prompt, output, measured):
         best_real = max(best_real, real["throughput_tokens_per_s"])
         best_floor = max(best_floor, floor["throughput_tokens_per_s"])
     assert best_floor >= best_real >= measured
+
+
+def test_generated_tensor_parallelism_stays_in_the_domain():
+    """The generator never draws tensor parallelism beyond the accelerator's domain, as the card
+    states it ("tensor-parallel groups of up to N")."""
+    for p in generated():
+        card = {row["field"]: row["value"] for row in p["card"]}
+        domain = re.search(r"groups of up to (\d+)", card["Each GPU"])
+        assert domain, p["id"]
+        assert p["deployment"]["gpus"] <= int(domain.group(1)), p["id"]
