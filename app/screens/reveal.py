@@ -114,15 +114,37 @@ def comparison_rows(prediction: dict, key, grade) -> list[tuple[str, str, str, s
     return rows
 
 
-def fidelity_lines(key) -> list[str]:
-    """The floor and the realistic figure side by side, for the objective and every lever, with
-    the corrections that moved them (empty when the key has no solution to compare)."""
+def fidelity_table(key) -> tuple[list[tuple[str, str, str]], list[str]] | None:
+    """The floor and the realistic figure side by side, for the objective and every lever, and
+    the corrections that moved them, in words (None when the key has no solution to compare)."""
     solution = getattr(key, "solution", None)
     if solution is None:
-        return []
-    from engine.compare import side_by_side_lines
+        return None
+    from engine.compare import correction_lines, fidelity_rows, realistic_of
 
-    return side_by_side_lines(solution, indent="")
+    real = getattr(key, "realistic", None) or realistic_of(solution)
+    rows = [tuple(labels.humanize(cell) for cell in row) for row in fidelity_rows(real)]
+    levers = {lv.name for lv in real.levers}
+    rows = [tuple(labels.lever(cell) if cell in levers else cell for cell in row) for row in rows]
+    return rows, [labels.humanize(line) for line in correction_lines(real.report)]
+
+
+def fidelity_lines(table, width: int = 60) -> list[str]:
+    """`fidelity_table` laid out for `width`: a long cell wraps inside its column, never back
+    at the left edge."""
+    import textwrap
+
+    if not table:
+        return []
+    rows, corrections = table
+    label_w = min(max(len(row[0]) for row in rows), max(10, width // 3))
+    cell = max(8, (width - label_w - 2) // 2)
+    lines = columns([("", "floor", "realistic"), *rows], [label_w, cell, cell])
+    if corrections:
+        lines += textwrap.wrap("corrections that moved the realistic figures:", max(20, width))
+        for line in corrections:
+            lines += textwrap.wrap(line, max(20, width), initial_indent="  - ", subsequent_indent="    ")
+    return lines
 
 
 def comparison_lines(rows, width: int) -> list[str]:
@@ -230,9 +252,9 @@ A gain within 10% of a band edge accepts both bands.
                     yield LeverChart([(lv.name, lv.gain, labels.humanize(lv.note)) for lv in key.levers],
                                      key.best_lever, self.prediction["lever"], label=labels.lever,
                                      title="Every lever, ranked by its gain", width_hint=right, id="lever-chart")
-                    fidelities = fidelity_lines(key)
+                    fidelities = fidelity_table(key)
                     if fidelities:
-                        yield TextBlock(lambda w: [labels.humanize(line) for line in fidelities],
+                        yield TextBlock(lambda w: fidelity_lines(fidelities, w),
                                         title="The course's floor beside the realistic figure", width_hint=right,
                                         id="fidelities")
                     roofline = self.roofline(right)
