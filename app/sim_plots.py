@@ -495,8 +495,8 @@ def compare_lines(pinned, current, rows, changes, width: int = 60) -> list[str]:
     """A and B side by side, quantity by quantity, with the ratio B/A."""
     if pinned is None:
         return ["Nothing is pinned yet.", "",
-                "Press p to pin the current deployment as A, then change any input: B is always the",
-                "current deployment, and every quantity is shown for both with the ratio B/A."]
+                "Press p to pin the current deployment as A, then change any input: B is always the "
+                "current deployment, and every quantity is shown for both with the ratio B/A."]  # one line: wrapped to fit
     lines = [f"A  {deployment_line(pinned.deployment)}", f"B  {deployment_line(current.deployment)}", ""]
     if changes:
         lines.append("Changed: " + "; ".join(f"{name} {a} → {b}" for name, a, b in changes))
