@@ -506,3 +506,17 @@ def test_either_fidelitys_band_clears():
         for band in bands:
             assert _answer(p, band)["outcome"] == "cleared", (p["id"], band)
     assert differ >= 1
+
+
+def test_link_figures_have_sources():
+    """Each accelerator's link bandwidth, tensor-parallel domain and all-reduce latency (the
+    realistic communication correction's inputs) carry a tag naming one of the file's sources."""
+    path = ROOT / "engine/data/hardware.toml"
+    sources = tomllib.loads(path.read_text())["sources"]
+    seen = 0
+    for line in path.read_text().splitlines():
+        if re.match(r"(link_gbps|tp_domain|allreduce_latency_us)\s*=", line):
+            seen += 1
+            tags = re.findall(r"\[([A-Z0-9_]+)\]", line)
+            assert tags and all(t in sources for t in tags), line
+    assert seen >= 3 * 11
