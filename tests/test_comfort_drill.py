@@ -75,6 +75,19 @@ async def test_setup_shows_counts_freezes_and_the_exam_plan(tmp_path):
     assert SaveStore(tmp_path).load("Ada").settings[EXAM_SETTING] == "2026-03-09"
 
 
+async def test_enter_in_the_exam_date_starts_the_round(tmp_path):
+    """Typed keyboard-only: the date, then Enter (s would be typed into the field)."""
+    SaveStore(tmp_path).create_profile("Ada")
+    async with _app(tmp_path, length=1).run_test(size=(80, 24)) as pilot:
+        await _settle(pilot)
+        screen = pilot.app.screen
+        screen.query_one("#exam-date", Input).focus()
+        await _settle(pilot, *"2026-03-09")
+        await _settle(pilot, "enter")
+        await until(pilot, lambda: screen.phase == "question", "the round to start")
+    assert SaveStore(tmp_path).load("Ada").settings[EXAM_SETTING] == "2026-03-09"
+
+
 async def test_escape_pauses_the_clock_and_stay_resumes_it(tmp_path):
     async with _app(tmp_path, length=1, seconds=90).run_test(size=(80, 24)) as pilot:
         await _settle(pilot)

@@ -198,6 +198,7 @@ to the answer · **Escape** leave
             self.update_today()
 
     @on(Input.Submitted, "#player-name")
+    @on(Input.Submitted, "#exam-date")  # Enter in either field starts the round, as the footer's s does
     @on(Button.Pressed, "#start")
     async def action_start(self) -> None:
         if self.phase == "summary":
