@@ -121,6 +121,11 @@ class RidgeApp(Guarded, App[None]):
                  solo: Callable[[], Screen] | None = None, bank=None) -> None:
         super().__init__()
         self.solo = solo
+        if solo is not None:
+            # A solo app's HOME is a named mode from the start, so Textual makes its screen as it
+            # makes every mode's base, loading the screen's own CSS_PATH: a default screen Textual
+            # makes itself loads none (`ridge match play` and the simulator ran unstyled).
+            self.add_mode(HOME, self.get_default_screen)
         self.trail: list[str] = [HOME]  # the open modes, the current one last
         self.save_dir = save_dir
         self.requested_profile = profile
@@ -200,9 +205,10 @@ class RidgeApp(Guarded, App[None]):
         key.derivation  # noqa: B018 - computed once and cached on the key
 
     def on_mount(self) -> None:
-        # HOME's stack was made from get_default_screen (as Textual does for a DEFAULT_MODE that
-        # MODES does not name); naming it now lets the player switch back to it.
-        self.add_mode(HOME, self.get_default_screen)
+        if self.solo is None:
+            # HOME's stack was made from get_default_screen (as Textual does for a DEFAULT_MODE that
+            # MODES does not name); naming it now lets the player switch back to it.
+            self.add_mode(HOME, self.get_default_screen)
         self.theme_changed_signal.subscribe(self, self._remember_theme)
 
     def _remember_theme(self, theme) -> None:

@@ -92,8 +92,7 @@ async def test_the_pin_is_kept_for_the_next_visit():
         await pilot.press("p")
         await until(pilot, lambda: screen.sim.pinned is not None, "the pin")
         pinned = screen.sim.pinned
-        await app.pop_screen()
-        await app.push_screen(SimulatorScreen(predict_first=False))
+        await app.push_screen(SimulatorScreen(predict_first=False, id="next-visit"))  # a fresh screen
         await until(pilot, lambda: isinstance(app.screen, SimulatorScreen) and app.screen is not screen, "reopened")
         assert app.screen.sim.pinned is pinned
         assert app.screen.sim.result.deployment.gpus != 8  # a fresh deployment, compared against A

@@ -7,30 +7,18 @@ import sys
 
 import numpy as np
 import pytest
-from textual.app import App
 from textual.widgets import Input, Select, Static, Switch
 
+from app.game import make_app
 from app.screens.simulator import SimulatorScreen
 from pilot_wait import until
 
 
-class SimApp(App[None]):
-    """The smallest app that shows the simulator: no blinking cursor, errors fail the test."""
-
-    strict = True
-    blink = False
-
-    def __init__(self, pack_path=None, predict_first: bool = True, tab: str | None = None) -> None:
-        super().__init__()
-        self.unexpected_errors: list = []
-        self._screen_args = dict(pack_path=pack_path, predict_first=predict_first, initial_tab=tab)
-
-    def on_mount(self) -> None:
-        self.push_screen(SimulatorScreen(**self._screen_args))
-
-    def on_back(self, message) -> None:
-        """The simulator asks the app to leave it (`app.messages.Back`), as it asks Ridge's."""
-        self.pop_screen()
+def SimApp(pack_path=None, predict_first: bool = True, tab: str | None = None):
+    """The simulator on its own in the one app factory (Ridge's styles, its Back handling),
+    with no blinking cursor and errors failing the test."""
+    return make_app(strict=True, cursor_blink=False,
+                    solo=lambda: SimulatorScreen(pack_path=pack_path, predict_first=predict_first, initial_tab=tab))
 
 
 def text_of(screen, selector: str) -> str:
@@ -203,10 +191,11 @@ async def test_save_as_puzzle_writes_a_pack_that_passes_the_check(tmp_path):
 
 
 async def test_escape_leaves_the_simulator():
+    """Escape asks the app to leave (`app.messages.Back`); the simulator on its own then quits."""
     app = SimApp()
     async with app.run_test(size=(100, 32)) as pilot:
         await pilot.press("escape")
-        await until(pilot, lambda: not isinstance(app.screen, SimulatorScreen), "leaving the simulator")
+        await until(pilot, lambda: app.return_code is not None, "leaving the simulator")
 
 
 async def test_a_config_file_loads_on_enter_and_joins_the_model_list(tmp_path):
@@ -253,3 +242,12 @@ def test_the_simulators_model_and_plots_load_without_textual():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
+
+
+async def test_the_simulator_on_its_own_has_its_stylesheet():
+    """A solo app's screen loads its own CSS_PATH (simulator.tcss hides the inline errors until
+    one is held); a default screen Textual made itself used to load none."""
+    app = SimApp(predict_first=False)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await settled(pilot)
+        assert not any(err.display for err in app.screen.query(".sim-error"))
