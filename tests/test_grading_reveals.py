@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from textual.app import App
+from textual.screen import Screen
 from textual.widgets import Select
 
 from app.screens.drill import DrillScreen
@@ -98,11 +98,11 @@ async def test_a_ttft_form_asks_what_bounds_the_time_to_first_token():
     puzzle = bank.get("two-phases-02")
     assert puzzle.objective == "ttft"
 
-    class FormApp(App):
+    class FormScreen(Screen):
         def compose(self):
             yield PredictionForm(form_spec(puzzle), cursor_blink=False, id="form")
 
-    app = FormApp()
+    app = make_app(solo=FormScreen, strict=True, cursor_blink=False)
     async with app.run_test(size=(80, 40)) as pilot:
         await settled(pilot)
         field = app.query_one("#field-bottleneck")
