@@ -18,6 +18,16 @@ ROOT = Path(__file__).resolve().parents[1]
 LIMIT = 60.0  # every wait gives up after this long: a hang fails, it never blocks the suite
 
 
+class Clock:
+    """A clock the test moves by hand (`clock.now += 61`); rooms read it instead of the time."""
+
+    def __init__(self, now: float = 1_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.bind(("127.0.0.1", 0))

@@ -9,15 +9,7 @@ from app.live.room import Room, Settings
 from puzzles import generator, live
 from puzzles.live import LiveRefusal
 from saves.lobby import LobbyStore
-from tests.live_helpers import right_prediction, wrong_prediction
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 5_000.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.live_helpers import Clock, right_prediction, wrong_prediction
 
 
 def body(index, p):
@@ -52,7 +44,7 @@ def test_joining_is_refused_one_clear_reason_at_a_time():
 
 
 def test_one_answer_per_question_late_locks_at_zero_and_keys_wait_for_the_close(tmp_path, made):
-    clock = Clock()
+    clock = Clock(5_000.0)
     room = room_for(tmp_path, made, clock)
     ana, bo, cy = (room.join("4321", n) for n in ("ana", "bo", "cy"))
     assert refusal(lambda: room.answer(ana, body(0, right_prediction(made[0])))).status == 409  # lobby
@@ -78,7 +70,7 @@ def test_one_answer_per_question_late_locks_at_zero_and_keys_wait_for_the_close(
 
 
 def test_the_same_seat_rejoins_as_the_same_player(tmp_path, made):
-    room = room_for(tmp_path, made, Clock())
+    room = room_for(tmp_path, made, Clock(5_000.0))
     seat = "0123456789abcdef" * 2
     token = room.join("4321", "Ana", seat=seat)
     assert room.join("4321", " ana ", seat=seat) == token
@@ -90,7 +82,7 @@ def test_the_same_seat_rejoins_as_the_same_player(tmp_path, made):
 
 
 def test_everyone_locked_in_closes_and_auto_moves_on(tmp_path, made):
-    clock = Clock()
+    clock = Clock(5_000.0)
     room = room_for(tmp_path, made, clock, auto=True, lobby_seconds=5, reveal_seconds=8)
     ana = room.join("4321", "ana")
     assert room.tick() == "lobby"
@@ -103,7 +95,7 @@ def test_everyone_locked_in_closes_and_auto_moves_on(tmp_path, made):
 
 
 def test_pause_freezes_the_clock(tmp_path, made):
-    clock = Clock()
+    clock = Clock(5_000.0)
     room = room_for(tmp_path, made, clock)
     room.join("4321", "ana")
     room.start()
@@ -119,7 +111,7 @@ def test_pause_freezes_the_clock(tmp_path, made):
 
 
 def test_a_restarted_room_resumes_the_question_with_every_lock(tmp_path, made):
-    clock = Clock()
+    clock = Clock(5_000.0)
     room = room_for(tmp_path, made, clock)
     ana, bo = room.join("4321", "ana"), room.join("4321", "bo")
     room.start()
@@ -136,7 +128,7 @@ def test_a_restarted_room_resumes_the_question_with_every_lock(tmp_path, made):
 
 
 def test_a_finished_match_starts_afresh_and_keeps_the_old_file(tmp_path, made):
-    clock = Clock()
+    clock = Clock(5_000.0)
     room = room_for(tmp_path, made, clock)
     room.store.set("phase", "done")
     room.close()
@@ -156,7 +148,7 @@ def test_spread_board_and_exports(tmp_path, made):
     shares = live.spread([{"bottleneck": "a", "lever": "x"}, {"bottleneck": "b", "lever": "x"}],
                          {"bottleneck": ["a", "b", "c"], "lever": ["x", "y"]})
     assert shares["bottleneck"] == {"a": 0.5, "b": 0.5, "c": 0.0} and shares["lever"]["x"] == 1.0
-    clock = Clock()
+    clock = Clock(5_000.0)
     room = room_for(tmp_path, made, clock)
     ana = room.join("4321", "ana")
     room.start()
@@ -169,7 +161,7 @@ def test_spread_board_and_exports(tmp_path, made):
 
 
 def test_a_removed_player_is_off_the_board_and_cannot_answer(tmp_path, made):
-    room = room_for(tmp_path, made, Clock())
+    room = room_for(tmp_path, made, Clock(5_000.0))
     ana, bo = room.join("4321", "ana"), room.join("4321", "bo")
     room.start()
     assert room.remove("BO")

@@ -8,18 +8,10 @@ from app.live.host_app import HostApp
 from app.live.room import Room, Settings
 from app.live.web import Site
 from puzzles import generator
-from tests.live_helpers import Host, right_prediction, wrong_prediction
+from tests.live_helpers import Clock, Host, right_prediction, wrong_prediction
 from pilot_wait import settled
 
 LIMIT = 60.0
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def _answer(room, token, index, prediction):

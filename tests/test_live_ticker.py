@@ -9,16 +9,9 @@ import time
 from app.live.room import Room, Settings
 from app.live.web import Site
 from puzzles import generator
+from tests.live_helpers import Clock
 
 LIMIT = 60.0
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 async def test_the_ticker_survives_a_failing_tick(tmp_path, capsys):
