@@ -25,28 +25,35 @@ def bar(share: float, width: int = BAR_WIDTH) -> str:
     return "█" * filled + "░" * (width - filled)
 
 
-def spread_lines(spread: dict) -> list[str]:
-    """What share of the locked answers named each bottleneck and each lever, as bars."""
+def spread_lines(spread: dict, width: int = 80) -> list[str]:
+    """What share of the locked answers named each bottleneck and each lever, as bars; in a
+    narrow pane each option's name goes on its own line above its bar."""
     lines = [f"{spread['locked']} locked in"]
+    bar_w = max(8, min(BAR_WIDTH, width - 7))
     for part, words, title in (("bottleneck", labels.bottleneck, "Bottleneck"), ("lever", labels.lever, "Best lever")):
         lines += ["", title]
         for option, share in spread.get(part, {}).items():
-            lines.append(f"  {words(option)[:30]:<30} {bar(share)} {share:>4.0%}")
+            if width >= 2 + 30 + 1 + BAR_WIDTH + 5:
+                lines.append(f"  {words(option)[:30]:<30} {bar(share)} {share:>4.0%}")
+            else:
+                lines += [f"  {words(option)[:width - 2]}", f"  {bar(share, bar_w)} {share:>4.0%}"]
     return lines
 
 
-def board_lines(rows, top: int = 10) -> list[str]:
+def board_lines(rows, top: int = 10, width: int = 60) -> list[str]:
+    """The board, its name column narrowed so every row fits `width` (no row wraps)."""
     if not rows:
         return ["No one has joined yet."]
-    lines = [f"{'#':>3}  {'Player':<24} {'Points':>6}  Cleared"]
+    name_w = max(6, min(24, width - 21))
+    lines = [f"{'#':>3}  {'Player':<{name_w}} {'Points':>6}  Cleared"]
     for r in rows[:top]:
-        lines.append(f"{r.rank:>3}  {r.name[:24]:<24} {r.points:>6}  {r.cleared}/{r.answered}")
+        lines.append(f"{r.rank:>3}  {r.name[:name_w]:<{name_w}} {r.points:>6}  {f'{r.cleared}/{r.answered}':>7}")
     if len(rows) > top:
         lines.append(f"     … and {len(rows) - top} more")
     return lines
 
 
-def reveal_lines(room, index: int) -> list[str]:
+def reveal_lines(room, index: int, width: int = 60) -> list[str]:
     answer = room.answers_json[index]
     players = room.reveal(index)["players"]
     counts: dict[str, int] = {}
@@ -54,10 +61,17 @@ def reveal_lines(room, index: int) -> list[str]:
         counts[p["outcome"]] = counts.get(p["outcome"], 0) + 1
     told = ", ".join(f"{labels.outcome_symbol(o) if o in labels.OUTCOMES else '·'} {n} {o}"
                      for o, n in sorted(counts.items(), key=lambda kv: -kv[1]))
-    return [f"Bottleneck  {labels.bottleneck(answer['bottleneck'])}",
-            f"Best lever  {labels.lever(answer['best_lever'])} ({labels.band(answer['gain_band'])})",
-            f"Because     {answer.get('reason_text') or answer['reason']}",
-            f"What decides it: {answer.get('deciding', '')}", "", told or "No answers."]
+    import textwrap
+
+    from app.widgets.hanging import aligned
+
+    width = max(24, width)
+    rows = [("Bottleneck", labels.bottleneck(answer["bottleneck"])),
+            ("Best lever", f"{labels.lever(answer['best_lever'])} ({labels.band(answer['gain_band'])})"),
+            ("Because", answer.get("reason_text") or answer["reason"])]
+    lines = [line for name, value in rows for line in aligned(name, value, width=width, indent=12).splitlines()]
+    lines += textwrap.wrap(f"What decides it: {answer.get('deciding', '')}", width, subsequent_indent="  ")
+    return lines + ["", told or "No answers."]
 
 
 def podium_lines(rows) -> list[str]:
@@ -102,7 +116,7 @@ class HostApp(App[None]):
     #join-line { text-style: bold; width: 1fr; }
     #clock { width: auto; min-width: 12; text-align: right; text-style: bold; }
     #clock.-low { color: $text-error; }
-    #phase { margin: 1 1 0 1; text-style: bold; }
+    #phase { margin: 1 1 0 1; text-style: bold; width: 1fr; }  /* wraps at 80 columns, never cut */
     #body { height: 1fr; }
     #left, #right { width: 1fr; height: 1fr; padding: 0 1; }
     .title { text-style: bold; margin-top: 1; }
@@ -152,6 +166,12 @@ class HostApp(App[None]):
             await self.runner.cleanup()
             self.runner = None
 
+    def _text_widths(self) -> tuple[int, int]:
+        """The two panes' text widths as laid out (half the screen each before the first layout)."""
+        fallback = max(24, self.size.width // 2 - 4)
+        return tuple(self.query_one(wid, Static).content_size.width or fallback
+                     for wid in ("#left-text", "#right-text"))
+
     # -- what the room sees ---------------------------------------------------------------------
     def refresh_view(self) -> None:
         room = self.room
@@ -175,18 +195,20 @@ class HostApp(App[None]):
             card = room.cards[room.index]
             head = (f"Question {n} of {count}: {card['title']} · {len(room.locked_now())} of {len(players)} locked in"
                     + (" · paused (p resumes)" if room.paused else "") + " · n closes it now")
-            left_title, left_text = "The answer spread so far", "\n".join(spread_lines(room.spread()))
+            left_title, left_text = "The answer spread so far", "\n".join(spread_lines(room.spread(), self._text_widths()[0]))
             right_title, right_text = "Waiting for", "\n".join(sorted(
                 {p.name for p in players} - {p.name for p in players if p.token in {a.token for a in room.locked_now()}}
             )) or "Everyone has locked in."
         elif phase == "closed":
+            left_w, right_w = self._text_widths()
             head = f"Question {n} of {count} closed · " + ("n: next question" if n < count else "n: the podium")
-            left_title, left_text = "The answer", "\n".join(reveal_lines(room, room.index) + [""] + spread_lines(room.spread()))
-            right_title, right_text = "The board", "\n".join(board_lines(rows))
+            left_title, left_text = "The answer", "\n".join(reveal_lines(room, room.index, left_w) + [""]
+                                                          + spread_lines(room.spread(), left_w))
+            right_title, right_text = "The board", "\n".join(board_lines(rows, width=right_w))
         else:
             head = f"The match is over: {count} questions, {len(players)} players. e exports the results."
             left_title, left_text = "The podium", "\n".join(podium_lines(rows))
-            right_title, right_text = "The board", "\n".join(board_lines(rows, top=30))
+            right_title, right_text = "The board", "\n".join(board_lines(rows, top=30, width=self._text_widths()[1]))
         if self.exported:
             head += f" · exported to {self.exported[0].parent}"
         self.query_one("#phase", Label).update(head)
