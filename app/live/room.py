@@ -79,6 +79,7 @@ class Room:
         self._m = self.store.meta()
         self._players = {p.token: p for p in self.store.players()}
         self._locked: dict[int, dict[str, Any]] = {}
+        self._seen_reveal: set[tuple[str, int]] = set()  # (token, index): who has read a question's answer
         for a in self.store.answers():
             self._locked.setdefault(a.index, {})[a.token] = a
             self._grade(a)
@@ -264,8 +265,8 @@ class Room:
         """What a late player filled in is kept (once) at zero points, while their question is the
         one just closed."""
         already = p.token in self._locked.get(index, {})
-        if already or self.phase != "closed" or index != self.index:
-            return
+        if already or self.phase != "closed" or index != self.index or (p.token, index) in self._seen_reveal:
+            return  # a "late" answer sent after reading the reveal would copy it: refused, nothing kept
         if self.store.lock(index, p.token, prediction, self.clock(), late=True):
             self._remember(index, p.token)
 
@@ -274,12 +275,16 @@ class Room:
         self._locked.setdefault(index, {})[token] = stored
         self._grade(stored)
 
-    def reveal(self, index: Any) -> dict:
+    def reveal(self, index: Any, viewer: str | None = None) -> dict:
+        """A closed question's answer and every player's grade; `viewer` (a player's token) has
+        now read it, so no late lock of theirs for it is kept after this."""
         self.tick()
         if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < self.count:
             raise LiveRefusal(400, f"index must be a question number from 0 to {self.count - 1}")
         if not self.closed(index):
             raise LiveRefusal(409, f"question {index + 1} has not closed yet: its answer stays on the host until then")
+        if viewer is not None:
+            self._seen_reveal.add((viewer, index))
         players = []
         for p in self.active():
             grade = self._grades.get((p.token, index))

@@ -111,11 +111,12 @@ def build_app(room, site: Site, on_change=None) -> web.Application:
             changed()
 
     async def reveal(request: web.Request) -> web.Response:
-        room.player(request.headers.get(TOKEN_HEADER) or _no_token())
+        token = request.headers.get(TOKEN_HEADER) or _no_token()
+        room.player(token)
         text = request.query.get("index", "")
         if not text.lstrip("-").isdigit():
             raise LiveRefusal(400, "say which question: /api/reveal?index=I")
-        return web.json_response(room.reveal(int(text)))
+        return web.json_response(room.reveal(int(text), viewer=room.player(token).token))
 
     async def board(request: web.Request) -> web.Response:
         room.player(request.headers.get(TOKEN_HEADER) or _no_token())
