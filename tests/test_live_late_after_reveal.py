@@ -41,6 +41,7 @@ def test_a_late_lock_after_reading_the_reveal_is_not_kept(tmp_path):
                 room.answer(token, _body(0, right_prediction(made[0])))
             except LiveRefusal as refused:
                 assert refused.status == 409
+                assert ("nothing is kept" in refused.message) == (token == peek), refused.message
             else:
                 raise AssertionError("a late answer was accepted")
         assert _row(room, "peek")["outcome"] == "unanswered" and not _row(room, "peek").get("late")

@@ -245,6 +245,8 @@ class Room:
         already = p.token in self._locked.get(index, {})
         refusal = live.answer_refusal(self.phase, self.index, index, already)
         if refusal is not None:
+            if not already and (p.token, index) in self._seen_reveal:
+                raise LiveRefusal(409, f"question {index + 1} has closed and you have read its answer: nothing is kept")
             self._lock_late(p, index, prediction, refusal)
             raise refusal
         index, prediction = live.parse_answer(payload, complete=True)
