@@ -337,8 +337,7 @@ class RidgeApp(Guarded, App[None]):
         from app.screens.reveal import RevealScreen
 
         try:
-            self.switch_screen(RevealScreen(locked.puzzle, locked.prediction, locked.key, locked.grade,
-                                            locked.hints_used, record=locked.record))
+            self.switch_screen(RevealScreen(locked))
         except BaseException:
             gc.enable()  # the puzzle paused collection for the reveal's first frame
             raise

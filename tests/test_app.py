@@ -122,7 +122,7 @@ async def test_first_run_to_a_recorded_attempt(tmp_path):
 
         reveal = app.screen
         assert isinstance(reveal, RevealScreen)
-        assert reveal.grade.outcome == "cleared"
+        assert reveal.locked.grade.outcome == "cleared"
         banner = str(reveal.query_one("#verdict").render())
         assert "✓ CLEARED" in banner and "+24 points" in banner  # 30 for high, less 2 hints x 3
         assert reveal.query_one("#lever-chart") and reveal.query_one("#roofline")
@@ -171,7 +171,7 @@ async def test_lock_in_asks_once_and_is_final(tmp_path):
         assert form.prediction()["gain_band"] == "over-4x"
         assert puzzle not in app.screen_stack
         await settle(pilot, "l")  # no lock-in binding on the reveal
-        assert app.screen.prediction["gain_band"] == "over-4x"
+        assert app.screen.locked.prediction["gain_band"] == "over-4x"
     attempts = SaveStore(tmp_path).load("Bo").attempts
     assert len(attempts) == 1 and attempts[0].prediction.gain_band == "over-4x"
 
@@ -192,7 +192,7 @@ async def test_jumping_ahead_to_a_later_chapter(tmp_path):
         assert isinstance(app.screen, PuzzleScreen) and app.screen.puzzle.id == "fixture-kv-01"
         await answer(pilot, key_answer("fixture-kv-01") | {"estimates": {"max_concurrency": "125"}})
         await settle(pilot, "l", "y")
-        assert isinstance(app.screen, RevealScreen) and app.screen.grade.outcome == "cleared"
+        assert isinstance(app.screen, RevealScreen) and app.screen.locked.grade.outcome == "cleared"
         await settle(pilot, "m")  # back to the map, which now shows the progress
         assert isinstance(app.screen, CampaignScreen)
         assert "1/1 cleared · mastery 100%" in "\n".join(screen_lines(app))
@@ -236,7 +236,7 @@ async def test_retry_later_queues_the_puzzle_after_the_others(tmp_path):
                  "reason": "kv-cap", "estimates": {"intensity": "300"}}
         await answer(pilot, wrong, certainty="low")
         await settle(pilot, "l", "y")
-        assert app.screen.grade.outcome == "missed"
+        assert app.screen.locked.grade.outcome == "missed"
         await settle(pilot, "r")
         assert app.session.retry_queue == ["fixture-tp-01"]
         assert isinstance(app.screen, PuzzleScreen) and app.screen.puzzle.id == "fixture-tp-02"

@@ -87,7 +87,6 @@ to the answer · **Escape** leave
         self.answered: list[Answered] = []
         self.cards: dict = {}
         self.shown_at = 0.0
-        self.locking = False
 
     # -- set-up -----------------------------------------------------------------------------------
     async def show_setup(self) -> None:
@@ -209,11 +208,8 @@ to the answer · **Escape** leave
         from puzzles.drill import plan_round, reachable
         from puzzles.review import load_cards
 
-        name = self.query_one("#player-name", Input).value.strip()
-        problem = check_player(name) if name else "Type your name first: answers are saved under it."
-        if problem:
-            self.setup_error(problem)
-            self.query_one("#player-name", Input).focus()
+        name = self.typed_player()
+        if name is None:
             return
         self.difficulty = self._difficulty()
         length = self.query_one("#length", Select).value
@@ -261,19 +257,18 @@ to the answer · **Escape** leave
         self.run_worker(self.lock_answer(timed_out=False), exclusive=True, group="lock")
 
     def on_countdown_expired(self) -> None:
-        if self.phase == "question" and not self.locking:
+        if self.lock_open:
             self.notify("Time is up: what you had filled in is locked in.", title="Time", severity="warning")
             self.run_worker(self.lock_answer(timed_out=True), exclusive=True, group="lock")
 
     async def time_up(self) -> None:
         """Run out the clock now (what the countdown does at zero)."""
-        if self.phase == "question" and not self.locking:
+        if self.lock_open:
             await self.lock_answer(timed_out=True)
 
     async def lock_answer(self, timed_out: bool) -> None:
-        if self.locking:
+        if not self.claim_lock():
             return
-        self.locking = True
         from puzzles.drill import CONCEPT_TITLES
         from puzzles.review import cap_status, card_dict, describe_due, schedule
 

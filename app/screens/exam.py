@@ -10,7 +10,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Input, Label, Markdown, Static
 
-from app.screens.rounds import (ModeScreen, check_player, default_player, puzzle_heading,
+from app.screens.rounds import (ModeScreen, default_player, puzzle_heading,
                                 record, setup_field, words)
 from app.widgets.hanging import hanging, paragraphs
 
@@ -67,7 +67,6 @@ Markdown file in your data folder.
         self.predictions: list[dict] = []
         self.position = 0
         self.shown_at = 0.0
-        self.locking = False
         self.result = None
         self.report_path: Path | None = None
         self.report_text = ""
@@ -102,11 +101,8 @@ Markdown file in your data folder.
     async def action_start(self) -> None:
         if self.phase != "setup":
             return
-        name = self.query_one("#player-name", Input).value.strip()
-        problem = check_player(name) if name else "Type your name first: the answers are saved under it."
-        if problem:
-            self.setup_error(problem)
-            self.query_one("#player-name", Input).focus()
+        name = self.typed_player()
+        if name is None:
             return
         self.player = name
         from puzzles.exam import build
@@ -135,9 +131,8 @@ Markdown file in your data folder.
         await self.ask(item, puzzle_heading(item, self.position + 1, len(self.items)))
 
     async def lock_answer(self) -> None:
-        if self.locking or self.phase != "question":
+        if not self.claim_lock():
             return
-        self.locking = True
         item = self.items[self.position]
         prediction, judged, seconds = self.take_answer(item)
         record(self.app, self.player, item, judged, "exam", seconds, self.app.now())

@@ -87,7 +87,6 @@ were, the more a right answer earns and the more a wrong one costs.
         self.puzzle_index = 0
         self.turn = 0
         self.shown_at = 0.0
-        self.locking = False
 
     # -- set-up -----------------------------------------------------------------------------------
     async def show_setup(self) -> None:
@@ -176,17 +175,12 @@ were, the more a right answer earns and the more a wrong one costs.
         self.status(f"Hot-seat · puzzle {self.puzzle_index + 1}/{len(self.items)} · {self.current_player} answering")
         await self.ask(item, heading)
 
-    def action_lock_in(self) -> None:
-        view = self.ready_to_lock()
-        if view is None:
-            return
-        self.confirm(f"Lock in {self.current_player}'s answer?", self.lock_summary(view), "Lock in",
-                     "Keep thinking", self.lock_answer, "lock-confirm")
+    def lock_title(self) -> str:
+        return f"Lock in {self.current_player}'s answer?"
 
     async def lock_answer(self) -> None:
-        if self.locking or self.phase != "question":
+        if not self.claim_lock():
             return
-        self.locking = True
         item = self.items[self.puzzle_index]
         prediction, judged, seconds = self.take_answer(item)
         record(self.app, self.current_player, item, judged, "hotseat", seconds, self.app.now())

@@ -67,7 +67,6 @@ first play's result file counts.
         self.scores: list[int] = []
         self.outcomes: list[str] = []
         self.shown_at = 0.0
-        self.locking = False
 
     # -- set-up -----------------------------------------------------------------------------------
     async def show_setup(self) -> None:
@@ -158,9 +157,8 @@ first play's result file counts.
         await self.ask(item, puzzle_heading(item, self.position + 1, len(self.items)))
 
     async def lock_answer(self) -> None:
-        if self.locking or self.phase != "question":
+        if not self.claim_lock():
             return
-        self.locking = True
         from puzzles.match import answer_score, speed_bonus
         from saves.match import answer_record
 

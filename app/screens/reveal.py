@@ -15,7 +15,7 @@ from textual.widgets import Static
 
 from app import labels
 from app.errors import Guarded
-from app.messages import AttemptSaved, ContinueCampaign, GoHome, OpenMap
+from app.messages import AttemptSaved, ContinueCampaign, GoHome, OpenMap, PredictionLocked
 from app.widgets.footer import RidgeFooter
 from app.widgets.titlebar import TitleBar
 from app.plots import Point
@@ -183,14 +183,9 @@ A gain within 10% of a band edge accepts both bands.
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]  # keep in step with WIDE
     AUTO_FOCUS = "#reveal-body"  # arrow keys scroll the reveal from the first frame
 
-    def __init__(self, puzzle, prediction: dict, key, grade, hints_used: int, record=None) -> None:
+    def __init__(self, locked: PredictionLocked) -> None:
         super().__init__(id="reveal")
-        self.puzzle = puzzle
-        self.prediction = prediction
-        self.key = key
-        self.grade = grade
-        self.hints_used = hints_used
-        self.record = record
+        self.locked = locked  # the puzzle, prediction, key, grade, hints used and how to record it
         self.attempt = None
         self.saving = None
         self.queued = False
@@ -208,7 +203,7 @@ A gain within 10% of a band edge accepts both bands.
         return inner // 2 - 3, inner - inner // 2 - 2
 
     def compose(self) -> ComposeResult:
-        grade, key = self.grade, self.key
+        grade, key = self.locked.grade, self.locked.key
         left, right = self._column_widths()
         self.set_class(self.app.size.width >= self.WIDE, "-wide")
         self.set_class(self.app.size.width < self.WIDE, "-narrow")
@@ -216,9 +211,10 @@ A gain within 10% of a band edge accepts both bands.
         with VerticalScroll(id="reveal-body"):
             symbol, word = labels.OUTCOMES.get(grade.outcome, ("?", grade.outcome))
             sign = "+" if grade.points > 0 else ""
-            hint_note = f", {self.hints_used} hint{'s' if self.hints_used != 1 else ''} taken" if self.hints_used else ""
+            hints = self.locked.hints_used
+            hint_note = f", {hints} hint{'s' if hints != 1 else ''} taken" if hints else ""
             banner = (f"{symbol} {word.upper()}   {sign}{grade.points} points   "
-                      f"(certainty {self.prediction['certainty']}{hint_note})")
+                      f"(certainty {self.locked.prediction['certainty']}{hint_note})")
             from puzzles.grading import decided_text
 
             feedback = [labels.humanize(line) for line in getattr(grade, "feedback", ())]
@@ -226,10 +222,10 @@ A gain within 10% of a band edge accepts both bands.
                 banner += "\n" + feedback[0]
             banner += "\n" + labels.humanize(decided_text(grade, labels.words))
             yield Static(banner, id="verdict", classes=f"-{grade.outcome}", markup=False)
-            remember = takeaway_lines(key, self.puzzle.objective)
+            remember = takeaway_lines(key, self.locked.puzzle.objective)
             yield TextBlock(lambda w: bullets(remember, w), title="What to remember",
                             width_hint=self.app.size.width - 5, id="takeaway")
-            rows = comparison_rows(self.prediction, key, grade)
+            rows = comparison_rows(self.locked.prediction, key, grade)
             with Horizontal(id="reveal-columns"):
                 with Vertical(id="reveal-left", classes="reveal-column"):
                     yield TextBlock(lambda w: comparison_lines(rows, w), title="Your answer and the engine's",
@@ -250,7 +246,7 @@ A gain within 10% of a band edge accepts both bands.
                                         id="other-reasons")
                 with Vertical(id="reveal-right", classes="reveal-column"):
                     yield LeverChart([(lv.name, lv.gain, labels.humanize(lv.note)) for lv in key.levers],
-                                     key.best_lever, self.prediction["lever"], label=labels.lever,
+                                     key.best_lever, self.locked.prediction["lever"], label=labels.lever,
                                      title="Every lever, ranked by its gain", width_hint=right, id="lever-chart")
                     fidelities = fidelity_table(key)
                     if fidelities:
@@ -273,7 +269,7 @@ A gain within 10% of a band edge accepts both bands.
         from puzzles.grading import objective_bottleneck
         from puzzles.reasons import REASONS, reason_fact
 
-        key, puzzle = self.key, self.puzzle
+        key, puzzle = self.locked.key, self.locked.puzzle
         truth = objective_bottleneck(key)
         verdicts = [labels.humanize(why_not_verdict(v, key, truth)) for v in puzzle.verdicts if v != truth]
         reasons = [f"‘{REASONS.get(r, r)}’: {labels.humanize(reason_fact(r, key.solution))}"
@@ -281,12 +277,12 @@ A gain within 10% of a band edge accepts both bands.
         return verdicts, reasons
 
     def roofline(self, width_hint: int = 0) -> RooflinePlot | None:
-        report = self.key.solution.report
+        report = self.locked.key.solution.report
         if not report.fits or not report.intensity:
             return None
         bandwidth = report.deployment.gpu.bandwidth_tbps * 1e12
         points = [Point("this deployment, decoding", report.intensity, "●")]
-        best = next((lv for lv in self.key.levers if lv.name == self.key.best_lever), None)
+        best = next((lv for lv in self.locked.key.levers if lv.name == self.locked.key.best_lever), None)
         after = getattr(best, "report", None)
         if after is not None and after.fits and after.intensity and after.peak_flops == report.peak_flops:
             points.append(Point(f"after {labels.lever(best.name)}", after.intensity, "◆"))
@@ -294,7 +290,7 @@ A gain within 10% of a band edge accepts both bands.
                             title="Where this deployment sits on the roofline", width_hint=width_hint)
 
     def on_mount(self) -> None:
-        self.sub_title = f"Reveal: {self.puzzle.title}"
+        self.sub_title = f"Reveal: {self.locked.puzzle.title}"
         if self._taller_than_the_terminal():
             # Textual finds out that the body scrolls only after the first layout, then adds the
             # scrollbar and lays everything out again: the first frame would have no scrollbar
@@ -315,7 +311,7 @@ A gain within 10% of a band edge accepts both bands.
     def _drawn(self) -> None:
         """Called after the first refresh: collect garbage again, and write the attempt."""
         gc.enable()
-        if self.record is not None:
+        if self.locked.record is not None:
             self.saving = self._save()
 
     @work(thread=True, group="save", exit_on_error=False, name="save attempt")
@@ -323,7 +319,7 @@ A gain within 10% of a band edge accepts both bands.
         """Write the locked-in attempt (in a worker thread) and post what came of it; a failure
         is told, not fatal."""
         try:
-            attempt = self.record()
+            attempt = self.locked.record()
         except Exception as error:  # noqa: BLE001 - the reveal still teaches; say it was not saved
             from app.errors import log_exception
 
@@ -350,19 +346,19 @@ A gain within 10% of a band edge accepts both bands.
     # -- what next: asked of the app, once the attempt is written ---------------------------
     async def action_next(self) -> None:
         await self.saved()
-        self.post_message(ContinueCampaign(after=self.puzzle.id, replace=True))
+        self.post_message(ContinueCampaign(after=self.locked.puzzle.id, replace=True))
 
     async def action_retry_later(self) -> None:
         await self.saved()
         if not self.queued:
             try:
-                self.app.session.queue_retry(self.puzzle.id)
+                self.app.session.queue_retry(self.locked.puzzle.id)
             except Exception as error:  # noqa: BLE001 - tell the player; the reveal stays
                 self.notify(f"Could not save the retry queue: {error}", severity="error")
                 return
             self.queued = True
-        self.notify(retry_note(self.app.session.returns_after(self.puzzle.id)), title="Retry later")
-        self.post_message(ContinueCampaign(after=self.puzzle.id, replace=True))
+        self.notify(retry_note(self.app.session.returns_after(self.locked.puzzle.id)), title="Retry later")
+        self.post_message(ContinueCampaign(after=self.locked.puzzle.id, replace=True))
 
     async def action_map(self) -> None:
         await self.saved()

@@ -309,6 +309,7 @@ class ModeScreen(Guarded, Screen):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.phase = "setup"
+        self.locking = False  # set once the question on show is being locked in (`claim_lock`)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -418,8 +419,38 @@ class ModeScreen(Guarded, Screen):
         """Ask once for confirmation, then `lock_answer` (which each mode defines)."""
         view = self.ready_to_lock()
         if view is not None:
-            self.confirm("Lock in this answer?", self.lock_summary(view), "Lock in", "Keep thinking",
+            self.confirm(self.lock_title(), self.lock_summary(view), "Lock in", "Keep thinking",
                          self.lock_answer, "lock-confirm")
+
+    def lock_title(self) -> str:
+        """The confirmation's question (hot-seat names whose answer it is)."""
+        return "Lock in this answer?"
+
+    @property
+    def lock_open(self) -> bool:
+        """A question is on show and nothing has started locking it in yet."""
+        return self.phase == "question" and not self.locking
+
+    def claim_lock(self) -> bool:
+        """True for the first lock-in of the question on show, and then False: a second press, a
+        countdown running out as the player presses, or a confirmation answered after the round
+        moved on must not grade or record the answer twice. `ask` opens the next question."""
+        if not self.lock_open:
+            return False
+        self.locking = True
+        return True
+
+    def typed_player(self) -> str | None:
+        """The name in the set-up's `#player-name`, or None having said (under the form) why it
+        cannot name a save."""
+        field = self.query_one("#player-name")  # an Input
+        name = field.value.strip()
+        problem = check_player(name) if name else "Type your name first: answers are saved under it."
+        if problem:
+            self.setup_error(problem)
+            field.focus()
+            return None
+        return name
 
     async def show_reveal(self, judged, notes: list[str], next_label: str) -> None:
         """The compact reveal after a lock-in, with the button that moves on."""
@@ -429,8 +460,8 @@ class ModeScreen(Guarded, Screen):
     async def ask(self, item, heading: str) -> ItemView:
         """Show `item` as the question now being answered, timed from this moment."""
         view = ItemView(item, heading, blink=self.app.blink, id="item")
-        self.locking = False
         await self.set_phase("question", view)
+        self.locking = False  # only now: a lock racing the change would grade the old form as this item
         self.shown_at = time.monotonic()
         view.focus_first()
         return view
@@ -439,7 +470,7 @@ class ModeScreen(Guarded, Screen):
         """The question's form when it may be locked in now; None (having said what is missing,
         if anything) when it may not."""
         view = self.item_view()
-        if self.phase != "question" or view is None or self.locking or gaps_notice(self, view):
+        if not self.lock_open or view is None or gaps_notice(self, view):
             return None
         return view
 
