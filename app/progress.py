@@ -30,6 +30,15 @@ class Chapter:
     briefing: str
     expects: tuple[str, ...]
     puzzle_ids: tuple[str, ...]
+    files: tuple[str, ...] = ()  # a player's own chapter: the packs it was read from (none: the course's)
+    notes: tuple[str, ...] = ()  # one line each on a pack loaded otherwise than it is written
+
+    @property
+    def own(self) -> bool:
+        """A chapter of the player's own (a pack in <data>/packs), not one of the course's."""
+        from puzzles.puzzle import MODULES
+
+        return self.id not in MODULES
 
 
 @dataclass(frozen=True)
@@ -92,9 +101,11 @@ class Bank:
             chapters = []
             for number, spec in enumerate(self.source.chapters(), 1):
                 ids = tuple(p.id for p in self.source.in_module(spec.id))
+                files = getattr(self.source, "pack_files", lambda _id: ())(spec.id)
+                notes = getattr(self.source, "player_notes", lambda _id: ())(spec.id)
                 chapters.append(Chapter(id=spec.id, number=number, title=spec.title,
                                         briefing=reflow(spec.briefing), expects=_text_list(spec.expects),
-                                        puzzle_ids=ids))
+                                        puzzle_ids=ids, files=tuple(files), notes=tuple(notes)))
             self._chapters = chapters
         return self._chapters
 
@@ -110,6 +121,10 @@ class Bank:
 
     def key(self, puzzle):
         return self.source.key(puzzle)
+
+    def skipped(self) -> list[str]:
+        """One line for each of the player's packs left out, and why (none for a test bank)."""
+        return [str(problem) for problem in getattr(self.source, "player_problems", list)()]
 
 
 class Session:
@@ -190,7 +205,10 @@ class Session:
         return any(self.outcomes(p) for p in chapter.puzzle_ids)
 
     def earlier_unfinished(self, chapter: Chapter) -> list[Chapter]:
-        """Chapters before this one that are not yet cleared (jumping ahead is allowed)."""
+        """The course's chapters before this one that are not yet cleared (jumping ahead is
+        allowed); none for a player's own chapter, which follows no order of the course's."""
+        if chapter.own:
+            return []
         return [ch for ch in self.chapters if ch.number < chapter.number and not self.progress(ch).done]
 
     # -- the retry queue -------------------------------------------------------------------

@@ -20,6 +20,7 @@ _PUZZLES: dict[str, Puzzle] | None = None
 _KEYS: dict[str, Key] = {}
 _PLAYER_DIR: Path | None = None  # where the player's own packs are (<data>/packs), once told
 _PLAYER_PROBLEMS: list[PackError] = []
+_PLAYER_NOTES: list[tuple[str, str]] = []  # (chapter id, one line) for a pack loaded other than as written
 
 
 def pack_paths() -> list[Path]:
@@ -51,6 +52,18 @@ def player_problems() -> list[PackError]:
     return list(_PLAYER_PROBLEMS)
 
 
+def player_notes(chapter_id: str | None = None) -> list[str]:
+    """One line for each player pack loaded otherwise than it is written (the old simulator's,
+    shown in the player's own chapter), for `chapter_id` only when given."""
+    packs()
+    return [text for chapter, text in _PLAYER_NOTES if chapter_id is None or chapter == chapter_id]
+
+
+def pack_files(chapter_id: str) -> list[str]:
+    """The files a chapter's puzzles were read from."""
+    return [str(p.path) for p in packs() if p.chapter.id == chapter_id]
+
+
 def player_pack_paths() -> list[Path]:
     """The player's own packs, by file name; none until `use_player_packs` names their folder."""
     if _PLAYER_DIR is None or not _PLAYER_DIR.is_dir():
@@ -60,31 +73,79 @@ def player_pack_paths() -> list[Path]:
 
 def _player_packs(taken: dict[str, Puzzle], chapter_ids: set[str]) -> list:
     """Every player pack that passes `ridge puzzles check` and reuses no built-in chapter or
-    puzzle id, with its keys computed; `_PLAYER_PROBLEMS` says why any other was left out."""
+    puzzle id, with its keys computed; `_PLAYER_PROBLEMS` says why any other was left out.
+
+    A pack the old simulator saved (under the course's `clearing-test` id, `pack_writer.OLD_CHAPTER`)
+    holds the player's own puzzles: they load into the player's chapter (`pack_writer.CHAPTER`,
+    joining a pack that already holds it), the file is left as it is, and `_PLAYER_NOTES` says so.
+    Its puzzle ids must still be its own."""
     from puzzles.check import check_paths
+    from puzzles.pack_writer import saved_by_old_simulator
     from puzzles.schema import load_pack
 
     _PLAYER_PROBLEMS.clear()
-    loaded = []
+    _PLAYER_NOTES.clear()
+    readable = []
     for path in player_pack_paths():
         problems, _count, _packs = check_paths([path])
         pack = None if problems else load_pack(path)
-        if pack is not None and pack.chapter.id in chapter_ids:
-            problems = [PackError(f"chapter id '{pack.chapter.id}' is already a chapter: give yours its own id",
-                                  path=str(path), field="chapter.id")]
-        clash = next((p for p in (pack.puzzles if pack and not problems else ()) if p.id in taken), None)
-        if clash is not None:
-            problems = [PackError(f"duplicate id: already used at {taken[clash.id].source}:{taken[clash.id].line}",
-                                  path=clash.source, line=clash.line, puzzle=clash.id, field="id")]
         if problems or pack is None:
             _PLAYER_PROBLEMS.append(problems[0] if problems else PackError("unreadable pack", path=str(path)))
+            continue
+        readable.append(pack)
+    readable.sort(key=lambda pack: saved_by_old_simulator(pack.chapter))  # the old ones last: they join
+    loaded = []
+    for pack in readable:
+        old = saved_by_old_simulator(pack.chapter)
+        if old:
+            pack = into_own_chapter(pack)
+        problem = _clash(pack, taken, chapter_ids, joining=old)
+        if problem is not None:
+            _PLAYER_PROBLEMS.append(problem)
             continue
         for puzzle in pack.puzzles:
             taken[puzzle.id] = puzzle
             _KEYS[puzzle.id] = compute_key(puzzle)
+        if old:
+            _PLAYER_NOTES.append((pack.chapter.id, _old_pack_note(pack)))
         chapter_ids.add(pack.chapter.id)
         loaded.append(pack)
     return loaded
+
+
+def into_own_chapter(pack):
+    """The old simulator's pack with its puzzles in the player's own chapter (nothing written)."""
+    from dataclasses import replace
+
+    from puzzles.pack_writer import CHAPTER
+    from puzzles.schema import LoadedPack
+
+    chapter = pack.chapter.model_copy(update={"id": CHAPTER["id"]})
+    return LoadedPack(pack.path, chapter, [replace(p, module=chapter.id) for p in pack.puzzles])
+
+
+def _old_pack_note(pack) -> str:
+    from puzzles.pack_writer import OLD_CHAPTER
+
+    count = len(pack.puzzles)
+    return (f"{pack.path}: an older Ridge saved {'this puzzle' if count == 1 else f'these {count} puzzles'} "
+            f"under the course's chapter id '{OLD_CHAPTER['id']}'; shown in your own chapter "
+            f"'{pack.chapter.title}' (the file is unchanged: set its chapter id to \"{pack.chapter.id}\" "
+            "to end this note)")
+
+
+def _clash(pack, taken: dict[str, Puzzle], chapter_ids: set[str], joining: bool = False) -> PackError | None:
+    """Why a checked player pack cannot load beside those already loaded: a chapter id already
+    used (unless it is `joining` the player's chapter), or a puzzle id already used."""
+    if pack.chapter.id in chapter_ids and not joining:
+        return PackError(f"chapter id '{pack.chapter.id}' is already a chapter: give yours its own id",
+                         path=str(pack.path), field="chapter.id")
+    clash = next((p for p in pack.puzzles if p.id in taken), None)
+    if clash is not None:
+        first = taken[clash.id]
+        return PackError(f"duplicate id: already used at {first.source}:{first.line}",
+                         path=clash.source, line=clash.line, puzzle=clash.id, field="id")
+    return None
 
 
 def packs() -> list:
@@ -116,8 +177,12 @@ def builtin() -> dict[str, Puzzle]:
 
 
 def chapters() -> list:
-    """The chapter specs (id, title, briefing, expects), in course order."""
-    return [p.chapter for p in packs()]
+    """The chapter specs (id, title, briefing, expects), in course order, then the player's own
+    (once each, though two packs may fill one)."""
+    found: dict = {}
+    for pack in packs():
+        found.setdefault(pack.chapter.id, pack.chapter)
+    return list(found.values())
 
 
 def chapter(module: str):

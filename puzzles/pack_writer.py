@@ -24,6 +24,9 @@ CHAPTER = {
                  "limits it, which lever helps most, and by roughly how much.\n"),
     "expects": "Diagnose a deployment before the engine shows its numbers.",
 }
+# Before the player had a chapter of their own, the simulator saved under the course's last chapter
+# id with this title; such packs still load, into CHAPTER (`puzzles.bank`), their file untouched.
+OLD_CHAPTER = {"id": "clearing-test", "title": "My puzzles"}
 ENTRY_FIELDS = ("id", "title", "difficulty", "scenario", "objective", "reasons", "hints", "deployment", "expect")
 
 HINTS: dict[str, tuple[str, str]] = {
@@ -110,3 +113,9 @@ def pack_text(old: str, entry: dict) -> str:
     if not old.strip():
         return tomli_w.dumps({"chapter": CHAPTER, "puzzles": [table]}, multiline_strings=True)
     return old.rstrip("\n") + "\n\n" + tomli_w.dumps({"puzzles": [table]}, multiline_strings=True)
+
+
+def saved_by_old_simulator(chapter) -> bool:
+    """Whether a pack's [chapter] is the one the simulator wrote before CHAPTER existed (its id
+    borrowed from the course, its title the simulator's): its puzzles are the player's own."""
+    return chapter.id == OLD_CHAPTER["id"] and chapter.title == OLD_CHAPTER["title"]

@@ -4,6 +4,7 @@ on the map and in `ridge puzzles list|show`; the simulator saves into the player
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -101,3 +102,136 @@ async def test_a_player_pack_shows_on_the_map(tmp_path):
         await pilot.pause()
         text = "\n".join(screen_lines(app))
         assert "Team lunch puzzles" in text and "0/2 cleared" in text
+
+
+def _old_simulator_pack(folder: Path, name: str = "my-puzzles.toml") -> Path:
+    """A pack as the simulator's "save as puzzle" wrote it before the player had a chapter of
+    their own: the course's `clearing-test` id, the title "My puzzles"."""
+    from app import sim_model as sm
+
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    sim = sm.Simulator()
+    sm.save_puzzle(sim.result, path)
+    sim.edit("gpus", "8")
+    sm.save_puzzle(sim.result, path)
+    text = path.read_text(encoding="utf-8")
+    assert text.count('id = "my-puzzles"') == 1
+    path.write_text(text.replace('id = "my-puzzles"', 'id = "clearing-test"'), encoding="utf-8")
+    return path
+
+
+def test_an_old_simulator_pack_loads_into_the_players_chapter_untouched(tmp_path, capsys):
+    data = tmp_path / "data"
+    path = _old_simulator_pack(data / "packs")
+    before = path.read_bytes()
+    assert main(["puzzles", "list", "--save-dir", str(data), "--json"]) == 0
+    captured = capsys.readouterr()
+    mine = [r for r in json.loads(captured.out) if r["id"].startswith("my-")]
+    assert len(mine) == 2 and {r["module"] for r in mine} == {"my-puzzles"}
+    assert "skipped" not in captured.err
+    notes = [line for line in captured.err.splitlines() if line.startswith("note:")]
+    assert len(notes) == 1 and "my-puzzles.toml" in notes[0] and "'clearing-test'" in notes[0]
+    assert "unchanged" in notes[0]
+    assert main(["puzzles", "show", mine[0]["id"], "--save-dir", str(data)]) == 0
+    assert "| my-puzzles |" in capsys.readouterr().out
+    assert path.read_bytes() == before  # never rewritten behind the player's back
+    from puzzles import bank
+
+    assert [c.id for c in bank.chapters()].count("clearing-test") == 1  # the course's chapter, alone
+    assert all(p.module == "clearing-test" for p in bank.in_module("clearing-test"))
+    assert not any(p.id.startswith("my-") for p in bank.in_module("clearing-test"))
+
+
+def test_the_simulator_still_adds_to_an_old_pack_and_it_still_shows(tmp_path, capsys):
+    from app import sim_model as sm
+
+    data = tmp_path / "data"
+    path = _old_simulator_pack(data / "packs")
+    sim = sm.Simulator()
+    sim.edit("concurrency", "64")
+    sm.save_puzzle(sim.result, path)
+    assert main(["puzzles", "list", "--module", "my-puzzles", "--save-dir", str(data)]) == 0
+    assert capsys.readouterr().out.count("my-puzzles") == 3
+
+
+def test_an_old_pack_beside_a_new_one_joins_the_players_chapter(tmp_path, capsys):
+    data = tmp_path / "data"
+    _old_simulator_pack(data / "packs", name="a-old.toml")  # read first, joins last
+    new = _shared_pack(data / "packs", chapter_id="my-puzzles", title="My puzzles")
+    new.write_text(re.sub(r'id = "my-([0-9a-f]{10})"', r'id = "mine-\1"', new.read_text(encoding="utf-8")),
+                   encoding="utf-8")
+    assert main(["puzzles", "list", "--module", "my-puzzles", "--save-dir", str(data), "--json"]) == 0
+    captured = capsys.readouterr()
+    assert len(json.loads(captured.out)) == 4 and "skipped" not in captured.err
+    from puzzles import bank
+
+    assert [c.id for c in bank.chapters()].count("my-puzzles") == 1
+
+
+def test_a_pack_that_reuses_course_ids_is_still_refused_in_one_line(tmp_path, capsys):
+    data = tmp_path / "data"
+    reused = _old_simulator_pack(data / "packs", name="reused.toml")
+    text = reused.read_text(encoding="utf-8")
+    first_id = next(line for line in text.splitlines() if line.startswith('id = "my-'))
+    reused.write_text(text.replace(first_id, 'id = "clearing-test-01"'), encoding="utf-8")
+    borrowed = _old_simulator_pack(data / "packs", name="borrowed.toml")
+    text = borrowed.read_text(encoding="utf-8").replace('title = "My puzzles"', 'title = "Mine"', 1)
+    borrowed.write_text(re.sub(r'id = "my-([0-9a-f]{10})"', r'id = "b-\1"', text), encoding="utf-8")
+    assert main(["puzzles", "list", "--save-dir", str(data), "--json"]) == 0
+    captured = capsys.readouterr()
+    skipped = [line for line in captured.err.splitlines() if line.startswith("skipped a pack")]
+    assert len(skipped) == 2 and "note:" not in captured.err
+    assert any("reused.toml" in line and "clearing-test-01" in line and "duplicate id" in line for line in skipped)
+    assert any("borrowed.toml" in line and "chapter id 'clearing-test' is already a chapter" in line
+               for line in skipped)
+    ids = {r["id"] for r in json.loads(captured.out)}
+    assert not any(i.startswith(("my-", "b-")) for i in ids)
+
+
+def test_import_takes_an_old_simulator_pack_into_the_players_chapter(tmp_path, capsys):
+    shared = _old_simulator_pack(tmp_path / "inbox", name="old-share.toml")
+    data = tmp_path / "data"
+    assert main(["puzzles", "import", str(shared), "--save-dir", str(data)]) == 0
+    assert "as chapter 'my-puzzles'" in capsys.readouterr().out
+    assert (data / "packs" / "old-share.toml").read_bytes() == shared.read_bytes()
+
+
+async def test_the_map_shows_an_old_pack_as_the_players_own_chapter(tmp_path):
+    from app.game import make_app
+    from app.screens.campaign import BriefingScreen, CampaignScreen
+    from screen_text import screen_lines
+
+    _old_simulator_pack(tmp_path / "packs")
+    app = make_app(save_dir=tmp_path, profile="Ada", cursor_blink=False, strict=True)
+    async with app.run_test(size=(80, 60)) as pilot:  # tall enough to read the whole detail pane
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.press("m")
+        await pilot.pause()
+        assert isinstance(app.screen, CampaignScreen)
+        await pilot.press("end")
+        await pilot.pause()
+        text = " ".join(" ".join(screen_lines(app)).split())
+        assert "11. My puzzles" in text and "0/2 cleared" in text
+        assert "Builds on" not in text and "Your own chapter" in text and "my-puzzles.toml" in text
+        assert "older Ridge" in text and "unchanged" in text
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, BriefingScreen)
+        text = " ".join(" ".join(screen_lines(app)).split())
+        assert "Jumping ahead" not in text and "Your own chapter" in text
+
+
+async def test_the_map_says_when_a_pack_was_left_out(tmp_path):
+    from app.game import make_app
+
+    (tmp_path / "packs").mkdir()
+    (tmp_path / "packs" / "bad.toml").write_text("[chapter\n", encoding="utf-8")
+    app = make_app(save_dir=tmp_path, profile="Ada", cursor_blink=False, strict=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.press("m")
+        await pilot.pause()
+        assert any("bad.toml" in str(n.message) for n in app._notifications)

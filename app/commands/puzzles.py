@@ -63,6 +63,8 @@ def _with_player_packs(args) -> None:
     bank.use_player_packs(packs_dir(getattr(args, "save_dir", None)))
     for problem in bank.player_problems():
         sys.stderr.write(f"skipped a pack: {problem}\n")
+    for note in bank.player_notes():
+        sys.stderr.write(f"note: {note}\n")
 
 
 def _out(text: str) -> None:
@@ -162,6 +164,7 @@ def _import(args) -> int:
 
     from puzzles import bank
     from puzzles.check import check_paths
+    from puzzles.pack_writer import saved_by_old_simulator
     from puzzles.schema import load_pack, read_pack_text
     from saves import atomic
     from saves.locations import packs_dir
@@ -178,6 +181,9 @@ def _import(args) -> int:
         raise RidgeError(f"{source}: not imported: {len(problems)} problem{'s' if len(problems) != 1 else ''} "
                          f"(listed above; `ridge puzzles check {source}` shows the same)")
     pack = load_pack(source)
+    old = saved_by_old_simulator(pack.chapter)  # the old simulator's: it joins the player's own chapter
+    if old:
+        pack = bank.into_own_chapter(pack)
     folder = packs_dir(args.save_dir)
     target = folder / source.name
     if target.exists() and not args.replace:
@@ -185,7 +191,7 @@ def _import(args) -> int:
     bank.use_player_packs(folder)
     others = [p for p in bank.packs() if Path(p.path).resolve() != target.resolve()]
     chapter = next((p.chapter for p in others if p.chapter.id == pack.chapter.id), None)
-    if chapter is not None:
+    if chapter is not None and not old:
         raise RidgeError(f"{source}: chapter id '{pack.chapter.id}' is already used by '{chapter.title}': "
                          "give the pack's [chapter] its own id")
     taken = {p.id for other in others for p in other.puzzles}

@@ -21,6 +21,16 @@ from app.widgets.hanging import hanging, paragraphs
 from app.widgets.titlebar import TitleBar
 
 
+def own_chapter_text(chapter) -> str:
+    """What is true of a player's own chapter: where it was read from, and that it follows no
+    chapter of the course's in particular."""
+    from pathlib import Path
+
+    files = ", ".join(Path(f).name for f in chapter.files) or "your packs folder"
+    return (f"Your own chapter, read from {files} in your packs folder: deployments you saved in the "
+            "simulator or imported. They may draw on any chapter of the course; none needs clearing first.")
+
+
 def _bar(fraction: float, width: int = 10) -> str:
     filled = round(max(0.0, min(1.0, fraction)) * width)
     return "█" * filled + "░" * (width - filled)
@@ -58,6 +68,8 @@ you to know.
     def on_mount(self) -> None:
         self.sub_title = "Campaign map"
         self.refresh_view()
+        for line in self.app.session.bank.skipped():  # a broken pack of the player's is said, never hidden
+            self.notify(line, title="One of your packs was left out", severity="warning", timeout=12)
         chapters = self.query_one("#chapters", OptionList)
         pid = self.app.session.next_puzzle()
         chapter = self.app.session.chapter_of(pid) if pid else None
@@ -96,7 +108,9 @@ you to know.
         if ch.expects:
             parts += ["", "What it expects of you:", hanging([("•", e) for e in ch.expects])]
         earlier = session.earlier_unfinished(ch)
-        if earlier:
+        if ch.own:
+            parts += ["", own_chapter_text(ch), *ch.notes]
+        elif earlier:
             names = ", ".join(str(e.number) for e in earlier)
             parts += ["", f"Builds on chapter{'s' if len(earlier) > 1 else ''} {names}, not yet cleared. "
                           "You may still open it."]
@@ -167,7 +181,9 @@ Marks: ✓ cleared, ~ lucky, ≈ close, ✗ missed, · not tried (on the map, �
         with VerticalScroll(id="briefing-body"):
             yield Label(f"Chapter {ch.number}: {ch.title}", classes="screen-title", markup=False)
             earlier = session.earlier_unfinished(ch)
-            if earlier:
+            if ch.own:
+                yield Static("\n".join((own_chapter_text(ch), *ch.notes)), classes="note", markup=False)
+            elif earlier:
                 names = "; ".join(f"{e.number}. {e.title}" for e in earlier)
                 yield Static(f"Jumping ahead? This chapter builds on: {names}. Nothing is locked — "
                              "the expectations below say what it assumes.", classes="note", markup=False)
