@@ -1,7 +1,9 @@
 """Spaced repetition for drills: one FSRS card per concept, rated by the grade, with a daily cap.
 
 The player never rates themselves: a cleared answer is `Good`, anything else (lucky, close,
-missed) is `Again`. The scheduler's parameters are fixed here, fuzzing is off, and every function
+missed) is `Again`. A drill answer reviews the concept it was drilled for; an answer in the
+campaign, an exam or a match is a recall too, of the concept that decided its key, folded in
+from the history whenever cards are read (`player_cards`), so every screen sees one schedule. The scheduler's parameters are fixed here, fuzzing is off, and every function
 takes the clock as an argument, so a schedule can be replayed exactly.
 
 The daily cap keeps a missed week from turning into a wall: at most `DAILY_CAP` drill answers a
@@ -66,6 +68,53 @@ def load_cards(stored: Mapping[str, Mapping[str, Any]]) -> dict[str, Card]:
         except (KeyError, TypeError, ValueError):
             continue
     return cards
+
+
+# Answers outside the drill that are recalls too: a puzzle someone else set, diagnosed before the
+# engine showed its numbers. The simulator's are not (the player built that deployment).
+RECALL_MODES = ("campaign", "cli", "exam", "hotseat", "match")
+
+
+def recalled_concept(attempt: Any) -> str | None:
+    """The concept an attempt recalled: the one that decided the key it was graded against
+    (`puzzles.drill.deciding_concept`, read from the key the attempt recorded)."""
+    from puzzles.drill import deciding_concept_of_pair
+
+    key = getattr(attempt, "key", None)
+    return deciding_concept_of_pair(key.bottleneck, key.best_lever) if key is not None else None
+
+
+def player_cards(stored: Mapping[str, Mapping[str, Any]], attempts: Iterable[Any]) -> dict[str, Card]:
+    """Each concept's card as every screen reads it: the card the drill stored, then every
+    answer given since in another mode (`RECALL_MODES`), replayed in order: a clear is a
+    recall of the concept that decided its key (Good), anything else is Again, as in a drill.
+
+    Nothing is written: the drill stores a card from what this returns, so an answer folded in
+    before a drill review is inside that card, and one after it is folded in from the history.
+    Such answers are outside the daily cap, which counts drill answers. `attempts` are the
+    profile's counted ones (hand-edited attempts never count), oldest first."""
+    cards = load_cards(stored)
+    folded = scheduler()
+    for attempt in attempts:
+        if getattr(attempt, "mode", None) not in RECALL_MODES:
+            continue
+        concept = recalled_concept(attempt)
+        if concept is None:
+            continue
+        when = _utc(attempt.locked_at)
+        card = cards.get(concept)
+        if card is not None and card.last_review is not None and when <= card.last_review:
+            continue  # already in the card the drill stored
+        card = card if card is not None else new_card(concept, when)
+        cards[concept], _log = folded.review_card(card, rating_for(attempt.outcome), review_datetime=when)
+    return cards
+
+
+def profile_cards(profile: Any) -> dict[str, Card]:
+    """`player_cards` for a loaded profile (`saves.model.Profile`); {} for none."""
+    if profile is None:
+        return {}
+    return player_cards(profile.review_cards(), profile.counted_attempts())
 
 
 def card_dict(card: Card) -> dict[str, Any]:

@@ -1,7 +1,8 @@
 """`ridge drill plan --until DATE`: the reviews a player needs before an exam, headless.
 
-Prints how many days are left, which concepts would not be recalled on the day (never drilled, or
-FSRS retrievability on the exam's morning below the target), weakest first, how many reviews a day
+Prints how many days are left, which concepts would not be recalled on the day (never answered, or
+FSRS retrievability on the exam's morning below the target; campaign, exam and match answers count
+as recalls beside the drill's, `puzzles.review.player_cards`), weakest first, how many reviews a day
 see them all in time, and every concept's readiness. `--until` also saves the date as the
 profile's exam date, which the game's drill and home screen then plan toward.
 """
@@ -27,7 +28,7 @@ def build(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from app.widgets.readiness import EXAM_SETTING
     from puzzles.drill import CONCEPT_TITLES, CONCEPTS
-    from puzzles.review import exam_plan, load_cards, local_date, parse_exam_date, readiness
+    from puzzles.review import exam_plan, local_date, parse_exam_date, profile_cards, readiness
     from saves.locations import data_dir
     from saves.store import SaveStore
 
@@ -46,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
         raise RidgeError("say when the exam is: --until YYYY-MM-DD")
     if args.until is not None:
         store.update_settings(profile.name, **{EXAM_SETTING: exam.isoformat()})
-    cards = load_cards(profile.review_cards())
+    cards = profile_cards(profile)  # drill reviews and the recalls of every other mode
     plan = exam_plan(CONCEPTS, cards, now, exam)
     ready = readiness(CONCEPTS, cards, exam)
     if args.json:

@@ -40,7 +40,8 @@ class DrillScreen(ModeScreen):
 Short timed rounds of generated puzzles at the difficulty you choose. Spaced repetition decides
 which concept comes next: the concepts due for review come first, then ones you have not met.
 A cleared answer (right answer, right reason) pushes a concept's next review further away;
-anything else brings it back soon. You never rate yourself: the grade does.
+anything else brings it back soon. You never rate yourself: the grade does. Campaign, exam and
+match answers count too, as reviews of the concept that decided the puzzle's key.
 
 Each question has a countdown. When it reaches zero, whatever you have filled in is locked in,
 and anything left blank counts as wrong (a blank certainty counts as low).
@@ -48,7 +49,7 @@ and anything left blank counts as wrong (a blank certainty counts as low).
 At most 20 answers a day move the schedule, so a missed week does not become a wall: past that,
 you can keep practising, but due concepts wait until tomorrow.
 
-Before a round: **Due** counts concepts whose review has come, **New** those never drilled,
+Before a round: **Due** counts concepts whose review has come, **New** those never answered,
 **Learning** those still in their first short steps. Give an **exam date** and rounds take the
 concepts the exam would find weakest first, so each is seen and recalled before the day; home
 shows each concept's readiness (its chance of being recalled on the day).
@@ -127,7 +128,7 @@ to the answer · **Escape** leave
     def update_today(self) -> None:
         """Today's streak, reviews and due concepts for the player named in the set-up."""
         from puzzles.drill import CONCEPT_TITLES, reachable
-        from puzzles.review import cap_status, counts, describe_due, due_count, exam_plan, load_cards
+        from puzzles.review import cap_status, counts, describe_due, due_count, exam_plan, profile_cards
         from puzzles.stats import derive
 
         found = self.query("#player-name")
@@ -139,7 +140,7 @@ to the answer · **Escape** leave
             self.query_one("#drill-today", Static).update(f"{name}'s save cannot be read: {error}")
             return
         attempts = profile.attempts if profile else ()
-        cards = load_cards(profile.review_cards()) if profile else {}
+        cards = profile_cards(profile)
         difficulty = self._difficulty()
         concepts = reachable(difficulty)
         exam, problem = self._exam_date()
@@ -206,7 +207,7 @@ to the answer · **Escape** leave
         if self.phase != "setup":
             return
         from puzzles.drill import plan_round, reachable
-        from puzzles.review import load_cards
+        from puzzles.review import profile_cards
 
         name = self.typed_player()
         if name is None:
@@ -226,7 +227,7 @@ to the answer · **Escape** leave
             self.query_one("#exam-date", Input).focus()
             return
         self.player = profile.name if profile else name
-        self.cards = load_cards(profile.review_cards()) if profile else {}
+        self.cards = profile_cards(profile)  # campaign answers since the last drill included
         if profile is not None and str(profile.settings.get(EXAM_SETTING, "")) != (exam.isoformat() if exam else ""):
             self.app.store.update_settings(profile.name, **{EXAM_SETTING: exam.isoformat() if exam else None})
         order = self._order(reachable(self.difficulty), self.cards, now, exam)

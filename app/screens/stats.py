@@ -68,7 +68,10 @@ class StatsScreen(Guarded, Screen):
 ## Stats
 
 **Mastery** per chapter is the share of the puzzles you have tried whose latest attempt was
-cleared. **Outcomes over time** lists your active days: ✓ cleared, ~ lucky, ≈ close, ✗ missed.
+cleared. **Recall by concept** is the spaced-repetition schedule's chance that you would get
+each concept right now (or on your exam's morning, once you set a date): every drill answer and
+every campaign, exam or match answer counts, as a recall of the concept that decided the key,
+so this agrees with home and `ridge drill plan`. **Outcomes over time** lists your active days: ✓ cleared, ~ lucky, ≈ close, ✗ missed.
 **Calibration** compares how often you clear a puzzle at each certainty level with the rate at
 which that level starts to pay: saying *high* pays only above four right in five.
 """
@@ -97,6 +100,12 @@ which that level starts to pay: saying *high* pays only above four right in five
             width = max(60, min(110, self.app.size.width - 6))
             yield Static("\n".join(plots.bar_chart(bars, width=width, label_share=0.5, top=1.0, track="░")),
                          id="mastery", markup=False)
+            from app.widgets.readiness import recall_bars
+
+            heading, recall = recall_bars(session.profile, self.app.now())
+            yield Label("Recall by concept", classes="section-title")
+            yield Static(heading + "\n" + "\n".join(plots.bar_chart(recall, width=width, label_share=0.5, top=1.0,
+                                                                     track="░")), id="recall", markup=False)
             yield Label("Outcomes over time", classes="section-title")
             recent = [a.outcome for a in session.attempts]
             strip = plots.outcome_strip(recent, 60)
