@@ -19,12 +19,13 @@ def _fresh_bank():
     bank.use_player_packs(None)  # later tests see the built-in packs only
 
 
-def _shared_pack(folder: Path, chapter_id: str = "team-lunch", title: str = "Team lunch") -> Path:
+def _shared_pack(folder: Path, chapter_id: str = "team-lunch", title: str = "Team lunch",
+                 name: str = "shared.toml") -> Path:
     """A valid pack of two simulator puzzles, as a colleague would share it."""
     from app import sim_model as sm
 
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "shared.toml"
+    path = folder / name
     sim = sm.Simulator()
     sm.save_puzzle(sim.result, path)
     sim.edit("gpus", "8")
@@ -87,38 +88,35 @@ def test_a_broken_player_pack_is_skipped_and_said(tmp_path, capsys):
 
 async def test_a_player_pack_shows_on_the_map(tmp_path):
     from app.game import make_app
-    from app.screens.campaign import CampaignScreen
     from screen_text import screen_lines
 
     _shared_pack(tmp_path / "packs", chapter_id="team-lunch", title="Team lunch puzzles")
     app = make_app(save_dir=tmp_path, profile="Ada", cursor_blink=False, strict=True)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-        await pilot.press("m")
-        await pilot.pause()
-        assert isinstance(app.screen, CampaignScreen)
-        await pilot.press("end")
-        await pilot.pause()
+        await _on_the_map(app, pilot)
         text = "\n".join(screen_lines(app))
+        assert "Builds on" not in text
         assert "Team lunch puzzles" in text and "0/2 cleared" in text
 
 
 def _old_simulator_pack(folder: Path, name: str = "my-puzzles.toml") -> Path:
     """A pack as the simulator's "save as puzzle" wrote it before the player had a chapter of
     their own: the course's `clearing-test` id, the title "My puzzles"."""
-    from app import sim_model as sm
+    return _shared_pack(folder, chapter_id="clearing-test", title="My puzzles", name=name)
 
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / name
-    sim = sm.Simulator()
-    sm.save_puzzle(sim.result, path)
-    sim.edit("gpus", "8")
-    sm.save_puzzle(sim.result, path)
-    text = path.read_text(encoding="utf-8")
-    assert text.count('id = "my-puzzles"') == 1
-    path.write_text(text.replace('id = "my-puzzles"', 'id = "clearing-test"'), encoding="utf-8")
-    return path
+
+async def _on_the_map(app, pilot, last: bool = True):
+    """Open the campaign map (once the packs are in), on its last chapter."""
+    from app.screens.campaign import CampaignScreen
+
+    await pilot.pause()
+    await app.workers.wait_for_complete()
+    await pilot.press("m")
+    await pilot.pause()
+    assert isinstance(app.screen, CampaignScreen)
+    if last:
+        await pilot.press("end")
+        await pilot.pause()
 
 
 def test_an_old_simulator_pack_loads_into_the_players_chapter_untouched(tmp_path, capsys):
@@ -199,19 +197,13 @@ def test_import_takes_an_old_simulator_pack_into_the_players_chapter(tmp_path, c
 
 async def test_the_map_shows_an_old_pack_as_the_players_own_chapter(tmp_path):
     from app.game import make_app
-    from app.screens.campaign import BriefingScreen, CampaignScreen
+    from app.screens.campaign import BriefingScreen
     from screen_text import screen_lines
 
     _old_simulator_pack(tmp_path / "packs")
     app = make_app(save_dir=tmp_path, profile="Ada", cursor_blink=False, strict=True)
     async with app.run_test(size=(80, 60)) as pilot:  # tall enough to read the whole detail pane
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-        await pilot.press("m")
-        await pilot.pause()
-        assert isinstance(app.screen, CampaignScreen)
-        await pilot.press("end")
-        await pilot.pause()
+        await _on_the_map(app, pilot)
         text = " ".join(" ".join(screen_lines(app)).split())
         assert "11. My puzzles" in text and "0/2 cleared" in text
         assert "Builds on" not in text and "Your own chapter" in text and "my-puzzles.toml" in text
@@ -230,8 +222,5 @@ async def test_the_map_says_when_a_pack_was_left_out(tmp_path):
     (tmp_path / "packs" / "bad.toml").write_text("[chapter\n", encoding="utf-8")
     app = make_app(save_dir=tmp_path, profile="Ada", cursor_blink=False, strict=True)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-        await pilot.press("m")
-        await pilot.pause()
+        await _on_the_map(app, pilot, last=False)
         assert any("bad.toml" in str(n.message) for n in app._notifications)

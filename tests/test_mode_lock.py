@@ -26,15 +26,22 @@ def test_every_timed_mode_uses_the_one_guard():
         assert "claim_lock" not in vars(screen) and "lock_open" not in vars(screen)
 
 
+def _mode(tmp_path, screen):
+    return make_app(solo=screen, save_dir=tmp_path, profile="Ada", clock=lambda: NOW, strict=True, cursor_blink=False)
+
+
+async def _first_question(pilot):
+    """Start the mode's round (s) and wait for its first question."""
+    await settled(pilot)
+    await pilot.press("s")
+    await settled(pilot)
+    assert pilot.app.screen.phase == "question" and pilot.app.screen.lock_open
+    return pilot.app.screen
+
+
 async def test_a_second_lock_of_the_same_exam_question_records_nothing(tmp_path):
-    app = make_app(solo=lambda: ExamScreen(seed=42, length=2, tz=dt.timezone.utc), save_dir=tmp_path,
-                   profile="Ada", clock=lambda: NOW, strict=True, cursor_blink=False)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settled(pilot)
-        screen = app.screen
-        await pilot.press("s")
-        await settled(pilot)
-        assert screen.phase == "question" and screen.lock_open
+    async with _mode(tmp_path, lambda: ExamScreen(seed=42, length=2, tz=dt.timezone.utc)).run_test(size=(80, 24)) as pilot:
+        screen = await _first_question(pilot)
         await fill(pilot, screen, screen.items[0], certainty="high")
         await asyncio.gather(screen.lock_answer(), screen.lock_answer())  # a double press
         await settled(pilot)
@@ -44,13 +51,9 @@ async def test_a_second_lock_of_the_same_exam_question_records_nothing(tmp_path)
 
 
 async def test_the_drill_clock_running_out_after_a_lock_in_records_nothing_more(tmp_path):
-    app = make_app(solo=lambda: DrillScreen(seed=7, length=2, difficulty=1, tz=dt.timezone.utc), save_dir=tmp_path,
-                   profile="Ada", clock=lambda: NOW, strict=True, cursor_blink=False)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settled(pilot)
-        screen = app.screen
-        await pilot.press("s")
-        await settled(pilot)
+    drill = _mode(tmp_path, lambda: DrillScreen(seed=7, length=2, difficulty=1, tz=dt.timezone.utc))
+    async with drill.run_test(size=(80, 24)) as pilot:
+        screen = await _first_question(pilot)
         await fill(pilot, screen, screen.planned[0].item)
         await screen.lock_answer(timed_out=False)
         assert screen.phase == "reveal" and not screen.lock_open

@@ -10,8 +10,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Input, Label, Markdown, Static
 
-from app.screens.rounds import (ModeScreen, default_player, puzzle_heading,
-                                record, setup_field, words)
+from app.screens.rounds import ModeScreen, default_player, record, setup_field, words
 from app.widgets.hanging import hanging, paragraphs
 
 
@@ -125,10 +124,9 @@ Markdown file in your data folder.
 
     # -- questions --------------------------------------------------------------------------------
     async def show_question(self) -> None:
-        item = self.items[self.position]
-        self.status(f"Clearing test · {self.position + 1}/{len(self.items)} · no hints · "
-                    f"napkin: {item.question.title if item.question else '-'}")
-        await self.ask(item, puzzle_heading(item, self.position + 1, len(self.items)))
+        question = self.items[self.position].question
+        await self.ask_item(self.position, f"Clearing test · {self.position + 1}/{len(self.items)} · no hints · "
+                                           f"napkin: {question.title if question else '-'}")
 
     async def lock_answer(self) -> None:
         if not self.claim_lock():

@@ -16,7 +16,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, Label, Select, Static
 
 from app import labels
-from app.screens.rounds import (DIFFICULTY_TEXT, ModeScreen, check_player, puzzle_heading, record,
+from app.screens.rounds import (DIFFICULTY_TEXT, ModeScreen, check_player, record,
                                 setup_field, words)
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
@@ -170,10 +170,9 @@ were, the more a right answer earns and the more a wrong one costs.
     async def action_ready(self) -> None:
         if self.phase != "pass":
             return
-        item = self.items[self.puzzle_index]
-        heading = puzzle_heading(item, self.puzzle_index + 1, len(self.items), f"{self.current_player} answering")
-        self.status(f"Hot-seat · puzzle {self.puzzle_index + 1}/{len(self.items)} · {self.current_player} answering")
-        await self.ask(item, heading)
+        who = f"{self.current_player} answering"
+        number = f"{self.puzzle_index + 1}/{len(self.items)}"
+        await self.ask_item(self.puzzle_index, f"Hot-seat · puzzle {number} · {who}", extra=who)
 
     def lock_title(self) -> str:
         return f"Lock in {self.current_player}'s answer?"

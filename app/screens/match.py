@@ -11,7 +11,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Input, Label, Static
 
-from app.screens.rounds import (ModeScreen, check_player, default_player, puzzle_heading, record, setup_field)
+from app.screens.rounds import ModeScreen, check_player, default_player, record, setup_field
 from engine.ids import Outcome
 
 
@@ -151,10 +151,8 @@ first play's result file counts.
 
     # -- questions --------------------------------------------------------------------------------
     async def show_question(self) -> None:
-        item = self.items[self.position]
-        self.status(f"Match {self.code} · {self.position + 1}/{len(self.items)} · {self.player} · "
-                    f"{sum(self.scores):+d} pts")
-        await self.ask(item, puzzle_heading(item, self.position + 1, len(self.items)))
+        await self.ask_item(self.position, f"Match {self.code} · {self.position + 1}/{len(self.items)} · "
+                                           f"{self.player} · {sum(self.scores):+d} pts")
 
     async def lock_answer(self) -> None:
         if not self.claim_lock():

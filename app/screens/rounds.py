@@ -466,6 +466,13 @@ class ModeScreen(Guarded, Screen):
         view.focus_first()
         return view
 
+    async def ask_item(self, index: int, status: str, extra: str = "") -> ItemView:
+        """`ask` the mode's `items[index]`, headed as question index + 1 of them all, with `status`
+        in the bar (the exam, a match and hot-seat keep their questions in `items`)."""
+        item = self.items[index]
+        self.status(status)
+        return await self.ask(item, puzzle_heading(item, index + 1, len(self.items), extra))
+
     def ready_to_lock(self) -> ItemView | None:
         """The question's form when it may be locked in now; None (having said what is missing,
         if anything) when it may not."""
