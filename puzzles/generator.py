@@ -419,23 +419,30 @@ def r_kv_paged(rng, level):
     return dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, weights="int4", kv=kv,
                 concurrency=c, allocator="contiguous", spec_alpha=0.3, objective="cost", **_NO_GPUS)
 
-def r_kv_kvquant(rng, level):
-    """Weights already 8-bit, the cache caps the batch, and prefill has enough weight that 4-bit
-    weights (computed at BF16) would lose in prefill what they win in memory."""
+def _eight_bit_long_prompts(rng, level, outputs: tuple[int, int]) -> tuple[_Shape, dict]:
+    """What the two KV-quantization recipes start from: weights already 8-bit (computed natively)
+    and prompts of 2,000 to 16,000 tokens, so prefill weighs enough that 4-bit weights (computed
+    at BF16) would lose in prefill what they win in decode. The shape, and the fields so far."""
     weights = _pick(rng, ("fp8", "int8"))
     model, gpu, n = _base(rng, level, weights=weights, room=0.5)
     if not gpu.native(weights):
         raise _Skip
-    p, o = _lengths(rng, model, (2000, 16000), (100, 1000))
-    shape = _Shape(model, gpu, n, weights, "bf16", p, o)
+    p, o = _lengths(rng, model, (2000, 16000), outputs)
+    fields = dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, weights=weights, kv="bf16", spec_alpha=0.2,
+                  objective="cost")
+    return _Shape(model, gpu, n, weights, "bf16", p, o), fields
+
+
+def r_kv_kvquant(rng, level):
+    """Weights already 8-bit, the cache caps the batch, and prefill has enough weight that 4-bit
+    weights (computed at BF16) would lose in prefill what they win in memory."""
+    shape, fields = _eight_bit_long_prompts(rng, level, (100, 1000))
     if shape.capacity < 2:
         raise _Skip
     figures = shape.figures(math.floor(shape.capacity))
     if not (0.25 <= figures["share"] <= 0.45 and figures["kv_over_weights"] >= 1.5):
         raise _Skip
-    return dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o,
-                concurrency=_round_count(shape.capacity * rng.uniform(2.5, 5)),
-                weights=weights, kv="bf16", spec_alpha=0.2, objective="cost")
+    return dict(fields, concurrency=_round_count(shape.capacity * rng.uniform(2.5, 5)))
 
 
 def r_kv_quant(rng, level):
@@ -541,16 +548,10 @@ def r_compute_route(rng, level):
 def r_kvread_kvquant(rng, level):
     """Weights already 8-bit; long prompts give prefill enough weight that 4-bit weights
     (computed at BF16) would cost more in prefill than they save in decode."""
-    weights = _pick(rng, ("fp8", "int8"))
-    model, gpu, n = _base(rng, level, weights=weights, room=0.5)
-    if not gpu.native(weights):
-        raise _Skip
-    p, o = _lengths(rng, model, (2000, 16000), (200, 1500))
-    shape = _Shape(model, gpu, n, weights, "bf16", p, o)
+    shape, fields = _eight_bit_long_prompts(rng, level, (200, 1500))
     c = _choose_batch(rng, shape, 2, 512, max_fill=0.75, kv_over_weights=(2.5, 50), share=(0.25, 0.4),
                       compute_over_memory=(0, 0.8))
-    return dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, concurrency=c, weights=weights, kv="bf16",
-                spec_alpha=0.2, objective="cost")
+    return dict(fields, concurrency=c)
 
 
 def r_kvread_spec(rng, level):
