@@ -89,6 +89,9 @@ def test_home_stats_and_drill_plan_agree_after_campaign_clears(tmp_path, capsys)
     heading, bars = recall_bars(profile, now)
     bar = next(b for b in bars if b.label == title)
     assert "exam" in heading and abs(bar.value - ready) < 1e-9 and bar.shown == f"{ready:.0%}"
+    assert main(["stats", "--profile", "Ada", "--save-dir", str(tmp_path), "--json"]) == 0
+    recall = json.loads(capsys.readouterr().out)["recall"]
+    assert recall[concept] > 0.9 and sum(v is not None for v in recall.values()) == 1
     home = " ".join(readiness_lines(profile, now))
     good = sum(r >= review.DESIRED_RETENTION for r in plan["readiness"].values())
     assert f"{good} of 13 concepts" in home

@@ -20,6 +20,20 @@ def _percent(share: float | None) -> str:
     return "-" if share is None else f"{share:.0%}"
 
 
+def _recall(profile) -> dict[str, float | None]:
+    """Each concept's chance of recall now, from the cards home, the stats screen and `ridge drill
+    plan` read (`puzzles.review.profile_cards`); None for a concept never answered."""
+    import datetime as _dt
+
+    from puzzles.drill import CONCEPTS
+    from puzzles.review import profile_cards, retrievability
+
+    cards = profile_cards(profile)
+    now = _dt.datetime.now(_dt.timezone.utc)
+    return {c: (round(retrievability(cards[c], now), 4) if c in cards and cards[c].last_review else None)
+            for c in CONCEPTS}
+
+
 def run(args: argparse.Namespace) -> int:
     from saves.locations import data_dir
     from puzzles.stats import derive
@@ -34,8 +48,9 @@ def run(args: argparse.Namespace) -> int:
         problems = profile.chain_problems()
         uncounted = len(profile.attempts) - len(profile.counted_attempts())
     stats = derive(profile if profile is not None else [])  # hand-edited attempts are not counted
+    recall = _recall(profile)
     if args.json:
-        out = {"profile": name, "exists": exists, **stats.to_json(),
+        out = {"profile": name, "exists": exists, **stats.to_json(), "recall": recall,
                "history_intact": not problems, "edited_not_counted": uncounted}
         print(json.dumps(out, indent=2))
         return 0
@@ -56,6 +71,9 @@ def run(args: argparse.Namespace) -> int:
         for module, m in stats.by_module.items():
             print(f"    {module:<22} {m.cleared_latest}/{m.puzzles} ({_percent(m.mastery)}), "
                   f"{_n(m.attempts, 'attempt')}, {_n(m.score, 'point')}")
+    seen = [f"{concept} {share:.0%}" for concept, share in recall.items() if share is not None]
+    if seen:
+        print(f"  recall now   {', '.join(seen)} (drill and campaign answers; the rest not seen yet)")
     if problems:
         print(f"  history      edited by hand ({_n(len(problems), 'problem')}; "
               f"{_n(uncounted, 'edited attempt')} not counted): `ridge saves check` lists them")

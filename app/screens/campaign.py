@@ -109,7 +109,7 @@ you to know.
             parts += ["", "What it expects of you:", hanging([("•", e) for e in ch.expects])]
         earlier = session.earlier_unfinished(ch)
         if ch.own:
-            parts += ["", own_chapter_text(ch), *ch.notes]
+            parts += ["", own_chapter_text(ch)] + [line for note in ch.notes for line in ("", note)]
         elif earlier:
             names = ", ".join(str(e.number) for e in earlier)
             parts += ["", f"Builds on chapter{'s' if len(earlier) > 1 else ''} {names}, not yet cleared. "
@@ -182,7 +182,7 @@ Marks: ✓ cleared, ~ lucky, ≈ close, ✗ missed, · not tried (on the map, �
             yield Label(f"Chapter {ch.number}: {ch.title}", classes="screen-title", markup=False)
             earlier = session.earlier_unfinished(ch)
             if ch.own:
-                yield Static("\n".join((own_chapter_text(ch), *ch.notes)), classes="note", markup=False)
+                yield Static("\n\n".join((own_chapter_text(ch), *ch.notes)), classes="note", markup=False)
             elif earlier:
                 names = "; ".join(f"{e.number}. {e.title}" for e in earlier)
                 yield Static(f"Jumping ahead? This chapter builds on: {names}. Nothing is locked — "
