@@ -194,6 +194,18 @@ class Session:
     def cleared(self, puzzle_id: str) -> bool:
         return "cleared" in self.outcomes(puzzle_id)
 
+    def listed(self, puzzle_id: str):
+        """(mark, title, difficulty) as a chapter lists a puzzle: ✓ once cleared, else the latest
+        outcome's mark; a puzzle that will not load is listed by its id, difficulty ""."""
+        from app.labels import outcome_symbol
+
+        mark = "✓" if self.cleared(puzzle_id) else outcome_symbol(self.latest(puzzle_id))
+        try:
+            puzzle = self.puzzle(puzzle_id)
+        except Exception:  # noqa: BLE001 - list the id of a puzzle that will not load
+            return mark, puzzle_id, ""
+        return mark, puzzle.title, getattr(puzzle, "difficulty", "")
+
     def progress(self, chapter: Chapter) -> ChapterProgress:
         ids = chapter.puzzle_ids
         tried = sum(1 for p in ids if self.outcomes(p))

@@ -115,3 +115,15 @@ async def test_the_stats_screen_shows_campaign_clears_as_recall(tmp_path):
         assert "Recall by concept" in text and "Chance of recall now" in text
         row = next(line for line in text.splitlines() if CONCEPT_TITLES[concept] in line)
         assert "not seen" not in row and "%" in row
+
+
+def test_a_chapter_lists_a_puzzle_by_its_mark_title_and_difficulty(tmp_path):
+    from app.progress import Bank, Session
+
+    store = SaveStore(tmp_path)
+    _answer(store, dt.datetime.now(UTC) - dt.timedelta(hours=1))
+    session = Session(store, "Ada", Bank())
+    puzzle = bank.get(PUZZLE)
+    assert session.listed(PUZZLE) == ("✓", puzzle.title, puzzle.difficulty)
+    assert session.listed("kv-cache-02")[0] == "·"
+    assert session.listed("gone-01") == ("·", "gone-01", "")  # a puzzle that will not load keeps its row

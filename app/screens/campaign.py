@@ -13,7 +13,6 @@ from textual.screen import Screen
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from app import labels
 from app.errors import Guarded, keep_going
 from app.messages import Back, ContinueCampaign, OpenChapter, OpenPuzzle
 from app.widgets.footer import RidgeFooter
@@ -116,12 +115,7 @@ you to know.
                           "You may still open it."]
         rows = []
         for pid in ch.puzzle_ids:
-            latest = session.latest(pid)
-            try:
-                title = session.puzzle(pid).title
-            except Exception:  # noqa: BLE001 - show the id of a puzzle that will not load
-                title = pid
-            status = "✓" if session.cleared(pid) else labels.outcome_symbol(latest)
+            status, title, _level = session.listed(pid)
             rows.append((f" {status}", title))
         parts += ["", "Puzzles:", hanging(rows), "", "Enter opens the briefing."]
         self.query_one("#chapter-info", Static).update(paragraphs(*parts))
@@ -219,12 +213,7 @@ Marks: ✓ cleared, ~ lucky, ≈ close, ✗ missed, · not tried (on the map, �
         highlighted = puzzles.highlighted
         puzzles.clear_options()
         for pid in ch.puzzle_ids:
-            try:
-                puzzle = session.puzzle(pid)
-                title, level = puzzle.title, getattr(puzzle, "difficulty", "")
-            except Exception:  # noqa: BLE001
-                title, level = pid, ""
-            status = "✓" if session.cleared(pid) else labels.outcome_symbol(session.latest(pid))
+            status, title, level = session.listed(pid)
             queued = "  (retry later)" if pid in session.retry_queue else ""
             difficulty = f"  difficulty {level}" if level != "" else ""
             puzzles.add_option(Option(f"{status} {title}{difficulty}{queued}", id=pid))
