@@ -156,11 +156,9 @@ class RidgeApp(Guarded, App[None]):
     def bank(self):
         if self._bank is None:
             from app.progress import Bank
-            from puzzles import bank as packs
             from saves.locations import packs_dir
 
-            packs.use_player_packs(packs_dir(self.save_dir))  # the player's own packs, beside ours
-            self._bank = Bank()
+            self._bank = Bank(player_packs=packs_dir(self.save_dir))  # the player's own packs, beside ours
         return self._bank
 
     @property
@@ -210,6 +208,7 @@ class RidgeApp(Guarded, App[None]):
             # MODES does not name); naming it now lets the player switch back to it.
             self.add_mode(HOME, self.get_default_screen)
         self.theme_changed_signal.subscribe(self, self._remember_theme)
+        self.call_after_refresh(gc.enable)  # `ridge play` pauses collection while the game starts
 
     def _remember_theme(self, theme) -> None:
         if self._saving_theme or self.session is None:

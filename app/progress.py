@@ -80,15 +80,17 @@ class Bank:
     """The puzzle bank as the app uses it: chapters with their puzzle ids, puzzles and keys by id.
     Wraps `puzzles.bank` (or anything with the same functions, for tests)."""
 
-    def __init__(self, source: Any = None) -> None:
+    def __init__(self, source: Any = None, player_packs: Any = None) -> None:
         self._source = source
+        self._player_packs = player_packs  # the player's own packs' folder, for the built-in bank
         self._chapters: list[Chapter] | None = None
 
     @property
     def source(self) -> Any:
         if self._source is None:
-            from puzzles import bank
+            from puzzles import bank  # first needed by the loading worker, not the home screen
 
+            bank.use_player_packs(self._player_packs)
             self._source = bank
         return self._source
 

@@ -1,8 +1,9 @@
 """The home screen: who is playing, their progress at a glance, and the ways to play.
 
-It draws first and asks questions after: once mounted it works out the player (first run, the
-only or last player, or a picker), opens their save, and fills itself in. A save that cannot be
-read is named in one line, and set aside only if the player agrees.
+As it mounts it works out the player (first run, the only or last player, or a picker) and opens
+their save, so its first frame already shows who is playing and takes every key; the puzzle packs
+load after, in a worker. A save that cannot be read is named in one line, and set aside only if
+the player agrees.
 """
 from __future__ import annotations
 
@@ -97,7 +98,7 @@ runs a real toy serving loop on this machine.
 
     def on_mount(self) -> None:
         self._fill_ways()
-        self.call_after_refresh(self.start)
+        self.start()  # before the first frame: drawing "Opening your save…" first cost a whole frame
 
     def on_screen_resume(self) -> None:
         if self._started and self.app.session is not None and self.app.bank_ready:
@@ -200,7 +201,7 @@ runs a real toy serving loop on this machine.
         if self.app.bank_ready:
             self._bank_loaded()
         else:
-            self._load_bank()
+            self.call_after_refresh(self._load_bank)  # a worker now would slow this first frame
         if self.app.ready_exit == "1":
             self.call_after_refresh(self.app.exit)
 
