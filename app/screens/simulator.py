@@ -30,6 +30,7 @@ from app import sim_plots as sp
 from app.errors import Guarded, log_exception
 from app.messages import Back
 from app.widgets.inputs import OrderedInput
+from app.widgets.sheet import Sheet, SheetRow, SheetTitle
 from engine.errors import RidgeError
 from engine.ids import Outcome
 
@@ -93,6 +94,10 @@ def wrap_lines(lines: list[str], width: int) -> list[str]:
 _FIELD_WORD = re.compile(r"\b(" + "|".join(sorted((f.name for f in sm.FIELDS), key=len, reverse=True)) + r")\b")
 
 
+LABEL_WIDTH = 13          # the fields' label column, its padding included
+PREDICT_LABEL_WIDTH = 14  # the prediction's
+SWITCH_WIDTH = 4          # a switch, borderless (its on/off follows it)
+BUDGET_WIDTH = 10         # the TPOT budget field (its "ms" follows it)
 ERROR_WIDTH = 31  # the inputs column (36) less its padding, scrollbar and the message's indent
 
 
@@ -100,6 +105,12 @@ def player_words(message: str) -> str:
     """An engine message in the words on the screen: `gpus must be >= 1` → `GPUs must be >= 1`
     (the field names the player sees, never the engine's identifiers)."""
     return _FIELD_WORD.sub(lambda m: sm.FIELD_BY_NAME[m.group(1)].label, message) if message else message
+
+
+def _shown(widget: Static, text: str) -> Static:
+    """A Static made showing `text`, known to `set_text`."""
+    widget._sim_text = text
+    return widget
 
 
 def set_text(widget: Static, text: str) -> bool:
@@ -180,6 +191,9 @@ Cost, **b** A/B. Letter keys work while a number field has focus.
         self.last_edit_finished = 0.0
         self.notice = ""
         self._bindings_armed: bool | None = None
+        self._outs: dict[str, Static] = {}  # each results tab's text, once its contents exist
+        self._derivation: Static | None = None
+        self._errors: dict[str, Static] = {}  # each field's message line, once it has had one
 
     # -- building --------------------------------------------------------------------------
     def _simulator(self) -> sm.Simulator:
@@ -226,38 +240,20 @@ Cost, **b** A/B. Letter keys work while a number field has focus.
     def compose(self) -> ComposeResult:
         sim = self._simulator()
         blink = getattr(self.app, "blink", True)
+        armed = self._armed()
+        # Focus goes straight to the first field the player needs (Textual's default focuses the
+        # first focusable widget, the inputs' scroll, and moving it on restyles the whole column).
+        # The model field is focused once laid out (`on_mount`): focused before, it is judged out of
+        # view (the column's scrollbar is not there yet) and the column scrolls.
+        self.AUTO_FOCUS = "#sim-guess-bottleneck" if armed else ""
         yield Header()
         with Horizontal(id="sim-body"):
             with VerticalScroll(id="sim-inputs"):
-                with Horizontal(classes="sim-row"):
-                    yield Label("Predict 1st", classes="sim-label")
-                    switch = Switch(value=self.predict_first, animate=False, id="sim-predict-first",
-                                    tooltip="Predict before the results show")
-                    switch.ridge_help = PREDICT_HELP
-                    yield switch
-                    yield Label("on" if self.predict_first else "off", id="sim-predict-state", classes="sim-unit")
-                section = None
-                for f in sm.FIELDS:
-                    if f.section != section:
-                        section = f.section
-                        yield Label(section, classes="sim-section")
-                    with Horizontal(classes="sim-row", id=f"row-{f.name}"):
-                        yield Label(f.label, classes="sim-label")
-                        yield self._field_widget(f, blink)
-                        if f.kind == "bool":
-                            yield Label("on" if sim.raw[f.name] else "off", id=f"state-{f.name}", classes="sim-unit")
-                        elif f.unit:
-                            yield Label(f.unit, classes="sim-unit")
-                    yield Static("", id=f"err-{f.name}", classes="sim-error", markup=False)
+                yield self._fields_sheet(sim, blink)
             with Vertical(id="sim-main"):
                 yield Static("", id="sim-status", markup=False)
                 with VerticalScroll(id="sim-predict"):
-                    yield Label("Your prediction, before the numbers", classes="sim-section")
-                    yield from self._prediction_rows(sim)
-                    yield Static("", id="sim-predict-error", classes="sim-error", markup=False)
-                    yield Button("Lock in (l)", id="sim-lock", variant="primary", compact=True)
-                    yield Static("Changing any input asks again. f switches predicting off.",
-                                 classes="sim-note", markup=False)
+                    yield self._prediction_sheet()
                 yield Static("", id="sim-grade", markup=False)  # above the tabs: seen on every one
                 tabs = TabbedContent(id="sim-tabs")
                 tabs.ridge_help = "## The results\n\n" + "\n\n".join(
@@ -265,30 +261,61 @@ Cost, **b** A/B. Letter keys work while a number field has focus.
                 with tabs:
                     for tab_id, title in TABS:
                         with TabPane(title, id=tab_id):
-                            scroll = VerticalScroll(classes="sim-out-scroll")
-                            scroll.ridge_help = f"## {title}\n\n{TAB_HELP[tab_id]}"
-                            with scroll:
-                                if tab_id == "tab-cost":
-                                    with Horizontal(classes="sim-row", id="row-budget"):
-                                        yield Label("TPOT budget", classes="sim-label")
-                                        budget = NumberInput(f"{sim.tpot_budget_ms:g}", id="in-budget", compact=True,
-                                                             type="number", select_on_focus=False,
-                                                             tooltip="The TPOT budget line, in milliseconds")
-                                        budget.cursor_blink = blink
-                                        budget.ridge_help = ("## TPOT budget\n\nThe most time per output token "
-                                                             "a user should wait, in milliseconds. The chart "
-                                                             "marks the cheapest batch that stays within it.")
-                                        yield budget
-                                        yield Label("ms", classes="sim-unit")
-                                    yield Static("", id="err-budget", classes="sim-error", markup=False)
-                                yield Static("", id=f"out-{tab_id[4:]}", classes="sim-out", markup=False)
-                                if tab_id == "tab-results":
-                                    with Collapsible(title="How the engine got there", collapsed=True,
-                                                     id="sim-derivation"):
-                                        yield Static("", id="out-derivation", classes="sim-out", markup=False)
+                            # Waiting for a prediction, the tabs are hidden: each one's contents are
+                            # mounted when it is first drawn (`_draw`), not on opening.
+                            if not armed:
+                                yield self._tab_body(tab_id, "")
         yield Footer()
 
-    def _prediction_rows(self, sim: sm.Simulator) -> ComposeResult:
+    def _fields_sheet(self, sim: sm.Simulator, blink: bool) -> Sheet:
+        """Every input as one sheet of rows; the rows below the first screenful mount after the
+        first frame (`on_mount`), in their places."""
+        switch = Switch(value=self.predict_first, animate=False, id="sim-predict-first",
+                        tooltip="Predict before the results show")
+        switch.ridge_help = PREDICT_HELP
+        entries: list = [SheetRow("predict-first", "Predict 1st", switch, "on" if self.predict_first else "off",
+                                  unit_after=SWITCH_WIDTH)]
+        visible = max(1, self.app.size.height - 2)  # the column's lines between header and footer
+        line, section = 1, None
+        for f in sm.FIELDS:
+            if f.section != section:
+                section = f.section
+                entries.append(SheetTitle(section))
+                line += 2
+            if f.kind == "bool":
+                unit, after = ("on" if sim.raw[f.name] else "off"), SWITCH_WIDTH
+            else:
+                unit, after = f.unit, None
+            entries.append(SheetRow(f.name, f.label, self._field_widget(f, blink), unit, unit_after=after,
+                                    later=line >= visible))
+            line += 1
+        return Sheet(entries, LABEL_WIDTH, fixed_height=True, id="sim-fields")
+
+    def _tab_body(self, tab_id: str, text: str) -> VerticalScroll:
+        """The contents of one results tab, showing `text`: its plot or figures in a scroll (with
+        the Cost tab's budget field above, the Results tab's derivation below)."""
+        sim, title = self.sim, dict(TABS)[tab_id]
+        children: list = []
+        if tab_id == "tab-cost":
+            budget = NumberInput(f"{sim.tpot_budget_ms:g}", id="in-budget", compact=True, type="number",
+                                 select_on_focus=False, tooltip="The TPOT budget line, in milliseconds")
+            budget.cursor_blink = getattr(self.app, "blink", True)
+            budget.ridge_help = ("## TPOT budget\n\nThe most time per output token a user should wait, in "
+                                 "milliseconds. The chart marks the cheapest batch that stays within it.")
+            children.append(Sheet([SheetRow("budget", "TPOT budget", budget, "ms", unit_after=BUDGET_WIDTH)], LABEL_WIDTH,
+                                  id="row-budget"))
+            children.append(Static("", id="err-budget", classes="sim-error", markup=False))
+        out = self._outs[tab_id] = _shown(Static(text, id=f"out-{tab_id[4:]}", classes="sim-out", markup=False), text)
+        children.append(out)
+        if tab_id == "tab-results":
+            self._derivation = _shown(Static("", id="out-derivation", classes="sim-out", markup=False), "")
+            children.append(Collapsible(self._derivation, title="How the engine got there", collapsed=True,
+                                        id="sim-derivation"))
+        scroll = VerticalScroll(*children, classes="sim-out-scroll")
+        scroll.ridge_help = f"## {title}\n\n{TAB_HELP[tab_id]}"
+        return scroll
+
+    def _prediction_sheet(self) -> Sheet:
         from engine.ids import Verdict
         from engine.levers import GAIN_BANDS, LEVERS
 
@@ -302,23 +329,27 @@ Cost, **b** A/B. Letter keys work while a number field has focus.
             ("Its gain", "sim-guess-band", [(labels.band(v), v) for v in GAIN_BANDS],
              "The objective before the lever divided by the objective after it."),
         )
+        entries: list = [SheetTitle("Your prediction, before the numbers")]
         for label, wid, options, help_text in rows:
-            with Horizontal(classes="sim-row"):
-                yield Label(label, classes="sim-label")
-                select = Select(options, prompt="choose", id=wid, compact=True, tooltip=help_text)
-                select.ridge_help = f"## {label}\n\n{help_text}"
-                yield select
+            select = Select(options, prompt="choose", id=wid, compact=True, tooltip=help_text)
+            select.ridge_help = f"## {label}\n\n{help_text}"
+            entries.append(SheetRow(wid, label, select, gap=1))
+        tail = [Static("", id="sim-predict-error", classes="sim-error", markup=False),
+                Button("Lock in (l)", id="sim-lock", variant="primary", compact=True),
+                Static("Changing any input asks again. f switches predicting off.", classes="sim-note", markup=False)]
+        return Sheet(entries, PREDICT_LABEL_WIDTH, tail=tail, id="sim-guesses")
 
     def on_mount(self) -> None:
         self.sub_title = "Serving simulator"
         if self.initial_tab:
             self.query_one("#sim-tabs", TabbedContent).active = self.initial_tab
         self._refresh(changed=True)
-        try:
-            first = self.query_one("#sim-guess-bottleneck") if self._armed() else self.query_one("#in-model")
-            first.focus()
-        except Exception:  # noqa: BLE001 - focus is a nicety
-            pass
+        if self.focused is None:
+            try:
+                self.query_one("#sim-guess-bottleneck" if self._armed() else "#in-model").focus()
+            except Exception:  # noqa: BLE001 - focus is a nicety
+                pass
+        self.call_after_refresh(self.query_one("#sim-fields", Sheet).mount_later)
 
     # -- state -----------------------------------------------------------------------------
     def _armed(self) -> bool:
@@ -365,7 +396,7 @@ Cost, **b** A/B. Letter keys work while a number field has focus.
             self._set_predict_first(event.value)
         elif wid.startswith("in-"):
             name = wid[3:]
-            self.query_one(f"#state-{name}", Label).update("on" if event.value else "off")
+            self.query_one("#sim-fields", Sheet).set_unit(name, "on" if event.value else "off")
             self.edit(name, event.value)
 
     def edit(self, name: str, value, force: bool = False) -> bool:
@@ -409,7 +440,7 @@ Cost, **b** A/B. Letter keys work while a number field has focus.
 
     def _set_predict_first(self, on_: bool) -> None:
         self.predict_first = on_
-        self.query_one("#sim-predict-state", Label).update("on" if on_ else "off")
+        self.query_one("#sim-fields", Sheet).set_unit("predict-first", "on" if on_ else "off")
         if on_:
             self.locked_version = None
             self.last_grade = None
@@ -420,11 +451,20 @@ Cost, **b** A/B. Letter keys work while a number field has focus.
     # -- drawing ---------------------------------------------------------------------------
     def _refresh(self, changed: bool) -> None:
         sim = self.sim
+        sheet = self.query_one("#sim-fields", Sheet)
         for f in sm.FIELDS:
             message = player_words(sim.errors.get(f.name, ""))
-            err = self.query_one(f"#err-{f.name}", Static)
-            if set_text(err, "\n".join(wrap_lines([f"✗ {message}"], ERROR_WIDTH)) if message else ""):
+            err = self._errors.get(f.name)
+            if err is None:
+                if not message:
+                    continue
+                # A field's message line is made the first time it has something to say.
+                err = self._errors[f.name] = Static("", id=f"err-{f.name}", classes="sim-error", markup=False)
+                sheet.add_below(f.name, err)
+            text = "\n".join(wrap_lines([f"✗ {message}"], ERROR_WIDTH)) if message else ""
+            if set_text(err, text):
                 err.set_class(bool(message), "-shown")
+                sheet.set_extra(f.name, text.count("\n") + 1 if message else 0)
         if changed:
             self._dirty = {tab for tab, _ in TABS}
             if self.predict_first:
@@ -505,15 +545,20 @@ Cost, **b** A/B. Letter keys work while a number field has focus.
         self._draw(active)
 
     def _draw(self, tab_id: str) -> None:
-        if tab_id not in self._dirty:
+        """Draw one tab if its text is out of date, mounting its contents the first time (they are
+        made with their text, so nothing waits for the mount)."""
+        if tab_id not in self._dirty and tab_id in self._outs:
             return
         width, height = self._plot_size()
         self._drawn_size = (width, height)
-        lines = wrap_lines(self.tab_lines(tab_id, width, height), width)
-        set_text(self.query_one(f"#out-{tab_id[4:]}", Static), "\n".join(lines))
+        text = "\n".join(wrap_lines(self.tab_lines(tab_id, width, height), width))
+        if tab_id in self._outs:
+            set_text(self._outs[tab_id], text)
+        else:
+            self.query_one(f"#{tab_id}", TabPane).mount(self._tab_body(tab_id, text))
         if tab_id == "tab-results" and self.sim.result is not None:
             steps = wrap_lines(sp.derivation(self.sim.result), width - 4)
-            set_text(self.query_one("#out-derivation", Static), "\n".join(steps))
+            set_text(self._derivation, "\n".join(steps))
         self._dirty.discard(tab_id)
 
     def tab_lines(self, tab_id: str, width: int, height: int) -> list[str]:
@@ -537,7 +582,7 @@ Cost, **b** A/B. Letter keys work while a number field has focus.
 
     @on(TabbedContent.TabActivated)
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
-        if event.pane is not None and event.pane.id:
+        if event.pane is not None and event.pane.id and self.results_visible:
             self._draw(event.pane.id)
 
     def on_resize(self, event: Resize) -> None:
@@ -622,6 +667,7 @@ Cost, **b** A/B. Letter keys work while a number field has focus.
         if not self.results_visible:
             self.notify("Lock in a prediction first (or switch predicting off with f).", severity="warning")
             return
+        self._draw(tab_id)  # its contents ready before it shows
         self.query_one("#sim-tabs", TabbedContent).active = tab_id
 
     def action_back(self) -> None:
