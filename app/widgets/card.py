@@ -5,9 +5,10 @@ cannot give the answer away.
 """
 from __future__ import annotations
 
-from textual.app import ComposeResult
+from rich.cells import cell_len
+from textual.content import Content
+from textual.visual import RenderOptions, Visual
 from textual.widget import Widget
-from textual.widgets import Label
 
 
 def card_rows(dep, levers: tuple[str, ...] = (), ruled_out=None) -> list[tuple[str, str]]:
@@ -16,6 +17,40 @@ def card_rows(dep, levers: tuple[str, ...] = (), ruled_out=None) -> list[tuple[s
     from puzzles.cards import card_rows as rows
 
     return rows(dep, levers, ruled_out)
+
+
+class CardVisual(Visual):
+    """The card's rows drawn as one piece of text: names in a column as wide as the longest, one
+    space, then each value wrapped to what is left of the width. One widget instead of a Label per
+    cell (the puzzle screen opens faster), and its height always comes from the width it is given."""
+
+    def __init__(self, rows: list[tuple[str, str]]) -> None:
+        self.rows = rows
+        self.key_width = max((cell_len(key) for key, _ in rows), default=0)
+        self._cache: tuple[int, Content] | None = None
+
+    def content(self, width: int) -> Content:
+        """The whole card at `width` cells, one line of Content per line on screen."""
+        if self._cache is not None and self._cache[0] == width:
+            return self._cache[1]
+        value_width = max(1, width - self.key_width - 1)
+        lines: list[Content] = []
+        for key, value in self.rows:
+            head = Content.styled(key, ".card--key") + " " * (self.key_width - cell_len(key) + 1)
+            for n, line in enumerate(Content(value).wrap(value_width) or [Content("")]):
+                lines.append((head if n == 0 else Content(" " * (self.key_width + 1))) + line)
+        content = Content("\n").join(lines)
+        self._cache = (width, content)
+        return content
+
+    def render_strips(self, width: int, height: int | None, style, options: RenderOptions):
+        return self.content(width).render_strips(width, height, style, options)
+
+    def get_optimal_width(self, rules, container_width: int) -> int:
+        return container_width
+
+    def get_height(self, rules, width: int) -> int:
+        return len(self.content(width).plain.split("\n")) if self.rows else 0
 
 
 class DeploymentCard(Widget, can_focus=True):
@@ -33,18 +68,14 @@ Work from these to the bottleneck: weights and KV cache against memory, bytes re
 against FLOPs, prompt work against output work.
 """
 
+    COMPONENT_CLASSES = {"card--key"}
+
     DEFAULT_CSS = """
     DeploymentCard {
-        layout: grid;
-        grid-size: 2;
-        grid-columns: auto 1fr;
-        grid-rows: auto;
-        grid-gutter: 0 1;
         height: auto;
         padding: 0 1;
-        & > .card-key { color: $text-muted; }
-        & > .card-value { width: 1fr; }
         &:focus { background: $boost; }
+        & > .card--key { color: $text-muted; }
     }
     """
 
@@ -53,8 +84,7 @@ against FLOPs, prompt work against output work.
         self.deployment = deployment
         self.levers = tuple(levers)
         self.ruled_out = dict(ruled_out or {})
+        self._visual = CardVisual(card_rows(self.deployment, self.levers, self.ruled_out))
 
-    def compose(self) -> ComposeResult:
-        for key, value in card_rows(self.deployment, self.levers, self.ruled_out):
-            yield Label(key, classes="card-key", markup=False)
-            yield Label(value, classes="card-value", markup=False)
+    def render(self) -> Visual:
+        return self._visual
