@@ -27,12 +27,12 @@ class CardVisual(Visual):
     def __init__(self, rows: list[tuple[str, str]]) -> None:
         self.rows = rows
         self.key_width = max((cell_len(key) for key, _ in rows), default=0)
-        self._cache: tuple[int, Content] | None = None
+        self.cached: tuple[int, Content] | None = None
 
     def content(self, width: int) -> Content:
         """The whole card at `width` cells, one line of Content per line on screen."""
-        if self._cache is not None and self._cache[0] == width:
-            return self._cache[1]
+        if self.cached is not None and self.cached[0] == width:
+            return self.cached[1]
         value_width = max(1, width - self.key_width - 1)
         lines: list[Content] = []
         for key, value in self.rows:
@@ -40,7 +40,7 @@ class CardVisual(Visual):
             for n, line in enumerate(Content(value).wrap(value_width) or [Content("")]):
                 lines.append((head if n == 0 else Content(" " * (self.key_width + 1))) + line)
         content = Content("\n").join(lines)
-        self._cache = (width, content)
+        self.cached = (width, content)
         return content
 
     def render_strips(self, width: int, height: int | None, style, options: RenderOptions):
@@ -84,7 +84,7 @@ against FLOPs, prompt work against output work.
         self.deployment = deployment
         self.levers = tuple(levers)
         self.ruled_out = dict(ruled_out or {})
-        self._visual = CardVisual(card_rows(self.deployment, self.levers, self.ruled_out))
+        self.card_visual = CardVisual(card_rows(self.deployment, self.levers, self.ruled_out))
 
     def render(self) -> Visual:
-        return self._visual
+        return self.card_visual
