@@ -215,13 +215,13 @@ async def _lock_in_to_reveal(rounds: int, size: tuple[int, int]) -> tuple[list[f
             await pilot.pause()
             await app.workers.wait_for_complete()
             key = app.bank.key(screen.puzzle)
-            screen.query_one("#bottleneck", Select).value = key.bottleneck
-            screen.query_one("#lever", Select).value = key.best_lever
-            screen.query_one("#band", Select).value = key.gain_band
-            screen.query_one("#reason", Select).value = screen.puzzle.reasons[0]
+            screen.query_one("#bottleneck").value = key.bottleneck
+            screen.query_one("#lever").value = key.best_lever
+            screen.query_one("#band").value = key.gain_band
+            screen.query_one("#reason").value = screen.puzzle.reasons[0]
             for name in screen.puzzle.estimates:
                 screen.query_one(f"#est-{name}", Input).value = "1"
-            screen.query_one("#certainty-low").value = True
+            screen.query_one("#certainty").value = "low"
             await pilot.pause()
             await pilot.press("l")
             await _settled(pilot, recorder)

@@ -99,14 +99,14 @@ async def _feel(rounds: int, size: tuple[int, int]) -> dict[str, list[float]]:
             times["briefing→puzzle"].append(await timed(PuzzleScreen, "s"))
             screen = app.screen
             key = app.bank.key(screen.puzzle)
-            screen.query_one("#bottleneck", Select).value = key.bottleneck
-            screen.query_one("#lever", Select).value = key.best_lever
-            screen.query_one("#band", Select).value = key.gain_band
+            screen.query_one("#bottleneck").value = key.bottleneck
+            screen.query_one("#lever").value = key.best_lever
+            screen.query_one("#band").value = key.gain_band
             if screen.query("#reason"):
-                screen.query_one("#reason", Select).value = screen.puzzle.reasons[0]
+                screen.query_one("#reason").value = screen.puzzle.reasons[0]
             for name in screen.puzzle.estimates:
                 screen.query_one(f"#est-{name}", Input).value = "1"
-            screen.query_one("#certainty-low").value = True
+            screen.query_one("#certainty").value = "low"
             await pilot.press("l")
             await _settled(pilot, recorder)
             await pilot.press("y")

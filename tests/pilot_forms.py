@@ -2,7 +2,7 @@
 the engine has it (each estimate scaled by a factor, to make one wrong), then locking in."""
 from __future__ import annotations
 
-from textual.widgets import RadioButton, Select
+from app.widgets.picker import ChoiceList, Picker
 
 from pilot_wait import settled
 from puzzles.grading import objective_bottleneck
@@ -18,14 +18,14 @@ async def settle(pilot, *keys):
 async def fill(pilot, screen, item, estimate_factor: float = 1.0, certainty: str = "medium") -> None:
     """The engine's answer to `item` in the form on `screen`, each estimate times `estimate_factor`."""
     key = item.key
-    screen.query_one("#bottleneck", Select).value = objective_bottleneck(key)
-    screen.query_one("#lever", Select).value = key.best_lever
-    screen.query_one("#band", Select).value = key.gain_band
+    screen.query_one("#bottleneck", Picker).value = objective_bottleneck(key)
+    screen.query_one("#lever", Picker).value = key.best_lever
+    screen.query_one("#band", Picker).value = key.gain_band
     if screen.query("#reason"):
-        screen.query_one("#reason", Select).value = key.reason
+        screen.query_one("#reason", Picker).value = key.reason
     for name in item.puzzle.estimates:
         screen.query_one(f"#est-{name}").value = repr(key.estimates[name] * estimate_factor)
-    screen.query_one(f"#certainty-{certainty}", RadioButton).value = True
+    screen.query_one("#certainty", ChoiceList).value = certainty
     await settle(pilot)
 
 

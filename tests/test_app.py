@@ -6,7 +6,9 @@ the test (the app is strict) except in the crash-guard test, which checks the gu
 from __future__ import annotations
 
 import pytest
-from textual.widgets import Input, Label, OptionList, Select
+from textual.widgets import Input, Label, OptionList
+
+from app.widgets.picker import ChoiceList, Picker
 
 from app.screens.campaign import BriefingScreen, CampaignScreen
 from app.screens.dialogs import ConfirmDialog, NameDialog, ProfilePicker
@@ -37,9 +39,9 @@ async def first_run(pilot, name: str = "Ada") -> None:
 
 
 async def choose(pilot, select_id: str, value: str) -> None:
-    """Pick `value` in a Select with the keyboard: focus, Enter to open, arrows, Enter."""
-    select = pilot.app.screen.query_one(f"#{select_id}", Select)
-    values = [v for _, v in select._options]  # the blank prompt first
+    """Pick `value` in a Picker with the keyboard: focus, Enter to open, arrows, Enter."""
+    select = pilot.app.screen.query_one(f"#{select_id}", Picker)
+    values = [v for _, v in select.options]  # the list opens on the value chosen, else the first
     here = values.index(select.value) if select.value in values else 0
     there = values.index(value)
     select.focus()
@@ -59,7 +61,7 @@ async def answer(pilot, prediction: dict, certainty: str = "medium", by_keys: bo
         if by_keys:
             await choose(pilot, select_id, prediction[key])
         else:
-            screen.query_one(f"#{select_id}", Select).value = prediction[key]
+            screen.query_one(f"#{select_id}", Picker).value = prediction[key]
     for name, text in prediction.get("estimates", {}).items():
         field = screen.query_one(f"#est-{name}", Input)
         if by_keys:
@@ -68,14 +70,15 @@ async def answer(pilot, prediction: dict, certainty: str = "medium", by_keys: bo
         else:
             field.value = text
     if not by_keys:
-        screen.query_one(f"#certainty-{certainty}").value = True
+        screen.query_one("#certainty", ChoiceList).value = certainty
         await settle(pilot)
         assert screen.query_one("#form").certainty() == certainty
         return
-    radio = screen.query_one(f"#certainty-{certainty}")
-    radio.scroll_visible(animate=False)
+    choices = screen.query_one("#certainty", ChoiceList)
+    choices.scroll_visible(animate=False)
     await settle(pilot)
-    await pilot.click(radio)  # by mouse, to show the form works both ways
+    line = [v for _, v in choices.options].index(certainty)
+    await pilot.click(choices, offset=(2, line))  # by mouse, to show the form works both ways
     await settle(pilot)
     assert screen.query_one("#form").certainty() == certainty
 
@@ -160,7 +163,7 @@ async def test_lock_in_asks_once_and_is_final(tmp_path):
         assert app.screen is puzzle and not puzzle.locked
         await choose(pilot, "band", "over-4x")
         form = puzzle.query_one("#form")
-        band = puzzle.query_one("#band", Select)
+        band = puzzle.query_one("#band", Picker)
         await settle(pilot, "l")
         await pilot.click("#yes")
         await settle(pilot)

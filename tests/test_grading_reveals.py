@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 
 from textual.screen import Screen
-from textual.widgets import Select
+from app.widgets.picker import Picker
 
 from app.screens.drill import DrillScreen
 from app.screens.hotseat import HotseatScreen
@@ -107,7 +107,7 @@ async def test_a_ttft_form_asks_what_bounds_the_time_to_first_token():
         await settled(pilot)
         field = app.query_one("#field-bottleneck")
         assert str(field.query_one(".field-label").render()) == "What bounds the time to first token here?"
-        offered = [value for _, value in app.query_one("#bottleneck", Select)._options if isinstance(value, str)]
+        offered = [value for _, value in app.query_one("#bottleneck", Picker).options]
         assert offered == ["does-not-fit", "prefill-compute", "prefill-weights"]
         assert "both bands count" in str(app.query_one("#field-band").query(".field-note").first().render())
 

@@ -165,9 +165,10 @@ async def until_async(check, what: str):
     raise AssertionError(f"timed out waiting for {what}")
 
 
-async def _choose_first(browser: Browser, part: str, then: str) -> None:
-    """Open a select's list (wait until the keyboard is in it), highlight and pick the first
-    option; the player app then moves on to the next part (wait until the keyboard is there)."""
+async def _choose_one(browser: Browser, part: str, then: str) -> None:
+    """Open a menu's list (wait until the keyboard is in it), move the highlight down one and
+    pick that option; the player app then moves on to the next part (wait until the keyboard is
+    there)."""
     await browser.press("Enter", then=(f"▶ {part} · list open",))
     await browser.press("ArrowDown")
     await browser.press("Enter", then=(f"▶ {then} ·",))
@@ -197,7 +198,7 @@ async def test_a_browser_joins_answers_and_is_on_the_board(tmp_path):
         parts = ["bottleneck", "best lever", "its gain", "because"]
         parts.append(f"estimate: {labels.estimate(ask['estimates'][0])}" if ask["estimates"] else "how sure")
         for part, then in zip(parts, parts[1:]):
-            await _choose_first(browser, part, then)
+            await _choose_one(browser, part, then)
         for n, est in enumerate(ask["estimates"]):
             await browser.type("1000", then=("1000",))
             after = f"estimate: {labels.estimate(ask['estimates'][n + 1])}" if n + 1 < len(ask["estimates"]) else "how sure"

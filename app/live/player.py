@@ -14,10 +14,11 @@ from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Button, Footer, Input, Label, RadioSet, Select, Static
+from textual.widgets import Button, Footer, Input, Label, Static
 
 from app import labels
 from app.live.client import LobbyClient, LobbyRefused, LobbyUnreachable
+from app.widgets.picker import ChoiceList, Picker
 
 POLL_SECONDS = 1.0
 SEAT_ENV = "RIDGE_SEAT"  # the browser's own secret, handed over by the host's websocket route
@@ -272,9 +273,8 @@ class PlayerApp(App[None]):
         found = self.query("#focus-hint")
         if not found:
             return
-        listing = False
+        listing = isinstance(widget, Picker) and widget.expanded
         while widget is not None and widget.id not in FOCUS_WORDS and not str(widget.id or "").startswith("est-"):
-            listing = listing or type(widget).__name__ == "SelectOverlay"
             widget = widget.parent if widget.parent is not self.screen else None
         if widget is None:
             found.first(Label).update("")
@@ -326,14 +326,18 @@ class PlayerApp(App[None]):
         self.query_one("#bottleneck").focus()
 
     # A live question is against the clock: each choice moves on to the next part by itself.
-    @on(Select.Changed, "#form Select")
-    @on(RadioSet.Changed, "#form RadioSet")
+    @on(Picker.Toggled)
+    def _list_toggled(self) -> None:
+        self._focus_moved(self.screen.focused)
+
+    @on(Picker.Changed, "#form Picker")
+    @on(ChoiceList.Changed, "#form ChoiceList")
     @on(Input.Submitted, "#form Input")
     def _next_part(self, event) -> None:
-        order = [w for w in self.query("#form Select, #form Input, #form RadioSet, #lock-in")]
+        order = [w for w in self.query("#form Picker, #form Input, #form ChoiceList, #lock-in")]
         control = event.control
         if control in order and order.index(control) + 1 < len(order):
-            if isinstance(control, Select) and control.value is Select.NULL:
+            if isinstance(control, Picker) and control.value is Picker.NULL:
                 return
             order[order.index(control) + 1].focus()
 

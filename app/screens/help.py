@@ -25,9 +25,11 @@ def help_for(widget: Widget | None, screen: Screen) -> str | None:
     return None
 
 
-# How Textual's own controls take keys, in words, for the control that has focus. Their bindings
-# are not listed one by one: a player needs "Enter opens the list", not "super+c Copy".
+# How the controls take keys, in words, for the control that has focus. Their bindings are not
+# listed one by one: a player needs "Enter opens the list", not "super+c Copy".
 CONTROL_KEYS = (
+    ("Picker", "Enter or Space opens the list; ↑ ↓ choose; a letter jumps; Enter picks; Escape closes it"),
+    ("ChoiceList", "↑ ↓ move between the choices; Enter or Space picks one"),
     ("Select", "Enter or Space opens the list; ↑ ↓ choose; Enter picks; Escape closes it"),
     ("Input", "type a value; ← → Home End move; Backspace deletes; Enter confirms"),
     ("RadioSet", "↑ ↓ move between the choices; Enter or Space picks one"),
@@ -56,7 +58,7 @@ def key_lines(screen: Screen) -> list[str]:
 def key_rows(screen: Screen) -> list[tuple[str, str]]:
     """(keys, what they do) for each of Ridge's own actions active on the screen, once each (all
     its keys on one line), the footer's first; then how the focused control and the palette
-    work. Textual's built-in bindings (a Select's menu, an Input's copy) are not listed."""
+    work. Textual's built-in bindings (an Input's copy) are not listed."""
     rows: dict[tuple[str, str], dict] = {}
     for key, active in screen.active_bindings.items():
         binding = active.binding

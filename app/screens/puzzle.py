@@ -78,6 +78,8 @@ whatever the outcome. Take them one at a time with **h** or the button.
 class PuzzleScreen(Guarded, Screen):
     """One puzzle, from first look to lock-in."""
 
+    AUTO_FOCUS = "#bottleneck"  # focused as the screen is composed, so the first frame shows it
+
     HELP = """\
 ## A puzzle
 
@@ -132,7 +134,7 @@ first part of your prediction still unanswered.
                 yield HintBox(tuple(getattr(puzzle, "hints", ()) or ()), hint_cost(), id="hintbox")
                 yield Label("Napkin", classes="section-title", id="napkin-title")
                 yield NapkinPad(cursor_blink=app.blink, id="napkin")
-            with VerticalScroll(id="answer"):
+            with VerticalScroll(id="answer", can_focus=False):  # its controls take focus and scroll it
                 yield Label("Your prediction", classes="section-title")
                 yield PredictionForm(form_spec(puzzle), cursor_blink=app.blink, id="form")
                 yield Button("Lock in", variant="primary", id="lock-in")
@@ -142,7 +144,6 @@ first part of your prediction still unanswered.
     def on_mount(self) -> None:
         self.sub_title = self.puzzle.title if self.puzzle else ""
         self._shown_at = time.monotonic()
-        self.query_one("#bottleneck").focus()
         # after the first frame: a thread started now would share the interpreter with drawing it
         self.call_after_refresh(self.run_worker, self._warm_up, thread=True, group="warm-up", exit_on_error=False)
 

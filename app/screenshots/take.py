@@ -19,7 +19,7 @@ SIZE = (100, 32)
 
 
 async def main() -> None:
-    from textual.widgets import Input, Select
+    from textual.widgets import Input
 
     from app.game import make_app
 
@@ -47,12 +47,12 @@ async def main() -> None:
         shot("03-briefing")
         await settle("s", "h")
         screen = app.screen
-        screen.query_one("#bottleneck", Select).value = "decode-weights"
-        screen.query_one("#lever", Select).value = "speculative-decoding"
-        screen.query_one("#band", Select).value = "2-4x"
-        screen.query_one("#reason", Select).value = "idle-flops"
+        screen.query_one("#bottleneck").value = "decode-weights"
+        screen.query_one("#lever").value = "speculative-decoding"
+        screen.query_one("#band").value = "2-4x"
+        screen.query_one("#reason").value = "idle-flops"
         screen.query_one("#est-tpot_seconds", Input).value = "141e9 / (4 * 3.35e12)"
-        screen.query_one("#certainty-medium").value = True
+        screen.query_one("#certainty").value = "medium"
         await settle("n")
         await settle(*"141e9 / (4 * 3.35e12)", "enter", "escape")
         shot("04-puzzle")
