@@ -9,14 +9,14 @@ import urllib.error
 import urllib.request
 from typing import Any
 
+from puzzles.live import LiveRefusal
+
 TOKEN_HEADER = "X-Ridge-Token"
 
 
-class LobbyRefused(Exception):
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
+class LobbyRefused(LiveRefusal):
+    """The lobby turned a request down: the room's refusal (its status and one line) as the reply
+    carried it."""
 
 
 class LobbyUnreachable(Exception):
