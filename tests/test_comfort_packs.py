@@ -176,10 +176,15 @@ def test_a_pack_that_reuses_course_ids_is_still_refused_in_one_line(tmp_path, ca
     borrowed = _old_simulator_pack(data / "packs", name="borrowed.toml")
     text = borrowed.read_text(encoding="utf-8").replace('title = "My puzzles"', 'title = "Mine"', 1)
     borrowed.write_text(re.sub(r'id = "my-([0-9a-f]{10})"', r'id = "b-\1"', text), encoding="utf-8")
+    own = _shared_pack(data / "packs", chapter_id="mine", name="own.toml")  # its own chapter, a course id
+    text = own.read_text(encoding="utf-8")
+    own.write_text(text.replace(next(line for line in text.splitlines() if line.startswith('id = "my-')),
+                                'id = "kv-cache-01"'), encoding="utf-8")
     assert main(["puzzles", "list", "--save-dir", str(data), "--json"]) == 0
     captured = capsys.readouterr()
     skipped = [line for line in captured.err.splitlines() if line.startswith("skipped a pack")]
-    assert len(skipped) == 2 and "note:" not in captured.err
+    assert len(skipped) == 3 and "note:" not in captured.err
+    assert any("own.toml" in line and "kv-cache-01" in line and "duplicate id" in line for line in skipped)
     assert any("reused.toml" in line and "clearing-test-01" in line and "duplicate id" in line for line in skipped)
     assert any("borrowed.toml" in line and "chapter id 'clearing-test' is already a chapter" in line
                for line in skipped)
