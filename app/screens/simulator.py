@@ -17,7 +17,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.events import Key, Resize
+from textual.events import Key, Resize, ScreenResume
 from textual.geometry import Size
 from textual.reactive import Reactive
 from textual.screen import Screen
@@ -194,6 +194,7 @@ Cost, **b** A/B. Letter keys work while a number field has focus.
         self._outs: dict[str, Static] = {}  # each results tab's text, once its contents exist
         self._derivation: Static | None = None
         self._errors: dict[str, Static] = {}  # each field's message line, once it has had one
+        self._resumed = False  # resumed since last suspended
 
     # -- building --------------------------------------------------------------------------
     def _simulator(self) -> sm.Simulator:
@@ -350,6 +351,17 @@ Cost, **b** A/B. Letter keys work while a number field has focus.
             except Exception:  # noqa: BLE001 - focus is a nicety
                 pass
         self.call_after_refresh(self.query_one("#sim-fields", Sheet).mount_later)
+
+    def on_screen_resume(self, event: ScreenResume) -> None:
+        """Opening a mode resumes its new screen twice (Textual's mode set-up, then the switch),
+        and each resume restyles every widget: the second, with nothing suspended between, is
+        let go."""
+        if self._resumed:
+            event.prevent_default()
+        self._resumed = True
+
+    def on_screen_suspend(self) -> None:
+        self._resumed = False
 
     # -- state -----------------------------------------------------------------------------
     def _armed(self) -> bool:
