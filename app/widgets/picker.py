@@ -20,6 +20,7 @@ from textual import events
 from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
+from textual.style import Style
 from textual.widget import Widget
 
 
@@ -141,8 +142,8 @@ class _OneOf(Widget, can_focus=True):
         for n, line in enumerate(_wrapped(label, width - 2)):
             head = (mark if n == 0 else "  ")
             row = Content(head) + line + " " * max(0, width - 2 - line.cell_length)
-            if lit:
-                row = row.stylize(".picker--highlight")
+            if lit:  # the style itself: a partial component style drops an opaque background
+                row = row.stylize(Style.from_styles(self.get_component_styles("picker--highlight")))
             out.append((row, index))
         return out
 
@@ -200,9 +201,10 @@ class Picker(_OneOf):
         width: 1fr;
         padding: 0 1 0 0;
         pointer: pointer;
-        &:focus { background-tint: $foreground 5%; }
+        &:focus { background-tint: $foreground 10%; }
         & > .picker--prompt { color: $foreground 50%; }
         & > .picker--arrow { color: $foreground 50%; }
+        &:focus > .picker--arrow { color: $accent; text-style: bold; }
         & > .picker--more { color: $text-muted; }
         & > .picker--highlight {
             color: $block-cursor-foreground;
