@@ -4,9 +4,10 @@ kept for the next visit."""
 from __future__ import annotations
 
 from textual import events
-from textual.widgets import Select, Static, TabbedContent
+from textual.widgets import Static, TabbedContent
 
 from app.screens.simulator import TABS, SimulatorScreen
+from app.widgets.picker import Picker
 from pilot_wait import until
 from test_simulator_pilot import SimApp, type_into
 
@@ -47,9 +48,9 @@ async def test_the_grade_shows_on_every_tab_after_lock_in():
         best = key.solution.best
         from engine.levers import gain_band
 
-        screen.query_one("#sim-guess-bottleneck", Select).value = key.report.bottleneck
-        screen.query_one("#sim-guess-lever", Select).value = best.name
-        screen.query_one("#sim-guess-band", Select).value = gain_band(best.gain)
+        screen.query_one("#sim-guess-bottleneck", Picker).value = key.report.bottleneck
+        screen.query_one("#sim-guess-lever", Picker).value = best.name
+        screen.query_one("#sim-guess-band", Picker).value = gain_band(best.gain)
         await pilot.press("l")
         grade = screen.query_one("#sim-grade", Static)
         await until(pilot, lambda: grade.display and "Cleared" in str(grade.content), "the grade")

@@ -21,7 +21,7 @@ from textual.events import Key, Resize, ScreenResume
 from textual.geometry import Size
 from textual.reactive import Reactive
 from textual.screen import Screen
-from textual.widgets import (Button, Collapsible, Footer, Header, Input, Label, Select, Static, Switch,
+from textual.widgets import (Button, Collapsible, Footer, Header, Input, Label, Static, Switch,
                              TabbedContent, TabPane)
 
 from app import labels
@@ -30,6 +30,7 @@ from app import sim_plots as sp
 from app.errors import Guarded, log_exception
 from app.messages import Back
 from app.widgets.inputs import OrderedInput
+from app.widgets.picker import Picker
 from app.widgets.sheet import Sheet, SheetRow, SheetTitle
 from engine.errors import RidgeError
 from engine.ids import Outcome
@@ -215,7 +216,7 @@ Cost, **b** A/B. Letter keys work while a number field has focus.
         wid = f"in-{f.name}"
         if f.kind == "choice":
             options = [(self._choice_label(f.name, c), c) for c in sim.choices(f.name)]
-            widget = Select(options, value=sim.raw[f.name], allow_blank=False, id=wid, compact=True,
+            widget = Picker(options, value=sim.raw[f.name], allow_blank=False, id=wid,
                             tooltip=f.help)
         elif f.kind == "bool":
             widget = Switch(value=bool(sim.raw[f.name]), animate=False, id=wid, tooltip=f.help)
@@ -332,7 +333,7 @@ Cost, **b** A/B. Letter keys work while a number field has focus.
         )
         entries: list = [SheetTitle("Your prediction, before the numbers")]
         for label, wid, options, help_text in rows:
-            select = Select(options, prompt="choose", id=wid, compact=True, tooltip=help_text)
+            select = Picker(options, prompt="choose", id=wid, tooltip=help_text)
             select.ridge_help = f"## {label}\n\n{help_text}"
             entries.append(SheetRow(wid, label, select, gap=1))
         tail = [Static("", id="sim-predict-error", classes="sim-error", markup=False),
@@ -392,10 +393,10 @@ Cost, **b** A/B. Letter keys work while a number field has focus.
     def _config_submitted(self, event: Input.Submitted) -> None:
         self.edit("config", event.value, force=True)
 
-    @on(Select.Changed)
-    def _select_changed(self, event: Select.Changed) -> None:
-        wid = event.select.id or ""
-        if not wid.startswith("in-") or event.value is Select.NULL:
+    @on(Picker.Changed)
+    def _select_changed(self, event: Picker.Changed) -> None:
+        wid = event.control.id or ""
+        if not wid.startswith("in-") or event.value is Picker.NULL:
             if wid.startswith("sim-guess"):
                 self.query_one("#sim-predict-error", Static).update("")
             return
@@ -435,7 +436,7 @@ Cost, **b** A/B. Letter keys work while a number field has focus.
         """After a file loads, offer its models and GPUs and show the model it selected."""
         sim = self.sim
         for name in ("model", "gpu"):
-            select = self.query_one(f"#in-{name}", Select)
+            select = self.query_one(f"#in-{name}", Picker)
             options = [(self._choice_label(name, c), c) for c in sim.choices(name)]
             select.set_options(options)
             if sim.raw[name] in sim.choices(name):
@@ -614,8 +615,8 @@ Cost, **b** A/B. Letter keys work while a number field has focus.
         missing = []
         for part, wid in (("bottleneck", "sim-guess-bottleneck"), ("lever", "sim-guess-lever"),
                           ("band", "sim-guess-band")):
-            value = self.query_one(f"#{wid}", Select).value
-            if value is Select.NULL:
+            value = self.query_one(f"#{wid}", Picker).value
+            if value is Picker.NULL:
                 missing.append(part)
             else:
                 choices[part] = value

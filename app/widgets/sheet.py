@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from textual.content import Content
 from textual.widget import Widget
 
+from app.widgets.picker import Picker
+
 
 @dataclass(frozen=True)
 class SheetTitle:
@@ -67,6 +69,7 @@ class Sheet(Widget):
         self.rows = {entry.name: entry for entry in entries if isinstance(entry, SheetRow)}
         self._units: dict[str, str] = {}
         self._extra: dict[str, int] = {}  # lines a row's message takes under it
+        self._tall: dict[str, int] = {}  # lines a row's field takes beyond its first (an open menu)
         self._place_rows()
 
     def _place_rows(self) -> None:
@@ -89,8 +92,11 @@ class Sheet(Widget):
             if isinstance(entry, SheetTitle):
                 count += 2
             else:
-                count += entry.gap + 1 + self._extra.get(entry.name, 0)
+                count += entry.gap + self._lines_of(entry.name)
         return count
+
+    def _lines_of(self, name: str) -> int:
+        return 1 + self._tall.get(name, 0) + self._extra.get(name, 0)
 
     def compose(self):
         for entry in self.entries:
@@ -132,9 +138,29 @@ class Sheet(Widget):
         """Leave `lines` blank lines under row `name`, where the widgets under it show."""
         if self._extra.get(name, 0) != lines:
             self._extra[name] = lines
-            if self.fixed_height:
-                self.styles.height = self.line_count()
-            self.refresh()
+            self._relaid()
+
+    def _relaid(self) -> None:
+        if self.fixed_height:
+            self.styles.height = self.line_count()
+        self.refresh()
+
+    def _fit(self, widget: Widget) -> None:
+        """A menu grows when it opens (or when its value wraps): the rows below it move down in
+        the flow, and so must their labels."""
+        name = next((row.name for row in self.rows.values() if row.widget is widget), None)
+        if name is None or not widget.size.width:
+            return
+        tall = len(widget.lines(widget.size.width)) - 1
+        if self._tall.get(name, 0) != tall:
+            self._tall[name] = tall
+            self._relaid()
+
+    def on_picker_toggled(self, event: Picker.Toggled) -> None:
+        self._fit(event.picker)
+
+    def on_picker_changed(self, event: Picker.Changed) -> None:
+        self._fit(event.picker)
 
     def unit(self, name: str) -> str:
         return self._units.get(name, self.rows[name].unit)
@@ -158,5 +184,5 @@ class Sheet(Widget):
             elif unit:
                 line = line + " " * max(1, width - self.label_width - len(unit)) + Content.styled(unit, unit_style)
             lines.append(line)
-            lines += [Content("")] * self._extra.get(entry.name, 0)
+            lines += [Content("")] * (self._tall.get(entry.name, 0) + self._extra.get(entry.name, 0))
         return Content("\n").join(lines)
