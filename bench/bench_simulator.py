@@ -7,9 +7,10 @@ Not part of the test suite. Target (issue 6): under 50 ms with 1,000-point curve
    1,000-point curves through `engine.grid` plus the text of all six tabs — everything a redraw
    could need, even though the screen only draws the visible tab;
 2. the same split into its parts (edit, curves, text), to see where the time goes;
-3. pilot: in a headless app at 120×40, a key sent to a number field (as Pilot sends keys) until
-   the next frame composed after the screen has handled it and redrawn the visible tab, for each
-   tab in turn; and the handler's own time (`SimulatorScreen.last_redraw_seconds`). Pilot's own
+3. pilot: in a headless app at 120×40 (the app factory's solo simulator), a key posted to the app
+   for a focused number field (as the terminal driver delivers keys), until the next frame
+   composed after the screen has handled it and redrawn the visible tab, for each tab in turn;
+   and the handler's own time (`SimulatorScreen.last_redraw_seconds`). Pilot's own
    `press()` + `pause()` is not used for timing: it waits for the CPU to go idle, which adds
    about 100 ms even to an app holding a single Input.
 
@@ -25,6 +26,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from app import sim_model as sm  # noqa: E402
 from app import sim_plots as sp  # noqa: E402
@@ -85,52 +87,36 @@ def bench_model(rounds: int, width: int, height: int) -> None:
 
 async def bench_pilot(rounds: int) -> None:
     from textual import events
-    from textual.app import App
 
     from app.screens.simulator import TABS, SimulatorScreen
+    from harness import FrameRecorder, bench_app
 
-    class BenchApp(App[None]):
-        """Headless, but it notes the moment each frame is composed for the terminal."""
-
-        strict = True
-        blink = False
-
-        def __init__(self, tab: str) -> None:
-            super().__init__()
-            self.unexpected_errors: list = []
-            self.tab = tab
-            self.frames: list[float] = []
-
-        def on_mount(self) -> None:
-            self.push_screen(SimulatorScreen(predict_first=False, initial_tab=self.tab,
-                                             pack_path="/dev/null/unused.toml"))
-
-        def _display(self, screen, renderable) -> None:
-            if renderable is not None:
-                self.frames.append(time.perf_counter())
-            super()._display(screen, renderable)
+    def solo_simulator(tab: str):
+        """The simulator as `ridge` runs it alone (the app factory's solo mode), opening on `tab`."""
+        return bench_app(strict=True, solo=lambda: SimulatorScreen(predict_first=False, initial_tab=tab,
+                                                                   pack_path="/dev/null/unused.toml"))
 
     print(f"pilot level, headless app at 120x40, {rounds} keystrokes per tab, key sent -> next frame composed:")
     every: list[float] = []
     handler: list[float] = []
     for tab_id, title in TABS:
-        app = BenchApp(tab_id)
+        app = solo_simulator(tab_id)
         wall = []
         async with app.run_test(size=(120, 40)) as pilot:
+            frames = FrameRecorder(app, cells=False)  # only when each frame went out
             screen = app.screen
             screen.query_one("#in-concurrency").focus()
             await pilot.pause()
             for i in range(rounds):
                 key = events.Key("1", "1") if i % 2 == 0 else events.Key("backspace", None)
-                key.set_sender(app)
                 t0 = time.perf_counter()
-                app._driver.send_message(key)
+                app.post_message(key)  # as the terminal driver delivers a key
                 frame = None
                 while frame is None:
                     await asyncio.sleep(0.0005)
                     done = screen.last_edit_finished
                     if done > t0:
-                        frame = next((f for f in app.frames if f > done), None)
+                        frame = next((f[1] for f in frames.frames if f[1] > done), None)
                     if time.perf_counter() - t0 > 5:
                         raise RuntimeError("no frame within 5 s")
                 wall.append(frame - t0)
