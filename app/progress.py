@@ -90,7 +90,8 @@ class Bank:
         if self._source is None:
             from puzzles import bank  # first needed by the loading worker, not the home screen
 
-            bank.use_player_packs(self._player_packs)
+            if self._player_packs is not None:
+                bank.use_player_packs(self._player_packs)
             self._source = bank
         return self._source
 
