@@ -21,7 +21,7 @@ from textual.events import Key, Resize, ScreenResume
 from textual.geometry import Size
 from textual.reactive import Reactive
 from textual.screen import Screen
-from textual.widgets import (Button, Collapsible, Footer, Header, Input, Label, Static, Switch,
+from textual.widgets import (Button, Collapsible, Header, Input, Label, Static, Switch,
                              TabbedContent, TabPane)
 
 from app import labels
@@ -29,6 +29,7 @@ from app import sim_model as sm
 from app import sim_plots as sp
 from app.errors import Guarded, log_exception
 from app.messages import Back
+from app.widgets.footer import RidgeFooter
 from app.widgets.inputs import OrderedInput
 from app.widgets.picker import Picker
 from app.widgets.sheet import Sheet, SheetRow, SheetTitle
@@ -139,6 +140,7 @@ class SimulatorScreen(Guarded, Screen):
     """Edit a deployment and watch every figure and plot follow; optionally predict first."""
 
     CSS_PATH = str(Path(__file__).resolve().parent.parent / "simulator.tcss")
+    SUB_TITLE = "Serving simulator"  # set before the header is composed: no retitling after the first frame
 
     HELP = """\
 ## The serving simulator
@@ -276,7 +278,7 @@ Cost, **b** A/B. Letter keys work while a number field has focus.
                             # mounted when it is first drawn (`_draw`), not on opening.
                             if not armed:
                                 yield self._tab_body(tab_id, "")
-        yield Footer()
+        yield RidgeFooter()
 
     def _fields_sheet(self, sim: sm.Simulator, blink: bool) -> Sheet:
         """Every input as one sheet of rows; the rows below the first screenful mount after the
@@ -351,7 +353,6 @@ Cost, **b** A/B. Letter keys work while a number field has focus.
         return Sheet(entries, PREDICT_LABEL_WIDTH, tail=tail, id="sim-guesses")
 
     def on_mount(self) -> None:
-        self.sub_title = "Serving simulator"
         if self.initial_tab:
             self.query_one("#sim-tabs", TabbedContent).active = self.initial_tab
         self._refresh(changed=True)
@@ -360,7 +361,7 @@ Cost, **b** A/B. Letter keys work while a number field has focus.
                 self.query_one("#sim-guess-bottleneck" if self._armed() else "#in-model").focus()
             except Exception:  # noqa: BLE001 - focus is a nicety
                 pass
-        self.call_after_refresh(self.query_one("#sim-fields", Sheet).mount_later)
+        self.call_after_refresh(self.call_after_refresh, self.query_one("#sim-fields", Sheet).mount_later)
 
     def on_screen_resume(self, event: ScreenResume) -> None:
         """Opening a mode resumes its new screen twice (Textual's mode set-up, then the switch),
