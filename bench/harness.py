@@ -165,19 +165,21 @@ def cold_start_lines(runs: int, label: str = "") -> list[str]:
     after = load_average()
     bare = statistics.median(times["bare"])
 
-    def cpu(starts: list[Start], marker: bytes) -> str:
-        values = [s.cpu_ms[marker] for s in starts if s.cpu_ms.get(marker) is not None]
-        return f", CPU {spread(values)}" if values else ""
+    def cpu(starts: list[Start], marker: bytes) -> list[float]:
+        return [s.cpu_ms[marker] for s in starts if s.cpu_ms.get(marker) is not None]
 
     bare_cpu = cpu(times["bare-starts"], BARE_DRAWN)
     lines = [f"cold start{f' ({label})' if label else ''}, {runs} runs each on an 80x24 pty, spawn to drawn "
              f"(load average {before} -> {after}):",
-             f"  {'bare Textual app':<25} {spread(times['bare'])}{bare_cpu}"]
+             f"  {'bare Textual app':<25} {spread(times['bare'])}"
+             + (f", CPU {spread(bare_cpu)}" if bare_cpu else "")]
     for name, title, marker, target in (("home", "ridge, home shows player", HOME_DRAWN, "  (target <= 1.5x)"),
                                         ("loaded", "ridge, chapters loaded", LOADED_DRAWN, "")):
         ratio = statistics.median(times[name]) / bare
-        lines.append(f"  {title:<25} {spread(times[name])}{cpu(times['ridge-starts'], marker)}   "
-                     f"ratio {ratio:.2f}x{target}")
+        used = cpu(times["ridge-starts"], marker)
+        by_cpu = (f", CPU {spread(used)}", f" (CPU {statistics.median(used) / statistics.median(bare_cpu):.2f}x)") \
+            if used and bare_cpu else ("", "")
+        lines.append(f"  {title:<25} {spread(times[name])}{by_cpu[0]}   ratio {ratio:.2f}x{by_cpu[1]}{target}")
     return lines
 
 
