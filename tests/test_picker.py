@@ -4,6 +4,8 @@ puzzle, Tab moving on, keys in a burst, the list kept inside its pane above the 
 certainty list. The form's screens read these values, so a key lost here is a wrong answer."""
 from __future__ import annotations
 
+from textual.widgets import Input
+
 from app.screens.puzzle import PuzzleScreen
 from app.widgets.footer import RidgeFooter
 from app.widgets.picker import ChoiceList, Picker
@@ -107,3 +109,22 @@ async def test_tab_from_the_napkin_lands_on_a_control_you_can_see(tmp_path):
         await settle(pilot, "n", "tab")
         assert isinstance(pilot.app.screen, PuzzleScreen)
         assert screen.focused is screen.query_one("#bottleneck", Picker)
+
+
+async def test_tab_in_a_burst_moves_on_before_the_next_keys(tmp_path):
+    """Typed as one burst (a paste, a browser), the keys after Tab belong to the next control:
+    a number, Tab, then Down and Enter on the certainty list picks "medium", and the number
+    stays whole in the box it was typed into."""
+    async with build_app(tmp_path, profile="Ada").run_test(size=SIZE) as pilot:
+        screen = await to_puzzle(pilot)
+        chain = screen.focus_chain
+        choices = screen.query_one("#certainty", ChoiceList)
+        before = chain[chain.index(choices) - 1]
+        before.focus()
+        await settled(pilot)
+        typed = ("1", "2") if isinstance(before, Input) else ()
+        await burst(pilot, *typed, "tab", "down", "enter")
+        assert screen.focused is choices
+        assert screen.query_one("#form").certainty() == "medium"
+        if typed:
+            assert before.value == "12"

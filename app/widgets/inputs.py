@@ -7,6 +7,11 @@ browser sending a burst), a digit that follows Backspace lands first and the Bac
 deletes it: the edit is lost and the field seems to revert. Enter has the same race, so the next
 sum typed after Enter is glued onto the one being submitted. These boxes run their own editing
 keys at once, in order with the printable ones.
+
+Tab is the same race between controls: it moves the focus only once it has bubbled up to the app,
+so a key typed straight after it still lands in the control being left. `follow_focus` and
+`move_focus` are how these boxes and the menus (app/widgets/picker.py) move on at once and hand
+on any key that reached them after the focus left.
 """
 from __future__ import annotations
 
@@ -15,6 +20,31 @@ from functools import cache
 from textual import events
 from textual.binding import Binding
 from textual.widgets import Input
+
+
+def follow_focus(widget, event: events.Key) -> bool:
+    """True (and the key sent on to the control that has the focus now) when `event` reached
+    `widget` after an earlier key of the same burst moved the focus on: it was typed for the
+    next control, so it goes there, still in order."""
+    focused = widget.screen.focused
+    if focused is widget or focused is None:
+        return False
+    event.stop()
+    event.prevent_default()
+    focused.post_message(events.Key(event.key, event.character))
+    return True
+
+
+def move_focus(widget, key: str) -> bool:
+    """Tab or Shift+Tab moves the focus at once, from `widget`, rather than after the key has
+    bubbled up to the app; False for any other key."""
+    if key == "tab":
+        widget.screen.focus_next()
+    elif key == "shift+tab":
+        widget.screen.focus_previous()
+    else:
+        return False
+    return True
 
 
 @cache
@@ -37,6 +67,12 @@ class OrderedInput(Input):
     async def _on_key(self, event: events.Key) -> None:
         # Textual calls each class's `_on_key` in turn (this one before Input's), unless one
         # prevents the default; so this handles only the editing keys and leaves the rest alone.
+        if follow_focus(self, event):
+            return
+        if move_focus(self, event.key):
+            event.stop()
+            event.prevent_default()
+            return
         if event.is_printable:
             return
         keys = _own_keys(type(self))

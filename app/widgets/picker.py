@@ -23,6 +23,8 @@ from textual.reactive import reactive
 from textual.style import Style
 from textual.widget import Widget
 
+from app.widgets.inputs import follow_focus, move_focus
+
 
 class NoChoice:
     """The value of a control where nothing is chosen yet."""
@@ -156,25 +158,6 @@ class _OneOf(Widget, can_focus=True):
     def get_content_width(self, container, viewport) -> int:
         return max((len(label) for label, _ in self.offered), default=0) + 2
 
-    def passed_on(self, event: events.Key) -> bool:
-        """Keys in a burst were sent here before an earlier one (Tab) moved the focus on: they
-        belong to the control that has it now, so they go there, still in order."""
-        focused = self.screen.focused
-        if focused is self or focused is None:
-            return False
-        event.stop()
-        event.prevent_default()
-        focused.post_message(events.Key(event.key, event.character))
-        return True
-
-    def move_focus(self, key: str) -> None:
-        """Tab and Shift+Tab move on at once, here, rather than after the key has bubbled up to
-        the app, so the keys typed next reach the control they were meant for."""
-        if key == "tab":
-            self.screen.focus_next()
-        else:
-            self.screen.focus_previous()
-
     def on_focus(self) -> None:
         self.refresh()
 
@@ -294,13 +277,13 @@ class Picker(_OneOf):
     async def _on_key(self, event: events.Key) -> None:
         # Keys act here, in the order they arrive, before any binding of the screen sees them
         # (an open menu keeps Escape and letters to itself).
-        if self.passed_on(event):
+        if follow_focus(self, event):
             return
         key = event.key
         handled = True
         if key in ("tab", "shift+tab"):
             self.expanded = False
-            self.move_focus(key)
+            move_focus(self, key)
         elif not self.expanded:
             if key in ("enter", "space", "down", "up") and self.offered:
                 self.expanded = True
@@ -375,11 +358,11 @@ class ChoiceList(_OneOf):
         return lines
 
     async def _on_key(self, event: events.Key) -> None:
-        if self.passed_on(event):
+        if follow_focus(self, event):
             return
         key = event.key
-        if key in ("tab", "shift+tab"):
-            self.move_focus(key)
+        if move_focus(self, key):
+            pass
         elif key in ("up", "down"):
             self.move(-1 if key == "up" else 1)
         elif key in ("enter", "space") and self.offered:
