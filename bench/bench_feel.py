@@ -8,8 +8,10 @@ same run, so a busy machine slows both alike. Targets: each ratio at most 2x.
 - briefing to puzzle: `s` on a chapter's briefing;
 - next puzzle: `n` on a reveal (to the next puzzle of the same chapter);
 - palette open: ctrl+p;
-- simulator open: `v` on the home screen. The first open in the run (it loads the simulator's
-  code and data) is reported apart from the later ones (which may find it kept alive).
+- simulator open: `v` on the home screen. The first open in the run is reported apart from the
+  later ones (which may find it kept alive). The bench imports none of the screens it times, so
+  each first open pays for its own imports as a player's does (the packs' worker may have done
+  some of them already, as it does for a player who waits as long).
 
 Each figure is the median over the rounds with its spread (min-max); ratios are of medians.
 Cold start is `harness`'s: Ridge's home screen taking keys against a bare Textual app started the
@@ -27,8 +29,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import (FrameRecorder, bench_app, cold_start_lines, fill_answer, load_average,  # noqa: E402
-                     plain_screen_type, settled, spread, wait_for_player)
+from harness import (FrameRecorder, bench_app, cold_start_lines, fill_answer, is_a,  # noqa: E402
+                     load_average, plain_screen_type, settled, spread, wait_for_player)
 
 INTERACTIONS = ("briefing→puzzle", "next puzzle", "palette", "simulator, first open", "simulator, later opens")
 
@@ -42,10 +44,15 @@ async def _feel(rounds: int, size: tuple[int, int]) -> dict[str, list[float]]:
     from textual.command import CommandPalette
 
     from app.game import HOME
-    from app.screens.campaign import BriefingScreen
-    from app.screens.puzzle import PuzzleScreen
-    from app.screens.reveal import RevealScreen
-    from app.screens.simulator import SimulatorScreen
+
+    # The screens timed are named, not imported: each first open pays for its own imports, as a
+    # player's does.
+    puzzle, reveal, simulator = "PuzzleScreen", "RevealScreen", "SimulatorScreen"
+
+    def briefing(chapter):
+        from app.screens.campaign import BriefingScreen
+
+        return BriefingScreen(chapter.id, start=chapter.puzzle_ids[0])
 
     times: dict[str, list[float]] = {"switch": [], **{name: [] for name in INTERACTIONS}}
     app = bench_app()
@@ -62,7 +69,7 @@ async def _feel(rounds: int, size: tuple[int, int]) -> dict[str, list[float]]:
                 await pilot.press(key)
             else:
                 action()
-            while not isinstance(app.screen, kind):
+            while not is_a(app.screen, kind):
                 await pilot.pause()
             await settled(pilot, recorder)
             return recorder.first_final(kind, since)[0]
@@ -86,19 +93,19 @@ async def _feel(rounds: int, size: tuple[int, int]) -> dict[str, list[float]]:
             await settled(pilot, recorder)
 
             chapter = chapters[n % len(chapters)]
-            app.show_in_campaign(lambda: BriefingScreen(chapter.id, start=chapter.puzzle_ids[0]))
+            app.show_in_campaign(lambda: briefing(chapter))
             await settled(pilot, recorder)
-            times["briefing→puzzle"].append(await timed(PuzzleScreen, "s"))
+            times["briefing→puzzle"].append(await timed(puzzle, "s"))
             screen = app.screen
             fill_answer(screen, app.bank.key(screen.puzzle))
             await pilot.press("l")
             await settled(pilot, recorder)
             await pilot.press("y")
-            while not isinstance(app.screen, RevealScreen):
+            while not is_a(app.screen, reveal):
                 await pilot.pause()
             await settled(pilot, recorder)
             before = app.screen
-            times["next puzzle"].append(await timed(PuzzleScreen, "n"))
+            times["next puzzle"].append(await timed(puzzle, "n"))
             assert app.screen is not before
             await back_home()
 
@@ -107,7 +114,7 @@ async def _feel(rounds: int, size: tuple[int, int]) -> dict[str, list[float]]:
             await settled(pilot, recorder)
 
             which = "simulator, first open" if n == 0 else "simulator, later opens"
-            times[which].append(await timed(SimulatorScreen, "v"))
+            times[which].append(await timed(simulator, "v"))
             await pilot.press("escape")
             await back_home()
     return times

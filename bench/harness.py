@@ -241,6 +241,14 @@ def fill_answer(screen, key) -> None:
     screen.query_one("#certainty").value = "low"
 
 
+def is_a(screen, kind: type | str) -> bool:
+    """Whether `screen` is a `kind`: a class, or a class's name, so a bench can wait for a screen
+    without importing its module first (which would take that import out of the first timing)."""
+    if isinstance(kind, str):
+        return any(cls.__name__ == kind for cls in type(screen).__mro__)
+    return isinstance(screen, kind)
+
+
 class FrameRecorder:
     """Notes every frame the app sends to the terminal, with its wall and CPU time, and (unless
     `cells=False`) plays it onto a shadow screen of (character, style) cells, so the bench can
@@ -313,10 +321,10 @@ class FrameRecorder:
                             self._cells[y][x + i] = (char if i == 0 else "", segment.style)
                 x += cells
 
-    def first_final(self, kind: type, since: tuple[float, float]) -> tuple[float, float]:
-        """(wall ms, CPU ms) from `since` to the first frame of a `kind` screen that already
-        shows what its last frame shows."""
-        frames = [f for f in self.frames if isinstance(f[0], kind)]
+    def first_final(self, kind: type | str, since: tuple[float, float]) -> tuple[float, float]:
+        """(wall ms, CPU ms) from `since` to the first frame of a `kind` screen (see `is_a`) that
+        already shows what its last frame shows."""
+        frames = [f for f in self.frames if is_a(f[0], kind)]
         final = frames[-1][3]
         _, wall, cpu, _ = next(f for f in frames if f[3] == final)
         return (wall - since[0]) * 1000, (cpu - since[1]) * 1000
