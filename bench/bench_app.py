@@ -64,10 +64,12 @@ async def _lock_in_to_reveal(rounds: int, size: tuple[int, int]) -> tuple[list[f
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7, help="cold starts of each kind (default 7)")
+    parser.add_argument("--attempts", type=int, default=0,
+                        help="answers already in the cold-started player's save (default 0: a new player)")
     parser.add_argument("--rounds", type=int, default=8, help="lock-ins per terminal size (default 8)")
     args = parser.parse_args()
 
-    print("\n".join(cold_start_lines(args.runs)))
+    print("\n".join(cold_start_lines(args.runs, attempts=args.attempts)))
     for size in ((80, 24), (120, 40)):
         before = load_average()
         reveal_ms, cpu_ms, plain_ms = asyncio.run(_lock_in_to_reveal(args.rounds, size))

@@ -138,6 +138,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5, help="rounds of each interaction (default 5)")
     parser.add_argument("--runs", type=int, default=7, help="cold starts of each kind (default 7)")
+    parser.add_argument("--attempts", type=int, default=0,
+                        help="answers already in the cold-started player's save (default 0: a new player)")
     parser.add_argument("--load", type=int, default=0, help="busy processes to run alongside (default 0)")
     parser.add_argument("--skip-cold", action="store_true", help="only the interactions")
     args = parser.parse_args()
@@ -149,7 +151,7 @@ def main() -> int:
     label = f"with {args.load} busy process{'es' if args.load != 1 else ''}" if args.load else "quiet"
     try:
         if not args.skip_cold:
-            print("\n".join(cold_start_lines(args.runs, label)))
+            print("\n".join(cold_start_lines(args.runs, label, args.attempts)))
         before = load_average()
         times = asyncio.run(_feel(args.rounds, (80, 24)))
         print("\n".join(report(times, label, f"{before} -> {load_average()}")))

@@ -5,8 +5,9 @@ is drawn, and the waits between interactions. Run nothing here directly.
 Cold start. Each run is a fresh `python -c` process on an 80×24 pseudo-terminal, timed from
 spawn until the terminal has received the frame that shows what the player waits for: for a bare
 Textual app (title bar, a word, footer), that word; for Ridge, started as a player starts it
-(`ridge play --save-dir DIR --profile bench`, a fresh player), the home screen naming the player
-("home") and then the next puzzle in Continue ("loaded": the packs are in). The bench then sends
+(`ridge play --save-dir DIR --profile bench`; a new player, or one with `attempts` answers), the
+home screen naming the player ("home") and then the next puzzle in Continue ("loaded": the packs
+are in). The bench then sends
 ctrl+q, which must end the process: proof that the app takes keys. What follows is not counted:
 Textual's input thread polls every 0.1 s, so quitting alone costs 100-200 ms whatever the app
 (an earlier version timed to the exit, which hid that much of any gap, and let Ridge quit before
@@ -132,11 +133,34 @@ def _start_once(code: str, args: list[str], env: dict[str, str], markers: list[b
     return Start(seen, cpu)
 
 
-def cold_start(runs: int) -> dict[str, list[float] | list[Start]]:
-    """`runs` cold starts of each app, alternating. Returns the milliseconds to "bare", "home" and
-    "loaded", and the raw "bare-starts" / "ridge-starts" (with their CPU times)."""
+def returning_player(save_dir: str, attempts: int) -> None:
+    """Give the bench's player `attempts` recorded answers (over the built-in puzzles, every
+    outcome and certainty), so a cold start reads and derives a history as a returning player's."""
+    import datetime as dt
+
+    from puzzles import bank
+    from puzzles.scoring import CERTAINTIES, OUTCOMES
+    from saves.store import SaveStore
+
+    store = SaveStore(save_dir)
+    puzzles = list(bank.builtin().values())
+    start = dt.datetime(2026, 11, 1, 9, tzinfo=dt.timezone.utc)
+    for i in range(attempts):
+        puzzle = puzzles[i % len(puzzles)]
+        store.record_attempt("bench", {
+            "puzzle_id": puzzle.id, "module": puzzle.module, "mode": "campaign",
+            "prediction": {"certainty": CERTAINTIES[i % len(CERTAINTIES)]},
+            "outcome": OUTCOMES[i % len(OUTCOMES)], "locked_at": start + dt.timedelta(hours=7 * i)})
+
+
+def cold_start(runs: int, attempts: int = 0) -> dict[str, list[float] | list[Start]]:
+    """`runs` cold starts of each app, alternating, Ridge's player having `attempts` answers
+    recorded. Returns the milliseconds to "bare", "home" and "loaded", and the raw "bare-starts"
+    / "ridge-starts" (with their CPU times)."""
     with tempfile.TemporaryDirectory(prefix="ridge-bench-") as save_dir, \
             tempfile.TemporaryDirectory(prefix="ridge-pyc-") as pycache:
+        if attempts:
+            returning_player(save_dir, attempts)
         env = {**os.environ, "TERM": "xterm-256color", "PYTHONPATH": str(ROOT), "PYTHONPYCACHEPREFIX": pycache}
         for name in ("TEXTUAL", "PYTHONDONTWRITEBYTECODE", "RIDGE_EXIT_WHEN_READY", "RIDGE_SAVE_DIR"):
             env.pop(name, None)
@@ -155,22 +179,23 @@ def cold_start(runs: int) -> dict[str, list[float] | list[Start]]:
             "bare-starts": bare, "ridge-starts": ridge}
 
 
-def cold_start_lines(runs: int, label: str = "") -> list[str]:
+def cold_start_lines(runs: int, label: str = "", attempts: int = 0) -> list[str]:
     """The cold-start figures as a note can quote them: median (min-max) ms, the ratio of medians
     to the bare app (target <= 1.5x for the home screen), and the CPU used by then."""
     import statistics
 
     before = load_average()
-    times = cold_start(runs)
+    times = cold_start(runs, attempts)
     after = load_average()
     bare = statistics.median(times["bare"])
+    player = f"a player with {attempts} answers" if attempts else "a new player"
 
     def cpu(starts: list[Start], marker: bytes) -> list[float]:
         return [s.cpu_ms[marker] for s in starts if s.cpu_ms.get(marker) is not None]
 
     bare_cpu = cpu(times["bare-starts"], BARE_DRAWN)
-    lines = [f"cold start{f' ({label})' if label else ''}, {runs} runs each on an 80x24 pty, spawn to drawn "
-             f"(load average {before} -> {after}):",
+    lines = [f"cold start{f' ({label})' if label else ''}, {runs} runs each on an 80x24 pty, {player}, "
+             f"spawn to drawn (load average {before} -> {after}):",
              f"  {'bare Textual app':<25} {spread(times['bare'])}"
              + (f", CPU {spread(bare_cpu)}" if bare_cpu else "")]
     for name, title, marker, target in (("home", "ridge, home shows player", HOME_DRAWN, "  (target <= 1.5x)"),
