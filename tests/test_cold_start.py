@@ -31,11 +31,23 @@ def test_opening_a_session_leaves_the_packs_to_the_worker(tmp_path):
     assert out.stdout.split() == ["none", "True"], out.stdout
 
 
-async def test_the_first_frame_already_shows_the_player(tmp_path):
+async def test_the_first_frame_already_shows_the_player(tmp_path, monkeypatch):
+    """The home screen opens the save as it mounts, so the player's line is written before the
+    first frame is drawn (not 'Opening your save…', then a second frame)."""
+    from app.screens.home import HomeScreen
+
+    at_mount: list[str] = []
+    mount = HomeScreen.on_mount
+
+    def noting(screen) -> None:
+        mount(screen)
+        at_mount.append(str(screen.query_one("#player").render()))
+
+    monkeypatch.setattr(HomeScreen, "on_mount", noting)
     app = make_app(save_dir=tmp_path, profile="Pat", cursor_blink=False)
-    async with app.run_test(size=(80, 24)):
-        # Nothing waited for: the home screen opened the save as it mounted, before its first frame.
-        assert str(app.screen.query_one("#player").render()).startswith("Playing as Pat")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: at_mount, "the home screen mounted")
+        assert at_mount[0].startswith("Playing as Pat"), at_mount
 
 
 async def test_garbage_collection_resumes_once_the_app_is_up(tmp_path):
