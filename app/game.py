@@ -182,6 +182,9 @@ class RidgeApp(Guarded, App[None]):
                 self._saving_theme = False
         return session
 
+    css_styled_key: tuple | None = None  # the stylesheets and theme variables last styled with
+    css_styled_screens: weakref.WeakKeyDictionary | None = None  # each screen: the key it was styled with
+
     def refresh_css(self, animate: bool = True) -> None:
         """Textual calls this whenever a mode opens (its new screen has never been refreshed), and
         it reparses every stylesheet and restyles the screen: some 60 ms of each mode's opening
@@ -195,11 +198,13 @@ class RidgeApp(Guarded, App[None]):
             return
         key = (tuple((where, source.content) for where, source in self.stylesheet.source.items()),
                tuple(self.get_css_variables().items()))
-        styled = self.__dict__.setdefault("_ridge_css_styled", weakref.WeakKeyDictionary())
-        if styled.get(screen) == key or (not screen.is_mounted and self.__dict__.get("_ridge_css_key") == key):
+        if self.css_styled_screens is None:  # first called while Textual's __init__ sets the theme
+            self.css_styled_screens = weakref.WeakKeyDictionary()
+        styled = self.css_styled_screens
+        if styled.get(screen) == key or (not screen.is_mounted and self.css_styled_key == key):
             return
         super().refresh_css(animate)
-        self._ridge_css_key = key
+        self.css_styled_key = key
         for each in self.screen_stack:
             styled[each] = key
 
