@@ -247,6 +247,17 @@ class RidgeApp(Guarded, App[None]):
             log_exception(error, self.log_file, "saving the theme")
 
     # -- navigation: screens ask (app.messages), the app decides ----------------------------
+    COLLECTION_PAUSE = 0.5  # seconds: longer than a screen takes to be built and drawn
+
+    def pause_collection(self) -> None:
+        """A screen about to be built allocates tens of thousands of objects, and Python would
+        collect garbage 60 to 90 times while it does (a full collection costs 20 to 90 ms, more as
+        a session's heap grows): collection waits until the screen has been drawn. Nothing
+        changes if it is already paused (the start-up and the lock-in pause it themselves)."""
+        if gc.isenabled():
+            gc.disable()
+            self.set_timer(self.COLLECTION_PAUSE, gc.enable, name="collection pause")
+
     def open_mode(self, mode: str, base: Callable[[], Screen] | None = None) -> None:
         """Show `mode`: the one already open on the way back (and close those after it), or a
         fresh one on `base` (default: its base in MODES), above the home screen or, for the
@@ -261,6 +272,7 @@ class RidgeApp(Guarded, App[None]):
         self._discard(mode)
         self.add_mode(mode, base or self.MODES[mode])
         self.trail.append(mode)
+        self.pause_collection()
         self.switch_mode(mode)
 
     def _back_to(self, mode: str) -> None:
@@ -289,6 +301,7 @@ class RidgeApp(Guarded, App[None]):
     def show_in_campaign(self, make: Callable[[], Screen], replace: bool = False) -> None:
         """A briefing or a puzzle: in the place of the asking screen, above it within the
         campaign, or as the start of a campaign opened from here."""
+        self.pause_collection()
         if replace:
             self.switch_screen(make())
         elif self.current_mode == "campaign":

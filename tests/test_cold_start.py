@@ -60,3 +60,25 @@ async def test_garbage_collection_resumes_once_the_app_is_up(tmp_path):
     finally:
         gc.enable()
         gc.unfreeze()  # what the app kept out of collections (this test process's objects) goes back
+
+
+async def test_opening_a_way_to_play_pauses_collection_only_until_it_is_drawn(tmp_path):
+    """Opening the simulator (or any mode, briefing or puzzle) holds garbage collection off while
+    its screen is built, and collection runs again afterwards: never left off for good."""
+    assert gc.isenabled()
+    app = make_app(save_dir=tmp_path, profile="Ada", cursor_blink=False)
+    collecting_while_built: list[bool] = []
+    switch = app.switch_mode
+
+    def switch_mode(mode):  # the new mode's screen is built from here on
+        collecting_while_built.append(gc.isenabled())
+        return switch(mode)
+
+    app.switch_mode = switch_mode
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.session is not None and app.bank_ready, "the packs loaded")
+        await pilot.press("v")
+        await until(pilot, lambda: type(app.screen).__name__ == "SimulatorScreen", "the simulator")
+        assert collecting_while_built == [False]
+        await until(pilot, gc.isenabled, "garbage collection resumed", pauses=4000)
+    assert gc.isenabled()
