@@ -30,7 +30,6 @@ def help_for(widget: Widget | None, screen: Screen) -> str | None:
 CONTROL_KEYS = (
     ("Picker", "Enter or Space opens the list; ↑ ↓ choose; a letter jumps; Enter picks; Escape closes it"),
     ("ChoiceList", "↑ ↓ move between the choices; Enter or Space picks one"),
-    ("Select", "Enter or Space opens the list; ↑ ↓ choose; Enter picks; Escape closes it"),
     ("Input", "type a value; ← → Home End move; Backspace deletes; Enter confirms"),
     ("RadioSet", "↑ ↓ move between the choices; Enter or Space picks one"),
     ("Button", "Enter or Space presses it"),
