@@ -252,8 +252,9 @@ class RidgeApp(Guarded, App[None]):
     def pause_collection(self) -> None:
         """A screen about to be built allocates tens of thousands of objects, and Python would
         collect garbage 60 to 90 times while it does (a full collection costs 20 to 90 ms, more as
-        a session's heap grows): collection waits until the screen has been drawn. Nothing
-        changes if it is already paused (the start-up and the lock-in pause it themselves)."""
+        a session's heap grows): collection waits until the screen has been drawn (a screen that
+        knows when it is drawn may resume it sooner, as the reveal does). Nothing changes if it
+        is already paused (as while the game starts)."""
         if gc.isenabled():
             gc.disable()
             self.set_timer(self.COLLECTION_PAUSE, gc.enable, name="collection pause")
@@ -376,11 +377,7 @@ class RidgeApp(Guarded, App[None]):
         turn it locks in (no frame of the puzzle in between); posting the message works too."""
         from app.screens.reveal import RevealScreen
 
-        try:
-            self.switch_screen(RevealScreen(locked))
-        except BaseException:
-            gc.enable()  # the puzzle paused collection for the reveal's first frame
-            raise
+        self.switch_screen(RevealScreen(locked))
 
     @on(messages.PredictionLocked)
     @keep_going

@@ -260,34 +260,29 @@ first part of your prediction still unanswered.
 
     def lock_in(self) -> None:
         """Final: freeze the form and grade it; the app shows the reveal in this screen's place,
-        and the reveal records the attempt."""
+        and the reveal records the attempt. (Should any of it fail, the collection pause ends on
+        its own timer.)"""
         if self.locked:
             return
-        import gc
+        app = self.app
+        app.pause_collection()  # no collection pause between lock-in and the reveal's first frame
+        self.locked = True
+        form = self.query_one("#form", PredictionForm)
+        form.freeze()
+        prediction = form.prediction()
+        seconds = time.monotonic() - self._shown_at
+        from functools import partial
 
-        gc.disable()  # no collection pause between lock-in and the reveal; the reveal turns it back on
-        try:
-            self.locked = True
-            form = self.query_one("#form", PredictionForm)
-            form.freeze()
-            prediction = form.prediction()
-            seconds = time.monotonic() - self._shown_at
-            app = self.app
-            from functools import partial
+        from puzzles.grading import grade
 
-            from puzzles.grading import grade
-
-            key = app.bank.key(self.puzzle)
-            graded = grade(self.puzzle, key, prediction, self.hints_used, strict=False)
-            # The attempt is written by the reveal, in a thread, once the reveal is on screen: a
-            # durable write can wait on a busy disk, and the player should not wait with it.
-            record = partial(app.session.record, self.puzzle, graded, self.hints_used, seconds, app.now())
-            # Shown by the app at once, in this same turn: a posted message would arrive after one
-            # more frame of this (now final) puzzle, and the reveal would show ~5 ms later.
-            app.show_reveal(PredictionLocked(self.puzzle, prediction, key, graded, self.hints_used, record=record))
-        except BaseException:
-            gc.enable()
-            raise
+        key = app.bank.key(self.puzzle)
+        graded = grade(self.puzzle, key, prediction, self.hints_used, strict=False)
+        # The attempt is written by the reveal, in a thread, once the reveal is on screen: a
+        # durable write can wait on a busy disk, and the player should not wait with it.
+        record = partial(app.session.record, self.puzzle, graded, self.hints_used, seconds, app.now())
+        # Shown by the app at once, in this same turn: a posted message would arrive after one
+        # more frame of this (now final) puzzle, and the reveal would show ~5 ms later.
+        app.show_reveal(PredictionLocked(self.puzzle, prediction, key, graded, self.hints_used, record=record))
 
     # -- leaving ---------------------------------------------------------------------------
     def action_back(self) -> None:

@@ -309,7 +309,8 @@ A gain within 10% of a band edge accepts both bands.
         return rows > self.app.size.height
 
     def _drawn(self) -> None:
-        """Called after the first refresh: collect garbage again, and write the attempt."""
+        """Called after the first refresh: collect garbage again (the lock-in paused it), and write
+        the attempt."""
         gc.enable()
         if self.locked.record is not None:
             self.saving = self._save()
@@ -334,9 +335,6 @@ A gain within 10% of a band edge accepts both bands.
     @on(AttemptSaved)
     def _attempt_saved(self, message: AttemptSaved) -> None:
         self.attempt = message.attempt
-
-    def on_unmount(self) -> None:
-        gc.enable()  # in case the reveal closes before its first frame
 
     async def saved(self) -> None:
         """Wait until the attempt is written (the next puzzle depends on it)."""

@@ -70,7 +70,7 @@ class _OneOf(Widget, can_focus=True):
         self.drawn: tuple[tuple, list[tuple[Content, int | None]]] | None = None
         self.set_options(options)
         if value is not NULL:
-            self.set_reactive(type(self).value, self._checked(value))
+            self.set_reactive(type(self).value, self.validate_value(value))
         self.highlight = self.index_of(self.value)
         if tooltip is not None:
             self.tooltip = tooltip
@@ -98,16 +98,10 @@ class _OneOf(Widget, can_focus=True):
     def is_blank(self) -> bool:
         return self.value is NULL
 
-    def clear(self) -> None:
-        self.value = NULL
-
-    def _checked(self, value: Any) -> Any:
+    def validate_value(self, value: Any) -> Any:
         if value is not NULL and value not in self.values():
             raise ValueError(f"{value!r} is not one of the options of #{self.id}")
         return value
-
-    def validate_value(self, value: Any) -> Any:
-        return self._checked(value)
 
     def watch_value(self, value: Any) -> None:
         self.highlight = self.index_of(value)
@@ -120,6 +114,11 @@ class _OneOf(Widget, can_focus=True):
         if self.offered:
             self.highlight = max(0, min(len(self.offered) - 1, self.highlight + step))
             self.refresh(layout=True)
+
+    def pick(self, index: int) -> None:
+        """Choose the option at `index` (a key or a click)."""
+        self.highlight = index
+        self.value = self.offered[index][1]
 
     # -- drawing -------------------------------------------------------------------------
     def lines(self, width: int) -> list[tuple[Content, int | None]]:
@@ -173,7 +172,6 @@ class Picker(_OneOf):
     """A menu in one widget: its value with ▼, and when open the options below it."""
 
     NULL = NULL
-    BLANK = NULL
     VISIBLE = 8  # options shown at once when open; the rest scroll past
 
     COMPONENT_CLASSES = {"picker--prompt", "picker--arrow", "picker--highlight", "picker--more"}
@@ -218,7 +216,6 @@ class Picker(_OneOf):
     def __init__(self, options: Iterable[tuple[str, Any]], *, prompt: str = "choose", value: Any = NULL,
                  allow_blank: bool = True, **kwargs) -> None:
         self.prompt = prompt
-        self.allow_blank = allow_blank
         options = tuple(options)
         if not allow_blank and value is NULL and options:
             value = options[0][1]
@@ -266,8 +263,7 @@ class Picker(_OneOf):
         return lines
 
     def pick(self, index: int) -> None:
-        self.highlight = index
-        self.value = self.offered[index][1]
+        super().pick(index)
         self.expanded = False
 
     def on_blur(self) -> None:
@@ -313,9 +309,7 @@ class Picker(_OneOf):
         for step in range(1, count + 1):
             index = (self.highlight + step) % count
             if self.offered[index][0][:1].lower() == letter.lower():
-                self.highlight = index
-                self._keep_in_view()
-                self.refresh(layout=True)
+                self.move(index - self.highlight)
                 return
 
     def on_click(self, event: events.Click) -> None:
@@ -361,13 +355,11 @@ class ChoiceList(_OneOf):
         if follow_focus(self, event):
             return
         key = event.key
-        if move_focus(self, key):
-            pass
-        elif key in ("up", "down"):
+        if key in ("up", "down"):
             self.move(-1 if key == "up" else 1)
         elif key in ("enter", "space") and self.offered:
-            self.value = self.offered[self.highlight][1]
-        else:
+            self.pick(self.highlight)
+        elif not move_focus(self, key):
             return
         event.stop()
         event.prevent_default()
@@ -375,5 +367,4 @@ class ChoiceList(_OneOf):
     def on_click(self, event: events.Click) -> None:
         index = self._option_at(event.y)
         if index is not None:
-            self.highlight = index
-            self.value = self.offered[index][1]
+            self.pick(index)
