@@ -13,7 +13,6 @@ from __future__ import annotations
 import datetime as _dt
 import gc
 import os
-import weakref
 from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -23,7 +22,7 @@ from textual.app import App, SystemCommand, UnknownModeError
 from textual.binding import Binding
 from textual.screen import Screen
 
-from app import messages
+from app import messages, styling
 from app.errors import Guarded, crash_console, default_log_path, finish_run, keep_going, log_exception
 
 READY_EXIT_ENV = "RIDGE_EXIT_WHEN_READY"
@@ -106,6 +105,10 @@ class RidgeApp(Guarded, App[None]):
     # Modes that open above the one the player is in (so leaving one returns there); all others
     # open above the home screen.
     NESTED_MODES = frozenset({"campaign"})
+    # Ways to play whose screens live until Ridge closes: the simulator is a workbench, so leaving
+    # it keeps the deployment, the pin, the prediction and the tab the player left, and opening
+    # it again shows them as they were (and costs a screen switch, not a build).
+    KEPT_MODES = frozenset({"simulator"})
 
     BINDINGS = [
         Binding("f1", "help", "Help", id="ridge.help", tooltip="Help for the part that has focus"),
@@ -119,15 +122,17 @@ class RidgeApp(Guarded, App[None]):
     def __init__(self, save_dir: str | os.PathLike[str] | None = None, profile: str | None = None,
                  clock: Callable[[], _dt.datetime] | None = None, strict: bool = False,
                  cursor_blink: bool = True, ready_exit: str = "",
-                 solo: Callable[[], Screen] | None = None, bank=None) -> None:
+                 solo: Callable[[], Screen] | None = None, bank=None, warm: bool = False) -> None:
         super().__init__()
         self.solo = solo
+        self.warm = warm and solo is None
         if solo is not None:
             # A solo app's HOME is a named mode from the start, so Textual makes its screen as it
             # makes every mode's base, loading the screen's own CSS_PATH: a default screen Textual
             # makes itself loads none (`ridge match play` and the simulator ran unstyled).
             self.add_mode(HOME, self.get_default_screen)
         self.trail: list[str] = [HOME]  # the open modes, the current one last
+        self.kept: set[str] = set()  # the KEPT_MODES whose screens exist, open or left
         self.save_dir = save_dir
         self.requested_profile = profile
         self.clock = clock or (lambda: _dt.datetime.now(_dt.timezone.utc))
@@ -182,31 +187,22 @@ class RidgeApp(Guarded, App[None]):
                 self._saving_theme = False
         return session
 
-    css_styled_key: tuple | None = None  # the stylesheets and theme variables last styled with
-    css_styled_screens: weakref.WeakKeyDictionary | None = None  # each screen: the key it was styled with
-
     def refresh_css(self, animate: bool = True) -> None:
         """Textual calls this whenever a mode opens (its new screen has never been refreshed), and
         it reparses every stylesheet and restyles the screen: some 60 ms of each mode's opening
-        spent for nothing when no stylesheet or theme variable changed since the current screen
-        was styled. A screen not mounted yet is styled as it mounts. A theme change still
+        spent for nothing when the current screen `app.styling.is_styled`. A theme change still
         refreshes (its variables differ), and so does a screen styled before it."""
         try:
             screen = self.screen
         except Exception:  # noqa: BLE001 - no screen yet: nothing to compare against
             super().refresh_css(animate)
             return
-        key = (tuple((where, source.content) for where, source in self.stylesheet.source.items()),
-               tuple(self.get_css_variables().items()))
-        if self.css_styled_screens is None:  # first called while Textual's __init__ sets the theme
-            self.css_styled_screens = weakref.WeakKeyDictionary()
-        styled = self.css_styled_screens
-        if styled.get(screen) == key or (not screen.is_mounted and self.css_styled_key == key):
+        if styling.is_styled(screen):
             return
         super().refresh_css(animate)
-        self.css_styled_key = key
+        styling.mark_styled(self)
         for each in self.screen_stack:
-            styled[each] = key
+            styling.mark_styled(each)
 
     def now(self) -> _dt.datetime:
         return self.clock()
@@ -260,9 +256,9 @@ class RidgeApp(Guarded, App[None]):
             self.set_timer(self.COLLECTION_PAUSE, gc.enable, name="collection pause")
 
     def open_mode(self, mode: str, base: Callable[[], Screen] | None = None) -> None:
-        """Show `mode`: the one already open on the way back (and close those after it), or a
-        fresh one on `base` (default: its base in MODES), above the home screen or, for the
-        NESTED_MODES, above the current mode."""
+        """Show `mode`: the one already open on the way back (and close those after it), one of
+        the KEPT_MODES as the player left it, or a fresh one on `base` (default: its base in
+        MODES), above the home screen or, for the NESTED_MODES, above the current mode."""
         if base is None and mode in self.trail:
             self._back_to(mode)
             return
@@ -270,11 +266,33 @@ class RidgeApp(Guarded, App[None]):
             self._back_to(self.trail[self.trail.index(mode) - 1])
         elif mode not in self.NESTED_MODES:
             self._back_to(HOME)
+        self.trail.append(mode)
+        if base is None and mode in self.kept:
+            self.switch_mode(mode)  # as the player left it
+            return
         self._discard(mode)
         self.add_mode(mode, base or self.MODES[mode])
-        self.trail.append(mode)
+        if mode in self.KEPT_MODES:
+            self.kept.add(mode)
         self.pause_collection()
         self.switch_mode(mode)
+
+    def build_kept(self) -> None:
+        """Build the KEPT_MODES not built yet, off-stage, while the player is on the home screen
+        (which asks a moment after the packs are in): even the first visit to the simulator is
+        then a screen switch, not a 250 ms build. Only with `warm` (as `ridge play` runs), and
+        only on the home screen with nothing above it, so no build interrupts a puzzle."""
+        if not self.warm or self.current_mode != HOME or len(self.screen_stack) > 1:
+            return
+        for mode in sorted(self.KEPT_MODES - self.kept):
+            self._discard(mode)
+            self.add_mode(mode, self.MODES[mode])
+            self.kept.add(mode)
+            self.pause_collection()
+            # Textual builds a mode's screen when it first switches to it, and draws only once
+            # this handler returns: switching there and straight back builds it unseen.
+            self.switch_mode(mode)
+            self.switch_mode(HOME)
 
     def _back_to(self, mode: str) -> None:
         """Return to `mode` on the trail, closing every mode opened after it."""
@@ -283,10 +301,12 @@ class RidgeApp(Guarded, App[None]):
         if closing:
             self.switch_mode(mode)
         for name in reversed(closing):
-            self._discard(name)
+            if name not in self.kept:
+                self._discard(name)
 
     def _discard(self, mode: str) -> None:
         """Forget `mode`'s screens (it opens afresh next time)."""
+        self.kept.discard(mode)
         try:
             self.remove_mode(mode)
         except UnknownModeError:
@@ -470,14 +490,16 @@ def _puzzle(puzzle_id: str) -> Screen:
 def make_app(save_dir: str | os.PathLike[str] | None = None, profile: str | None = None,
              size: tuple[int, int] | None = None, clock: Callable[[], _dt.datetime] | None = None,
              strict: bool = False, cursor_blink: bool = True, ready_exit: bool | str | None = None,
-             solo: str | Callable[[], Screen] | None = None, bank=None) -> RidgeApp:
+             solo: str | Callable[[], Screen] | None = None, bank=None, warm: bool = False) -> RidgeApp:
     """The app, ready to `run()` or `run_test()`. `size` is only a hint for tests (run_test takes
     the real one); `strict` lets errors through so tests fail loudly. `ready_exit` (or the
     RIDGE_EXIT_WHEN_READY environment variable), for benchmarks: "1" quits as soon as the home
     screen shows the player and takes keys, "loaded" once the chapters have loaded too.
     `solo` runs one way to play on its own in place of the home screen (`ridge match play`,
     demos, tests): a name in `RidgeApp.MODES`, or a function making its screen; leaving it quits.
-    `bank` replaces the built-in puzzle packs (an `app.progress.Bank`; the tests' fixture packs)."""
+    `bank` replaces the built-in puzzle packs (an `app.progress.Bank`; the tests' fixture packs).
+    `warm` builds the simulator in the background while the home screen waits (`ridge play` and
+    the benches; tests that need it say so, so no other test pays for a screen it never opens)."""
     if ready_exit is None:
         ready_exit = os.environ.get(READY_EXIT_ENV, "")
     elif isinstance(ready_exit, bool):
@@ -487,6 +509,6 @@ def make_app(save_dir: str | os.PathLike[str] | None = None, profile: str | None
     if isinstance(solo, str):
         solo = RidgeApp.MODES[solo]
     app = RidgeApp(save_dir=save_dir, profile=profile, clock=clock, strict=strict,
-                   cursor_blink=cursor_blink, ready_exit=ready_exit, solo=solo, bank=bank)
+                   cursor_blink=cursor_blink, ready_exit=ready_exit, solo=solo, bank=bank, warm=warm)
     app.size_hint = size
     return app

@@ -227,6 +227,7 @@ def bench_app(**options):
     from app.game import make_app
 
     options.setdefault("save_dir", tempfile.mkdtemp(prefix="ridge-bench-"))
+    options.setdefault("warm", True)  # as `ridge play` runs
     return make_app(profile="bench", cursor_blink=False, **options)
 
 

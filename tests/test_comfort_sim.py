@@ -83,17 +83,3 @@ async def test_a_not_saved_notice_clears_after_an_edit_and_errors_use_screen_wor
         err = str(screen.query_one("#err-gpus", Static).content)
         assert "GPUs must be at least 1" in err and "gpus" not in err
         assert all(len(line) <= 33 for line in err.splitlines())  # fits the inputs column
-
-
-async def test_the_pin_is_kept_for_the_next_visit():
-    app = SimApp(predict_first=False)
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = app.screen
-        await type_into(pilot, "#in-gpus", "8")
-        await pilot.press("p")
-        await until(pilot, lambda: screen.sim.pinned is not None, "the pin")
-        pinned = screen.sim.pinned
-        await app.push_screen(SimulatorScreen(predict_first=False, id="next-visit"))  # a fresh screen
-        await until(pilot, lambda: isinstance(app.screen, SimulatorScreen) and app.screen is not screen, "reopened")
-        assert app.screen.sim.pinned is pinned
-        assert app.screen.sim.result.deployment.gpus != 8  # a fresh deployment, compared against A

@@ -24,7 +24,9 @@ def run(args: argparse.Namespace) -> int:
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     from app.game import make_app
 
-    app = make_app(save_dir=args.save_dir, profile=args.profile)
+    # The simulator is built behind the home screen, so its first opening is a screen switch; not
+    # for `ridge serve`, whose browsers' games all share one machine's cores as they start.
+    app = make_app(save_dir=args.save_dir, profile=args.profile, warm=not args.ask_name)
     app.ask_name = args.ask_name
     app.run()
     return int(app.return_code or 0)

@@ -15,6 +15,7 @@ from textual.widgets.option_list import Option
 
 from app.errors import Guarded, keep_going
 from app.messages import Back, ContinueCampaign, OpenChapter, OpenPuzzle
+from app.styling import KeepsStyles
 from app.widgets.footer import RidgeFooter
 from app.widgets.hanging import hanging, paragraphs
 from app.widgets.titlebar import TitleBar
@@ -35,7 +36,7 @@ def _bar(fraction: float, width: int = 10) -> str:
     return "█" * filled + "░" * (width - filled)
 
 
-class CampaignScreen(Guarded, Screen):
+class CampaignScreen(Guarded, KeepsStyles, Screen):
     """Every chapter with its progress and mastery; open any of them."""
 
     HELP = """\
@@ -144,7 +145,7 @@ you to know.
         self.post_message(Back(self))
 
 
-class BriefingScreen(Guarded, Screen):
+class BriefingScreen(Guarded, KeepsStyles, Screen):
     """A chapter's briefing, what it expects, and its puzzles with the player's marks."""
 
     HELP = """\

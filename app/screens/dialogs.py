@@ -13,10 +13,11 @@ from textual.widgets import Button, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from app.errors import Guarded
+from app.styling import KeepsStyles
 from app.widgets.inputs import OrderedInput
 
 
-class ConfirmDialog(Guarded, ModalScreen[bool]):
+class ConfirmDialog(Guarded, KeepsStyles, ModalScreen[bool]):
     """A question with two answers. Enter or y says yes; Escape or n says no."""
 
     HELP = """\
@@ -65,7 +66,7 @@ second. Tab moves between the buttons.
         self.dismiss(value)
 
 
-class NameDialog(Guarded, ModalScreen[str | None]):
+class NameDialog(Guarded, KeepsStyles, ModalScreen[str | None]):
     """Ask for a player's name, and nothing else. `create(name)` returns None when the profile
     was made, or one line saying what is wrong with the name."""
 
@@ -143,7 +144,7 @@ hyphens or underscores. Press **Enter** to start.
 NEW_PLAYER = "\x00new"
 
 
-class ProfilePicker(Guarded, ModalScreen[str | None]):
+class ProfilePicker(Guarded, KeepsStyles, ModalScreen[str | None]):
     """Choose who is playing, or start a new player. Dismisses with a name, NEW_PLAYER, or None."""
 
     HELP = """\

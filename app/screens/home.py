@@ -18,6 +18,7 @@ from textual.widgets.option_list import Option
 from app import labels
 from app.errors import Guarded, keep_going
 from app.messages import ContinueCampaign, OpenMode, PuzzlesLoaded
+from app.styling import KeepsStyles
 from app.widgets.footer import RidgeFooter
 from app.widgets.titlebar import TitleBar
 
@@ -36,7 +37,7 @@ def lab_available() -> bool:
         return False
 
 
-class HomeScreen(Guarded, Screen):
+class HomeScreen(Guarded, KeepsStyles, Screen):
     """Who is playing, how it is going, and where to go next."""
 
     HELP = """\
@@ -108,6 +109,7 @@ runs a real toy serving loop on this machine.
                 self._save_problem(self.app.session.name, error)
                 return
             self.refresh_view()
+            self._build_kept_later()  # if the player left before it was built
 
     # -- who is playing --------------------------------------------------------------------
     def start(self) -> None:
@@ -242,11 +244,19 @@ runs a real toy serving loop on this machine.
 
     def _bank_loaded(self) -> None:
         self.refresh_view()
+        self._build_kept_later()
         pending, self.pending_action = self.pending_action, None
         if pending:
             self.call_later(self.run_action, pending)
         if self.app.ready_exit == "loaded":
             self.call_after_refresh(self.app.exit)
+
+    BUILD_DELAY = 1.0  # seconds on this screen before the simulator is built behind it
+
+    def _build_kept_later(self) -> None:
+        """Build the simulator behind this screen once the player has been here a moment (so it
+        never delays the first keys), unless they have left by then (`RidgeApp.build_kept`)."""
+        self.set_timer(self.BUILD_DELAY, self.app.build_kept, name="build kept modes")
 
     def _save_problem(self, name: str, error: Exception) -> None:
         from saves.errors import SaveError

@@ -14,6 +14,7 @@ from textual.widgets import Button, Label, Static
 from app import labels
 from app.errors import Guarded, keep_going
 from app.messages import Back, PredictionLocked
+from app.styling import KeepsStyles
 from app.widgets.footer import RidgeFooter
 from app.widgets.titlebar import TitleBar
 from app.widgets.card import DeploymentCard
@@ -75,7 +76,7 @@ whatever the outcome. Take them one at a time with **h** or the button.
         return True
 
 
-class PuzzleScreen(Guarded, Screen):
+class PuzzleScreen(Guarded, KeepsStyles, Screen):
     """One puzzle, from first look to lock-in."""
 
     AUTO_FOCUS = "#bottleneck"  # focused as the screen is composed, so the first frame shows it

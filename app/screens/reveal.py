@@ -16,6 +16,7 @@ from textual.widgets import Static
 from app import labels
 from app.errors import Guarded
 from app.messages import AttemptSaved, ContinueCampaign, GoHome, OpenMap, PredictionLocked
+from app.styling import KeepsStyles
 from app.widgets.footer import RidgeFooter
 from app.widgets.titlebar import TitleBar
 from app.plots import Point
@@ -153,7 +154,7 @@ def comparison_lines(rows, width: int) -> list[str]:
     return columns(rows, [label_w, cell, cell, mark_w])
 
 
-class RevealScreen(Guarded, Screen):
+class RevealScreen(Guarded, KeepsStyles, Screen):
     """What the engine found, and how the locked-in answer fared."""
 
     HELP = """\

@@ -20,12 +20,14 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Button, Footer, Header, Label, Static
+from textual.widgets import Button, Header, Label, Static
 
 from app import labels
 from app.errors import Guarded, keep_going
 from app.messages import Back
+from app.styling import KeepsStyles
 from app.widgets.card import DeploymentCard
+from app.widgets.footer import RidgeFooter
 from app.widgets.form import PredictionForm, form_spec
 from app.widgets.napkin_pad import NapkinPad
 from app.widgets.picker import Picker
@@ -292,7 +294,7 @@ your working and costs nothing. Press **n** to go on.
 
 # --- the mode screen ------------------------------------------------------------------------------
 
-class ModeScreen(Guarded, Screen):
+class ModeScreen(Guarded, KeepsStyles, Screen):
     """A screen that moves through phases in its `#stage`: each phase mounts fresh widgets.
     Subclasses set `PHASE_ACTIONS` (action -> phases where it is offered)."""
 
@@ -316,7 +318,7 @@ class ModeScreen(Guarded, Screen):
         yield Header()
         yield Horizontal(Static("", id="round-status", markup=False), id="status-bar")
         yield Vertical(id="stage")
-        yield Footer()
+        yield RidgeFooter()
 
     def on_mount(self) -> None:
         self.sub_title = self.TITLE_TEXT

@@ -17,7 +17,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.events import Key, Resize, ScreenResume
+from textual.events import Key, Resize
 from textual.geometry import Size
 from textual.reactive import Reactive
 from textual.screen import Screen
@@ -29,6 +29,7 @@ from app import sim_model as sm
 from app import sim_plots as sp
 from app.errors import Guarded, log_exception
 from app.messages import Back
+from app.styling import KeepsStyles
 from app.widgets.footer import RidgeFooter
 from app.widgets.inputs import OrderedInput
 from app.widgets.picker import Picker
@@ -136,7 +137,7 @@ def set_text(widget: Static, text: str) -> bool:
     return True
 
 
-class SimulatorScreen(Guarded, Screen):
+class SimulatorScreen(Guarded, KeepsStyles, Screen):
     """Edit a deployment and watch every figure and plot follow; optionally predict first."""
 
     CSS_PATH = str(Path(__file__).resolve().parent.parent / "simulator.tcss")
@@ -153,10 +154,13 @@ Tabs: **Results** (figures and ranked levers), **Roofline**, **Spec** (speculati
 against batch), **KV** (concurrency against sequence length), **Cost** (cost and TPOT against
 batch, with your TPOT budget) and **A/B** (compare with a pinned deployment).
 
-Keys: **l** lock in a prediction, **f** predict first on or off, **p** pin as A (kept until
-Ridge closes), **s** save as a puzzle in your own chapter, **Escape** back. Tabs: **]** next,
-**[** previous, or straight to one: **r** Results, **o** Roofline, **x** Spec, **k** KV, **c**
-Cost, **b** A/B. Letter keys work while a number field has focus.
+Leaving keeps the simulator as it is: the deployment, your prediction, the pinned A and the tab
+are there when you come back, until Ridge closes.
+
+Keys: **l** lock in a prediction, **f** predict first on or off, **p** pin as A, **s** save as a
+puzzle in your own chapter, **Escape** back. Tabs: **]** next, **[** previous, or straight to
+one: **r** Results, **o** Roofline, **x** Spec, **k** KV, **c** Cost, **b** A/B. Letter keys work
+while a number field has focus.
 """
 
     BINDINGS = [
@@ -206,7 +210,6 @@ Cost, **b** A/B. Letter keys work while a number field has focus.
         self._outs: dict[str, Static] = {}  # each results tab's text, once its contents exist
         self._derivation: Static | None = None
         self._errors: dict[str, Static] = {}  # each field's message line, once it has had one
-        self._resumed = False  # resumed since last suspended
 
     # -- building --------------------------------------------------------------------------
     def _simulator(self) -> sm.Simulator:
@@ -219,7 +222,6 @@ Cost, **b** A/B. Letter keys work while a number field has focus.
             except Exception:  # noqa: BLE001 - the built-in catalog is enough to start
                 user_catalog = None
             self.sim = sm.Simulator(user_catalog=user_catalog)
-            self.sim.pinned = getattr(self.app, "simulator_pin", None)  # A, pinned on an earlier visit
         return self.sim
 
     def _field_widget(self, f: sm.Field, blink: bool):
@@ -362,17 +364,6 @@ Cost, **b** A/B. Letter keys work while a number field has focus.
             except Exception:  # noqa: BLE001 - focus is a nicety
                 pass
         self.call_after_refresh(self.call_after_refresh, self.query_one("#sim-fields", Sheet).mount_later)
-
-    def on_screen_resume(self, event: ScreenResume) -> None:
-        """Opening a mode resumes its new screen twice (Textual's mode set-up, then the switch),
-        and each resume restyles every widget: the second, with nothing suspended between, is
-        let go."""
-        if self._resumed:
-            event.prevent_default()
-        self._resumed = True
-
-    def on_screen_suspend(self) -> None:
-        self._resumed = False
 
     # -- state -----------------------------------------------------------------------------
     def _armed(self) -> bool:
@@ -650,7 +641,6 @@ Cost, **b** A/B. Letter keys work while a number field has focus.
         if self.sim.pin() is None:
             self.notify("Nothing to pin yet.", severity="warning")
             return
-        self.app.simulator_pin = self.sim.pinned  # kept for the next visit, until Ridge closes
         self._dirty.add("tab-compare")
         self._draw_visible()
         self.notify("Pinned as A. Change any input and open the A/B tab.", title="Compare")

@@ -11,6 +11,7 @@ from textual.widgets import Label, Static
 from app import labels, plots
 from app.errors import Guarded
 from app.messages import Back
+from app.styling import KeepsStyles
 from app.widgets.footer import RidgeFooter
 from app.widgets.titlebar import TitleBar
 from engine.ids import Certainty
@@ -61,7 +62,7 @@ def outcome_lines(over_time: dict, days: int = 14) -> list[str]:
     return lines or ["No attempts yet: your results will build up here, day by day."]
 
 
-class StatsScreen(Guarded, Screen):
+class StatsScreen(Guarded, KeepsStyles, Screen):
     """The player's derived figures; nothing here is stored, all recomputed from attempts."""
 
     HELP = """\
