@@ -3,137 +3,179 @@ keys it shows change. Built on Textual's public API alone.
 
 Textual's Footer composes nothing when it is mounted: it waits for the screen to report its
 bindings (after the first refresh), then rebuilds itself, so every screen's first frame would have
-an empty footer and a second layout would follow to fill it in. The bindings are already known
-(`Screen.active_bindings`) when the footer is composed, so this one shows them at once. Textual's
-Footer also rebuilds all its keys whenever the screen's bindings are refreshed (focus moves, a
-screen opens), even when nothing it shows has changed; this one compares what it would show with
-what it shows. The keys are `KeyCap`s, drawn as Textual's own footer keys are (same theme
-variables, same spacing), so the footer looks the same; at 80 columns every screen's everyday
-keys and the palette key fit on the one line.
+an empty footer and a second layout would follow to fill it in. It also makes a widget of each
+key, some eight per screen, each styled and laid out on every screen change (about 10 ms of
+Ridge's start). This footer is one widget that draws the keys as one line of text, from the
+bindings the screen already has (`Screen.active_bindings`) when it is first drawn, and draws again
+only when what it would show differs from what it shows. It looks as Textual's footer does (the
+same theme variables and spacing): each key and what it does, the palette key on the right
+behind a thin rule; at 80 columns every screen's everyday keys and the palette key fit. A click
+on a key presses it, hovering one lights it and shows its tooltip.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from rich.style import Style
 from rich.text import Text
-from textual.app import ComposeResult
+from textual import events
 from textual.widget import Widget
-from textual.widgets import Footer
+
+RULE = "▏"  # before the palette key, as Textual's footer draws its left border (vkey)
 
 
-class KeyCap(Widget):
-    """One key in the footer: the key, then what it does; a click presses it."""
+@dataclass(frozen=True)
+class Cap:
+    """One key as the footer shows it."""
+
+    key: str
+    display: str
+    description: str
+    enabled: bool
+    tooltip: str
+
+
+class RidgeFooter(Widget, can_focus=False):
+    """The screen's keys on one line, and the command palette's key on the right."""
 
     ALLOW_SELECT = False
-    COMPONENT_CLASSES = {"key-cap--key", "key-cap--description"}
+    COMPONENT_CLASSES = {"ridge-footer--key", "ridge-footer--description", "ridge-footer--hover",
+                         "ridge-footer--rule"}
     DEFAULT_CSS = """
-    KeyCap {
-        width: auto;
+    RidgeFooter {
+        dock: bottom;
         height: 1;
+        width: 1fr;
+        color: $footer-foreground;
+        background: $footer-background;
         text-wrap: nowrap;
-        background: $footer-item-background;
-        .key-cap--key {
+        .ridge-footer--key {
             color: $footer-key-foreground;
             background: $footer-key-background;
             text-style: bold;
-            padding: 0 1;
         }
-        .key-cap--description {
+        .ridge-footer--description {
             color: $footer-description-foreground;
             background: $footer-description-background;
-            padding: 0 1 0 0;
         }
-        &:hover {
-            pointer: pointer;
-            color: $footer-key-foreground;
+        .ridge-footer--hover {
             background: $block-hover-background;
         }
-        &.-disabled {
-            text-style: dim;
-        }
-        &.-palette {
-            dock: right;
-            padding-right: 1;
-            border-left: vkey $foreground 20%;
-            .key-cap--key {
-                padding: 0;
-            }
-            .key-cap--description {
-                padding: 0 0 0 1;
-            }
+        .ridge-footer--rule {
+            color: $foreground 20%;
         }
     }
     """
 
-    def __init__(self, key: str, key_display: str, description: str, action: str, enabled: bool = True,
-                 tooltip: str = "", classes: str = "") -> None:
-        super().__init__(classes=f"{classes} {'' if enabled else '-disabled'}".strip())
-        self.key = key
-        self.key_display = key_display
-        self.description = description
-        self.action = action
-        self.enabled = enabled
-        self.set_reactive(Widget.shrink, False)
-        if tooltip:
-            self.tooltip = tooltip
+    def __init__(self, *, show_command_palette: bool = True, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.show_command_palette = show_command_palette
+        self.shown: tuple | None = None  # the signature of what is drawn
+        self.caps: list[Cap] = []
+        self.palette: Cap | None = None
+        self.hover: Cap | None = None
+        self.key_spans: list[tuple[int, int, Cap]] = []  # where each key was drawn: start, end (cells)
 
-    def render(self) -> Text:
-        def padded(text: str, part: str) -> tuple[str, object]:
-            pad = self.get_component_styles(part).padding
-            return " " * pad.left + text + " " * pad.right, self.get_component_rich_style(part)
-
-        parts = [padded(self.key_display, "key-cap--key")]
-        if self.description:
-            parts.append(padded(self.description, "key-cap--description"))
-        else:
-            parts = [(self.key_display, self.get_component_rich_style("key-cap--key"))]
-        text = Text.assemble(*parts)
-        text.stylize_before(self.rich_style)
-        return text
-
-    def on_mouse_down(self) -> None:
-        if self.enabled:
-            self.app.simulate_key(self.key)
-        else:
-            self.app.bell()
-
-
-class RidgeFooter(Footer):
-    """A Footer whose first compose already has the keys, and which skips rebuilding when its
-    keys, labels and enabled states are unchanged."""
-
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self.shown: tuple | None = None
-
+    # -- what it shows --------------------------------------------------------------------
     def signature(self, screen) -> tuple:
         """What the footer shows for `screen`: each key with its action, label, state and tip."""
         return tuple((key, binding.action, binding.description, enabled, tooltip)
                      for key, (_node, binding, enabled, tooltip) in screen.active_bindings.items()
                      if binding.show or key == self.app.COMMAND_PALETTE_BINDING)
 
-    def compose(self) -> ComposeResult:
-        if not self.is_attached:
-            return
-        screen = self.screen
-        # The keys the screen offers before anything has focus; if focusing a widget changes
-        # them, `bindings_changed` sees a different signature and rebuilds as Textual would.
-        self.shown = self.signature(screen)
-        palette = self.app.COMMAND_PALETTE_BINDING
+    def _read(self, screen) -> None:
+        """The keys from the screen's bindings: one per action, as Textual's footer shows them."""
+        palette_key = self.app.COMMAND_PALETTE_BINDING
+        caps: list[Cap] = []
         seen: set[str] = set()
-        for key, (_node, binding, enabled, tooltip) in screen.active_bindings.items():
+        bindings = screen.active_bindings
+        for _key, (_node, binding, enabled, tooltip) in bindings.items():
             if not binding.show or binding.action in seen:
-                continue  # one key per action, as Textual's footer shows
+                continue
             seen.add(binding.action)
-            yield KeyCap(binding.key, self.app.get_key_display(binding), binding.description, binding.action,
-                         enabled=enabled, tooltip=tooltip)
-        if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE and palette in screen.active_bindings:
-            _node, binding, enabled, tooltip = screen.active_bindings[palette]
-            yield KeyCap(binding.key, self.app.get_key_display(binding), binding.description, binding.action,
-                         enabled=enabled, tooltip=binding.tooltip or binding.description, classes="-palette")
+            caps.append(Cap(binding.key, self.app.get_key_display(binding), binding.description, enabled, tooltip))
+        self.palette = None
+        if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE and palette_key in bindings:
+            _node, binding, enabled, tooltip = bindings[palette_key]
+            self.palette = Cap(binding.key, self.app.get_key_display(binding), binding.description, enabled,
+                               binding.tooltip or binding.description)
+        self.caps = caps
+        self.shown = self.signature(screen)
+
+    def on_mount(self) -> None:
+        self._read(self.screen)
+        self.screen.bindings_updated_signal.subscribe(self, self.bindings_changed)
+
+    def on_unmount(self) -> None:
+        self.screen.bindings_updated_signal.unsubscribe(self)
 
     def bindings_changed(self, screen) -> None:
         if self.is_attached and screen is self.screen and screen.app.app_focus:
-            signature = self.signature(screen)
-            if signature == self.shown:
-                return
-            self.shown = signature
-        super().bindings_changed(screen)
+            if self.signature(screen) != self.shown:
+                self._read(screen)
+                self.refresh()
+
+    # -- drawing ----------------------------------------------------------------------------
+    def _cap_text(self, cap: Cap, key: Style, description: Style, lit: Style, palette: bool = False) -> Text:
+        """One key and what it does, dim when disabled and lit when hovered."""
+        if cap is self.hover:
+            key, description = key + lit, description + lit
+        if not cap.enabled:
+            key, description = key + Style(dim=True), description + Style(dim=True)
+        if palette:  # no padding around the key; one space before the description, one after
+            return Text.assemble((cap.display, key), (f" {cap.description}" if cap.description else "", description),
+                                 " ")
+        if cap.description:
+            return Text.assemble((f" {cap.display} ", key), (f"{cap.description} ", description))
+        return Text.assemble((cap.display, key))
+
+    def render(self) -> Text:
+        if self.shown is None:  # drawn before its on_mount ran
+            self._read(self.screen)
+        width = self.size.width
+        key = self.get_component_rich_style("ridge-footer--key")
+        description = self.get_component_rich_style("ridge-footer--description")
+        lit = Style(bgcolor=self.get_component_rich_style("ridge-footer--hover").bgcolor)
+        spans: list[tuple[int, int, Cap]] = []
+        right = Text()
+        if self.palette is not None:
+            right = Text.assemble((RULE, self.get_component_rich_style("ridge-footer--rule")),
+                                  self._cap_text(self.palette, key, description, lit, palette=True))
+            spans.append((width - right.cell_len + len(RULE), width, self.palette))
+        room = max(0, width - right.cell_len)
+        left = Text()
+        for cap in self.caps:
+            start = left.cell_len
+            left.append_text(self._cap_text(cap, key, description, lit))
+            spans.append((start, min(left.cell_len, room), cap))
+        left.truncate(room)  # keys past the palette's are hidden, as behind Textual's docked palette key
+        line = Text.assemble(left, " " * (room - left.cell_len), right, no_wrap=True)
+        line.stylize_before(self.rich_style)
+        self.key_spans = [span for span in spans if span[0] < span[1]]
+        return line
+
+    # -- the mouse ----------------------------------------------------------------------------
+    def _cap_at(self, x: int) -> Cap | None:
+        return next((cap for start, end, cap in self.key_spans if start <= x < end), None)
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        cap = self._cap_at(event.x)
+        if cap is not self.hover:
+            self.hover = cap
+            self.tooltip = (cap.tooltip or None) if cap is not None else None
+            self.refresh()
+
+    def on_leave(self) -> None:
+        if self.hover is not None:
+            self.hover = None
+            self.tooltip = None
+            self.refresh()
+
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        cap = self._cap_at(event.x)
+        if cap is None:
+            return
+        if cap.enabled:
+            self.app.simulate_key(cap.key)
+        else:
+            self.app.bell()
