@@ -200,9 +200,12 @@ class RidgeApp(Guarded, App[None]):
         if styling.is_styled(screen):
             return
         super().refresh_css(animate)
-        styling.mark_styled(self)
+        styling.refreshed(self)
         for each in self.screen_stack:
             styling.mark_styled(each)
+
+    def watch_theme(self, theme: str) -> None:
+        styling.theme_changing(self)  # Textual's own watcher has just asked for a full refresh
 
     def now(self) -> _dt.datetime:
         return self.clock()

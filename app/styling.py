@@ -19,16 +19,30 @@ def css_key(app) -> tuple:
             tuple(app.get_css_variables().items()), tuple(sorted(app.classes)), tuple(sorted(app.pseudo_classes)))
 
 
+def theme_changing(app) -> None:
+    """A new theme is set: its variables are the app's at once, but the stylesheet takes them only
+    at Textual's next full refresh, so until then nothing counts as styled with them."""
+    app.ridge_css_pending = True
+
+
+def refreshed(app) -> None:
+    """Textual's full refresh has run: the stylesheet holds the theme's variables again."""
+    app.ridge_css_pending = False
+    mark_styled(app)
+
+
 def mark_styled(node) -> None:
     """Note that `node` (a screen, or the app after a full refresh) is styled with the styles in
-    force now, or is being styled as its widgets mount."""
-    node.ridge_css_key = css_key(node.app)
+    force now, or is being styled as its widgets mount (nothing is, while a theme is changing)."""
+    node.ridge_css_key = None if getattr(node.app, "ridge_css_pending", False) else css_key(node.app)
 
 
 def is_styled(screen) -> bool:
     """True when restyling `screen` would change nothing: it was styled with the styles in force
     now, or it is not mounted yet (it is styled as it mounts) and the app's last full refresh
-    used them."""
+    used them. Never while a theme is changing."""
+    if getattr(screen.app, "ridge_css_pending", False):
+        return False
     key = css_key(screen.app)
     return (getattr(screen, "ridge_css_key", None) == key
             or (not screen.is_mounted and getattr(screen.app, "ridge_css_key", None) == key))

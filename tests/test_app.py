@@ -5,6 +5,8 @@ the test (the app is strict) except in the crash-guard test, which checks the gu
 """
 from __future__ import annotations
 
+from textual.color import Color
+
 import pytest
 from textual.widgets import Input, Label, OptionList
 
@@ -456,6 +458,8 @@ async def test_the_theme_is_kept_with_the_player(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert app.theme == "nord"
+        nord = Color.parse(app.get_css_variables()["background"])
+        assert app.screen.styles.background == nord  # drawn in it, not only named
 
 
 async def test_stats_show_mastery_outcomes_and_calibration(tmp_path):
