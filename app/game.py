@@ -105,9 +105,10 @@ class RidgeApp(Guarded, App[None]):
     # Modes that open above the one the player is in (so leaving one returns there); all others
     # open above the home screen.
     NESTED_MODES = frozenset({"campaign"})
-    # Ways to play whose screens live until Ridge closes: the simulator is a workbench, so leaving
-    # it keeps the deployment, the pin, the prediction and the tab the player left, and opening
-    # it again shows them as they were (and costs a screen switch, not a build).
+    # Ways to play whose screens live until Ridge closes (or another player takes over): the
+    # simulator is a workbench, so leaving it keeps the deployment, the pin, the prediction and
+    # the tab the player left, and opening it again shows them as they were (and costs a screen
+    # switch, not a build).
     KEPT_MODES = frozenset({"simulator"})
 
     BINDINGS = [
@@ -177,6 +178,9 @@ class RidgeApp(Guarded, App[None]):
         from app.progress import Session
 
         session = Session(self.store, name, self.bank, clock=self.clock)
+        if self.session is not None and self.session.name != session.name:
+            for mode in sorted(self.kept - {self.current_mode}):
+                self._discard(mode)  # another player: a fresh simulator, not the last one's work
         self.session = session
         theme = session.settings.get("theme")
         if isinstance(theme, str) and theme in self.available_themes and theme != self.theme:

@@ -141,3 +141,21 @@ async def test_a_simulator_left_at_one_size_is_drawn_anew_at_the_next(tmp_path):
         await until(pilot, lambda: screen._plot_size() != small, "the plot's room follows the new size")
         await until(pilot, lambda: screen._drawn_size == screen._plot_size(), "the plot drawn for the new size")
         assert screen.size.width == 120
+
+
+async def test_another_player_gets_a_fresh_simulator(tmp_path):
+    app = make_app(save_dir=tmp_path, profile="Ada", cursor_blink=False, strict=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        home = await _started(pilot)
+        screen = await _open_simulator(pilot)
+        await pilot.press("f")
+        await until(pilot, lambda: not screen.predict_first, "predicting off")
+        await type_into(pilot, "#in-gpus", "8")
+        await _leave(pilot, home)
+        app.open_session("Ada")  # the same player again: the simulator stays
+        assert await _open_simulator(pilot) is screen
+        await _leave(pilot, home)
+        app.store.create_profile("Bo")
+        app.open_session("Bo")
+        fresh = await _open_simulator(pilot)
+        assert fresh is not screen and fresh.sim.result.deployment.gpus != 8

@@ -155,7 +155,7 @@ against batch), **KV** (concurrency against sequence length), **Cost** (cost and
 batch, with your TPOT budget) and **A/B** (compare with a pinned deployment).
 
 Leaving keeps the simulator as it is: the deployment, your prediction, the pinned A and the tab
-are there when you come back, until Ridge closes.
+are there when you come back, until Ridge closes or another player takes over.
 
 Keys: **l** lock in a prediction, **f** predict first on or off, **p** pin as A, **s** save as a
 puzzle in your own chapter, **Escape** back. Tabs: **]** next, **[** previous, or straight to
