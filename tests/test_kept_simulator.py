@@ -159,3 +159,24 @@ async def test_another_player_gets_a_fresh_simulator(tmp_path):
         app.open_session("Bo")
         fresh = await _open_simulator(pilot)
         assert fresh is not screen and fresh.sim.result.deployment.gpus != 8
+
+
+async def test_the_status_line_is_folded_again_when_the_terminal_is_resized(tmp_path):
+    app = make_app(save_dir=tmp_path, profile="Ada", cursor_blink=False, strict=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        home = await _started(pilot)
+        screen = await _open_simulator(pilot)
+        status = screen.query_one("#sim-status")
+
+        def folded() -> bool:
+            lines = str(status.content).splitlines()
+            return bool(lines) and all(len(line) <= status.content_size.width for line in lines)
+
+        assert folded()
+        wide = str(status.content)
+        await pilot.resize_terminal(80, 24)  # while it shows
+        await until(pilot, lambda: folded() and str(status.content) != wide, "folded again at 80 columns")
+        await _leave(pilot, home)
+        await pilot.resize_terminal(120, 40)  # while away
+        await _open_simulator(pilot)
+        await until(pilot, lambda: str(status.content) == wide, "folded as before at 120 columns")

@@ -603,6 +603,7 @@ while a number field has focus.
         self.call_after_refresh(self._resized)
 
     def _resized(self) -> None:
+        self._show_status()  # its lines are folded to the column's width
         if self._plot_size() != self._drawn_size:
             self._dirty = {tab for tab, _ in TABS}
             self._draw_visible()
