@@ -110,7 +110,9 @@ LABEL_WIDTH = 13          # the fields' label column, its padding included
 PREDICT_LABEL_WIDTH = 14  # the prediction's
 SWITCH_WIDTH = 4          # a switch, borderless (its on/off follows it)
 BUDGET_WIDTH = 10         # the TPOT budget field (its "ms" follows it)
-ERROR_WIDTH = 31  # the inputs column (36) less its padding, scrollbar and the message's indent
+INPUTS_WIDTH = 36  # the inputs column, its border included (#sim-inputs in simulator.tcss)
+MAIN_PADDING = 1  # the results column's left padding (#sim-main)
+ERROR_WIDTH = 31  # the inputs column less its padding, scrollbar and the message's indent
 
 
 def player_words(message: str) -> str:
@@ -517,7 +519,9 @@ while a number field has focus.
             lines.append(f"⚠ {sim.catalog_note}")
         if self.notice:
             lines.append(self.notice)
-        width = max(20, status.content_size.width or self.size.width - 40)
+        # Before the first layout the column's width is worked out, so the first frame is folded
+        # as every later one (and a resize folds it again: `_resized`).
+        width = max(20, status.content_size.width or self.size.width - INPUTS_WIDTH - MAIN_PADDING)
         set_text(status, "\n".join(wrap_lines(lines, width)))
         if status.has_class("-stale") != bool(sim.errors):
             status.set_class(bool(sim.errors), "-stale")
@@ -548,7 +552,7 @@ while a number field has focus.
     def _plot_size(self) -> tuple[int, int]:
         tabs = self.query_one("#sim-tabs")
         # The tab's text: the tabs' width less the scrollbar (1) and the padding (2).
-        width = tabs.content_size.width - 3 if tabs.content_size.width else self.size.width - 40
+        width = (tabs.content_size.width or self.size.width - INPUTS_WIDTH - MAIN_PADDING) - 3
         height = max(6, min(16, self.size.height - 14))
         return max(30, width), height
 
