@@ -262,6 +262,12 @@ class RidgeApp(Guarded, App[None]):
             gc.disable()
             self.set_timer(self.COLLECTION_PAUSE, gc.enable, name="collection pause")
 
+    def action_command_palette(self) -> None:
+        """The palette is a screen built like any other: collection waits while it is (one full
+        collection made one opening in three take 90-130 ms instead of 60)."""
+        self.pause_collection()
+        super().action_command_palette()
+
     def open_mode(self, mode: str, base: Callable[[], Screen] | None = None) -> None:
         """Show `mode`: the one already open on the way back (and close those after it), one of
         the KEPT_MODES as the player left it, or a fresh one on `base` (default: its base in
