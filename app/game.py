@@ -280,6 +280,7 @@ class RidgeApp(Guarded, App[None]):
         elif mode not in self.NESTED_MODES:
             self._back_to(HOME)
         self.trail.append(mode)
+        self.pause_collection()
         if base is None and mode in self.kept:
             self.switch_mode(mode)  # as the player left it
             return
@@ -287,7 +288,6 @@ class RidgeApp(Guarded, App[None]):
         self.add_mode(mode, base or self.MODES[mode])
         if mode in self.KEPT_MODES:
             self.kept.add(mode)
-        self.pause_collection()
         self.switch_mode(mode)
 
     def build_kept(self) -> None:
