@@ -204,9 +204,7 @@ class RidgeApp(Guarded, App[None]):
         if styling.is_styled(screen):
             return
         super().refresh_css(animate)
-        styling.refreshed(self)
-        for each in self.screen_stack:
-            styling.mark_styled(each)
+        styling.refreshed(self, self.screen_stack)
 
     def watch_theme(self, theme: str) -> None:
         styling.theme_changing(self)  # Textual's own watcher has just asked for a full refresh

@@ -25,10 +25,13 @@ def theme_changing(app) -> None:
     app.ridge_css_pending = True
 
 
-def refreshed(app) -> None:
-    """Textual's full refresh has run: the stylesheet holds the theme's variables again."""
+def refreshed(app, screens) -> None:
+    """Textual's full refresh has run and restyled `screens`: the stylesheet holds the theme's
+    variables again."""
     app.ridge_css_pending = False
-    mark_styled(app)
+    key = css_key(app)
+    for node in (app, *screens):
+        node.ridge_css_key = key
 
 
 def mark_styled(node) -> None:

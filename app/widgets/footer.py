@@ -67,9 +67,8 @@ class RidgeFooter(Widget, can_focus=False):
     }
     """
 
-    def __init__(self, *, show_command_palette: bool = True, id: str | None = None, classes: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
-        self.show_command_palette = show_command_palette
         self.shown: tuple | None = None  # the signature of what is drawn
         self.caps: list[Cap] = []
         self.palette: Cap | None = None
@@ -83,7 +82,7 @@ class RidgeFooter(Widget, can_focus=False):
                      for key, (_node, binding, enabled, tooltip) in screen.active_bindings.items()
                      if binding.show or key == self.app.COMMAND_PALETTE_BINDING)
 
-    def _read(self, screen) -> None:
+    def _read(self, screen, signature: tuple) -> None:
         """The keys from the screen's bindings: one per action, as Textual's footer shows them."""
         palette_key = self.app.COMMAND_PALETTE_BINDING
         caps: list[Cap] = []
@@ -95,15 +94,15 @@ class RidgeFooter(Widget, can_focus=False):
             seen.add(binding.action)
             caps.append(Cap(binding.key, self.app.get_key_display(binding), binding.description, enabled, tooltip))
         self.palette = None
-        if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE and palette_key in bindings:
+        if self.app.ENABLE_COMMAND_PALETTE and palette_key in bindings:
             _node, binding, enabled, tooltip = bindings[palette_key]
             self.palette = Cap(binding.key, self.app.get_key_display(binding), binding.description, enabled,
                                binding.tooltip or binding.description)
         self.caps = caps
-        self.shown = self.signature(screen)
+        self.shown = signature
 
     def on_mount(self) -> None:
-        self._read(self.screen)
+        self._read(self.screen, self.signature(self.screen))
         self.screen.bindings_updated_signal.subscribe(self, self.bindings_changed)
 
     def on_unmount(self) -> None:
@@ -111,8 +110,9 @@ class RidgeFooter(Widget, can_focus=False):
 
     def bindings_changed(self, screen) -> None:
         if self.is_attached and screen is self.screen and screen.app.app_focus:
-            if self.signature(screen) != self.shown:
-                self._read(screen)
+            signature = self.signature(screen)
+            if signature != self.shown:
+                self._read(screen, signature)
                 self.refresh()
 
     # -- drawing ----------------------------------------------------------------------------
@@ -131,7 +131,7 @@ class RidgeFooter(Widget, can_focus=False):
 
     def render(self) -> Text:
         if self.shown is None:  # drawn before its on_mount ran
-            self._read(self.screen)
+            self._read(self.screen, self.signature(self.screen))
         width = self.size.width
         key = self.get_component_rich_style("ridge-footer--key")
         description = self.get_component_rich_style("ridge-footer--description")
