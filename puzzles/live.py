@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
 from engine.ids import Outcome
+from puzzles.names import name_key
 
 PHASES = ("lobby", "question", "closed", "done")
 DEFAULT_MAX_PLAYERS = 50
@@ -56,8 +57,8 @@ def clean_name(name: Any) -> str:
 
 
 def fold(name: str) -> str:
-    """Names compare without case, so 'Ana' and 'ana' are the same player."""
-    return name.casefold()
+    """Names compare by `puzzles.names.name_key`, so 'Ana', 'ana' and 'Аna' (Cyrillic А) are one player."""
+    return name_key(name)
 
 
 def check_pin_given(pin_given: Any, pin: str) -> None:
