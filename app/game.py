@@ -330,12 +330,26 @@ class RidgeApp(Guarded, App[None]):
         elif self.solo is not None:
             self.exit()
 
+    def replace_screen(self, make: Callable[[], Screen]) -> None:
+        """`make()` in the place of the current screen, within its mode. Textual replaces only a
+        screen that was pushed (`switch_screen` drops the replaced screen's result callback, which
+        a mode's base screen never had: the stack emptied and Ridge ended, as Continue → lock-in
+        did when the puzzle opened the campaign). A mode's base is replaced by opening the mode
+        afresh on the new screen, at the same place on the trail, so every way into a screen
+        leads to the next one the same way."""
+        if len(self.screen_stack) > 1:
+            self.switch_screen(make())
+        elif self.current_mode == HOME:
+            self.push_screen(make())  # the home screen is never replaced: what asks goes above it
+        else:
+            self.open_mode(self.current_mode, make)
+
     def show_in_campaign(self, make: Callable[[], Screen], replace: bool = False) -> None:
         """A briefing or a puzzle: in the place of the asking screen, above it within the
         campaign, or as the start of a campaign opened from here."""
         self.pause_collection()
         if replace:
-            self.switch_screen(make())
+            self.replace_screen(make)
         elif self.current_mode == "campaign":
             self.push_screen(make())
         else:
@@ -408,7 +422,7 @@ class RidgeApp(Guarded, App[None]):
         turn it locks in (no frame of the puzzle in between); posting the message works too."""
         from app.screens.reveal import RevealScreen
 
-        self.switch_screen(RevealScreen(locked))
+        self.replace_screen(partial(RevealScreen, locked))
 
     @on(messages.PredictionLocked)
     @keep_going

@@ -78,7 +78,8 @@ you to know.
         chapters.focus()
 
     def on_screen_resume(self) -> None:
-        self.refresh_view()
+        if self.is_active:  # not when passed through while a mode reopened above it
+            self.refresh_view()
 
     def refresh_view(self) -> None:
         session = self.app.session
@@ -205,7 +206,8 @@ Marks: ✓ cleared, ~ lucky, ≈ close, ✗ missed, · not tried (on the map, �
         body.scroll_home(animate=False)
 
     def on_screen_resume(self) -> None:
-        self.refresh_view()
+        if self.is_active:  # not when passed through while a mode reopened above it
+            self.refresh_view()
 
     def refresh_view(self) -> None:
         session = self.app.session

@@ -102,6 +102,8 @@ runs a real toy serving loop on this machine.
         self.start()  # before the first frame: drawing "Opening your save…" first cost a whole frame
 
     def on_screen_resume(self) -> None:
+        if not self.is_active:
+            return  # passed through while a mode reopened above (`RidgeApp.replace_screen`)
         if self._started and self.app.session is not None and self.app.bank_ready:
             try:
                 self.app.session.reload()
