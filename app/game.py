@@ -173,6 +173,33 @@ class RidgeApp(Guarded, App[None]):
         """True once the puzzle packs are loaded (they load in the background at start-up)."""
         return self._bank is not None and self._bank.loaded
 
+    def reload_packs(self) -> None:
+        """A pack changed (the simulator saved a puzzle into the player's own): read the packs
+        again in a worker. The bank answers as it was until the new packs are in, then the screen
+        on show is told (`PuzzlesLoaded`), so a map or home screen open by then shows the new
+        chapter at once, and one opened later reads it."""
+        self.run_worker(self._reload_packs, thread=True, group="packs", exclusive=True, exit_on_error=False)
+
+    def _reload_packs(self) -> None:
+        try:
+            self.bank.reload()
+        except Exception as error:  # noqa: BLE001 - told in one line, logged in full
+            self.call_from_thread(self._packs_reloaded, error)
+            return
+        self.call_from_thread(self._packs_reloaded, None)
+
+    def _packs_reloaded(self, error: BaseException | None) -> None:
+        self.screen.post_message(messages.PuzzlesLoaded(error))
+
+    @on(messages.PuzzlesLoaded)
+    def _on_puzzles_loaded(self, message: messages.PuzzlesLoaded) -> None:
+        """A reload no screen on show took up: only a failure needs saying."""
+        if message.error is not None:
+            path = log_exception(message.error, self.log_file, "reading the puzzle packs again")
+            line = (str(message.error).splitlines() or [type(message.error).__name__])[0]
+            self.notify(f"The puzzles could not be read again: {line[:200]} (details in {path})",
+                        severity="error", timeout=15)
+
     def open_session(self, name: str):
         """Open `name`'s save (SaveError if it cannot be read) and make it the current player."""
         from app.progress import Session

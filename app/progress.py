@@ -101,26 +101,36 @@ class Bank:
 
     def chapters(self) -> list[Chapter]:
         if self._chapters is None:
-            chapters = []
-            for number, spec in enumerate(self.source.chapters(), 1):
-                ids = tuple(p.id for p in self.source.in_module(spec.id))
-                files = getattr(self.source, "pack_files", lambda _id: ())(spec.id)
-                notes = getattr(self.source, "player_notes", lambda _id: ())(spec.id)
-                chapters.append(Chapter(id=spec.id, number=number, title=spec.title,
-                                        briefing=reflow(spec.briefing), expects=_text_list(spec.expects),
-                                        puzzle_ids=ids, files=tuple(files), notes=tuple(notes)))
-            self._chapters = chapters
+            self._chapters = self._read_chapters()
         return self._chapters
+
+    def _read_chapters(self) -> list[Chapter]:
+        chapters = []
+        for number, spec in enumerate(self.source.chapters(), 1):
+            ids = tuple(p.id for p in self.source.in_module(spec.id))
+            files = getattr(self.source, "pack_files", lambda _id: ())(spec.id)
+            notes = getattr(self.source, "player_notes", lambda _id: ())(spec.id)
+            chapters.append(Chapter(id=spec.id, number=number, title=spec.title,
+                                    briefing=reflow(spec.briefing), expects=_text_list(spec.expects),
+                                    puzzle_ids=ids, files=tuple(files), notes=tuple(notes)))
+        return chapters
 
     def puzzle(self, puzzle_id: str):
         return self.source.get(puzzle_id)
 
     def reload(self) -> None:
-        """Read the packs again on next use: a player pack was added or changed."""
-        reset = getattr(self.source, "reload", None)
-        if reset is not None:
-            reset()
-        self._chapters = None
+        """Read the packs again now (a player pack was added or changed) and swap the chapters in
+        whole once read. The bank stays loaded throughout, answering as it was until the swap, so
+        no screen waits for it or finds it empty (emptying it here left every way to play saying
+        "Loading the puzzles…" until Ridge restarted). Blocking: the app runs it in a worker."""
+        refresh = getattr(self.source, "refresh", None)
+        if refresh is not None:
+            refresh()
+        else:
+            reset = getattr(self.source, "reload", None)
+            if reset is not None:
+                reset()
+        self._chapters = self._read_chapters()
 
     def key(self, puzzle):
         return self.source.key(puzzle)

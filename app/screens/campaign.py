@@ -14,7 +14,7 @@ from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from app.errors import Guarded, keep_going
-from app.messages import Back, ContinueCampaign, OpenChapter, OpenPuzzle
+from app.messages import Back, ContinueCampaign, OpenChapter, OpenPuzzle, PuzzlesLoaded
 from app.styling import KeepsStyles
 from app.widgets.footer import RidgeFooter
 from app.widgets.hanging import hanging, paragraphs
@@ -121,6 +121,14 @@ you to know.
             rows.append((f" {status}", title))
         parts += ["", "Puzzles:", hanging(rows), "", "Enter opens the briefing."]
         self.query_one("#chapter-info", Static).update(paragraphs(*parts))
+
+    @on(PuzzlesLoaded)
+    @keep_going
+    def _packs_changed(self, message: PuzzlesLoaded) -> None:
+        """The packs were read again (a puzzle saved in the simulator): its chapter shows now."""
+        if message.error is None:
+            message.stop()
+            self.refresh_view()
 
     @on(OptionList.OptionHighlighted, "#chapters")
     @keep_going

@@ -664,9 +664,9 @@ while a number field has focus.
             self._show_status()
             self.notify(str(exc), title="Not saved", severity="warning", timeout=8)
             return
-        bank = getattr(self.app, "bank", None)
-        if bank is not None and hasattr(bank, "reload"):
-            bank.reload()  # the map and `ridge puzzles list` show it in the player's own chapter
+        reload_packs = getattr(self.app, "reload_packs", None)
+        if reload_packs is not None:
+            reload_packs()  # in the background: the map then shows it in the player's own chapter
         self.notice = f"✓ Saved as puzzle {puzzle_id} in {written}"
         self._show_status()
         self.notify(f"Saved as {puzzle_id} in {written}", title="Saved")
