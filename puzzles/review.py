@@ -264,12 +264,13 @@ def retrievability(card: Card | None, when: _dt.datetime) -> float:
 
 def recall_words(card: Card | None, when: _dt.datetime, now: _dt.datetime | None = None) -> str:
     """The chance of recall at `when` in words, saying what the drill says of the same card:
-    "not seen", "missed: back in 9 min" while it is being relearnt, else a percentage."""
+    "not seen", "due again in 9 min" while it is being relearnt (its last answer was not
+    cleared), else a percentage."""
     if card is None or card.last_review is None:
         return "not seen"
     if learning(card):
         due = describe_due(card, now or when)
-        return "missed: due now" if due == "due now" else f"missed: back {due}"
+        return due if due == "due now" else f"due again {due}"
     return f"{retrievability(card, when):.0%}"
 
 

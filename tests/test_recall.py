@@ -164,7 +164,7 @@ def test_recall_after_a_miss_says_what_the_drill_says(tmp_path):
     assert review.retrievability(card, now) == 0.0
     _heading, bars = recall_bars(profile, now)
     bar = next(b for b in bars if b.label == CONCEPT_TITLES[concept])
-    assert (bar.value, bar.shown) == (0.0, "missed: back in 9 min")
-    assert review.recall_words(card, now + dt.timedelta(minutes=20)) == "missed: due now"
+    assert (bar.value, bar.shown) == (0.0, "due again in 9 min")
+    assert review.recall_words(card, now + dt.timedelta(minutes=20)) == "due now"
     later = review.review(card, "cleared", now + dt.timedelta(minutes=20))  # recalled on its return
     assert not review.learning(later) and review.retrievability(later, now + dt.timedelta(minutes=21)) > 0.9
