@@ -387,8 +387,8 @@ class RidgeApp(Guarded, App[None]):
         chapter's briefing the first time a chapter is entered; the map once all are cleared."""
         session = self.session
         exclude = (after,) if after else ()
-        pid = None
-        if after:
+        pid = session.due_retry(exclude)  # a puzzle put off comes back within three, from any chapter
+        if pid is None and after:
             chapter = session.chapter_of(after)
             if chapter is not None:
                 pid = session.next_puzzle(exclude=exclude, within=chapter)
