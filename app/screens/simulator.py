@@ -190,7 +190,8 @@ while a number field has focus.
         Binding("s", "save_puzzle", "Save puzzle", id="sim.save", show=False,
                 tooltip="Save the current deployment as a puzzle in your own chapter"),
         Binding("escape", "back", "Back", id="sim.back", tooltip="Leave the simulator"),
-        Binding("f1", "help", "Help", id="sim.help", show=False, tooltip="Help for the part that has focus"),
+        # shown: F1 lists the keys the footer has no room for (pin, save, every tab)
+        Binding("f1", "help", "Help", id="sim.help", tooltip="Help for the part that has focus, and every key"),
     ]
 
     def __init__(self, simulator: sm.Simulator | None = None, pack_path: str | Path | None = None,
