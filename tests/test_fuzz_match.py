@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from hunt import examples
 
 from hostile_inputs import COUNTS, FUZZ, assert_one_line, byte_damage, damage, edit_values, toml_literal, value_slots
 from saves.match import MESSAGE_LIMIT, MatchFileError, read_result, result_doc, write_result
@@ -40,7 +41,7 @@ def _read(raw: bytes) -> None:
     assert result.player == "Ada" and str(result.code) == str(CODE)
 
 
-@settings(max_examples=150, suppress_health_check=list(HealthCheck), **FUZZ)
+@settings(max_examples=examples(150), suppress_health_check=list(HealthCheck), **FUZZ)
 @given(st.lists(st.tuples(st.sampled_from(range(len(SLOTS))), toml_literal), min_size=1, max_size=2))
 def test_edited_result_values(edits):
     COUNTS["match file"] += 1
@@ -48,7 +49,7 @@ def test_edited_result_values(edits):
     _read(text.encode("utf-8", "surrogatepass"))
 
 
-@settings(max_examples=100, suppress_health_check=list(HealthCheck), **FUZZ)
+@settings(max_examples=examples(100), suppress_health_check=list(HealthCheck), **FUZZ)
 @given(byte_damage)
 def test_damaged_result_files(steps):
     COUNTS["match file"] += 1
