@@ -9,7 +9,7 @@ import pytest
 from app.screens.puzzle import PuzzleScreen
 from app.screens.reveal import RevealScreen
 from pilot_wait import settled
-from snapshot_app import build_app, fixture_bank
+from snapshot_app import build_app
 from test_app import answer, key_answer
 
 pytestmark = pytest.mark.ui
@@ -94,4 +94,3 @@ async def test_nothing_on_the_puzzle_or_the_reveal_is_too_faint_to_read(tmp_path
         await settled(pilot)
         assert isinstance(app.screen, RevealScreen)
         assert faint_text(app.screen) == []
-    assert fixture_bank()  # the packs the screens were drawn from
