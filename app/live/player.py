@@ -18,6 +18,7 @@ from textual.widgets import Button, Footer, Input, Label, Static
 
 from app import labels
 from app.live.client import LobbyClient, LobbyRefused, LobbyUnreachable
+from app.live.texts import part_lines as _part_lines
 from app.widgets.picker import ChoiceList, Picker
 
 POLL_SECONDS = 1.0
@@ -474,14 +475,3 @@ def podium_text(board: dict) -> str:
     places = board.get("podium") or [r for r in board.get("players") or [] if r["rank"] <= 3]
     medals = {1: "1st", 2: "2nd", 3: "3rd"}
     return "\n".join(f"{medals.get(r['rank'], r['rank'])}  {r['name']}  {r['points']} pts" for r in places) or "-"
-
-
-def _part_lines(me: dict, answer: dict) -> list[str]:
-    """What decided this player's outcome and every part judged, yours beside the engine's."""
-    from puzzles.grading import Part, decided_line, lines_for_parts
-
-    parts = [Part.from_json(row) for row in me.get("parts") or () if isinstance(row, dict)]
-    if not parts:
-        return []
-    return [labels.humanize(line) for line in
-            [decided_line(me["outcome"], parts, labels.words), *lines_for_parts(parts, answer.get("gain"), labels.words)]]
