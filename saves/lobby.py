@@ -141,7 +141,10 @@ class LobbyStore:
                                 [(k, json.dumps(v)) for k, v in values.items()])
 
     def meta(self) -> dict[str, Any]:
-        return {k: json.loads(v) for k, v in self.db.execute("SELECT key, value FROM meta")}
+        try:
+            return {k: json.loads(v) for k, v in self.db.execute("SELECT key, value FROM meta")}
+        except (ValueError, TypeError, sqlite3.DatabaseError) as exc:
+            raise LobbyError(f"{self.path}: damaged lobby file (its settings: {exc})") from None
 
     # -- players ------------------------------------------------------------------------------
     def add_player(self, token: str, name: str, folded: str, joined: float, seat: str = "") -> bool:
@@ -160,8 +163,11 @@ class LobbyStore:
             self.db.execute("UPDATE players SET removed = 1 WHERE token = ?", (token,))
 
     def players(self) -> list[Player]:
-        rows = self.db.execute("SELECT token, name, joined, removed, seat FROM players ORDER BY joined, rowid")
-        return [Player(t, n, j, bool(r), seat) for t, n, j, r, seat in rows]
+        try:
+            rows = self.db.execute("SELECT token, name, joined, removed, seat FROM players ORDER BY joined, rowid")
+            return [Player(str(t), str(n), float(j), bool(r), str(seat)) for t, n, j, r, seat in rows]
+        except (ValueError, TypeError, sqlite3.DatabaseError) as exc:
+            raise LobbyError(f"{self.path}: damaged lobby file (its players: {exc})") from None
 
     # -- answers ------------------------------------------------------------------------------
     def lock(self, index: int, token: str, prediction: dict, received: float, late: bool = False) -> bool:
@@ -177,9 +183,15 @@ class LobbyStore:
 
     def answers(self, index: int | None = None) -> list[Locked]:
         sql = "SELECT idx, token, prediction, received, late FROM answers"
-        rows = self.db.execute(sql + " WHERE idx = ? ORDER BY received" if index is not None else sql + " ORDER BY idx, received",
-                               () if index is None else (index,))
-        return [Locked(i, t, json.loads(p), r, bool(late)) for i, t, p, r, late in rows]
+        try:
+            rows = self.db.execute(sql + " WHERE idx = ? ORDER BY received" if index is not None
+                                   else sql + " ORDER BY idx, received", () if index is None else (index,))
+            found = [Locked(int(i), t, json.loads(p), float(r), bool(late)) for i, t, p, r, late in rows]
+        except (ValueError, TypeError, sqlite3.DatabaseError) as exc:
+            raise LobbyError(f"{self.path}: damaged lobby file (its answers: {exc})") from None
+        if any(not isinstance(a.prediction, dict) for a in found):
+            raise LobbyError(f"{self.path}: damaged lobby file (an answer is not a prediction)")
+        return found
 
     # -- plumbing -----------------------------------------------------------------------------
     def _tx(self):

@@ -44,7 +44,9 @@ class Room:
     """One live match. Methods raise LiveRefusal (status + one line) for anything refused."""
 
     def __init__(self, settings: Settings, save_dir: Path, clock: Callable[[], float] = time.time,
-                 made: list | None = None) -> None:
+                 made: list | None = None, existing: Path | None = None) -> None:
+        """`existing`: read the match kept in that lobby file as it is (for its report): nothing
+        is archived, resumed or written."""
         from puzzles import generator
         from puzzles.cards import answer_json, puzzle_json
         from saves.lobby import LobbyStore, archive, lobby_path
@@ -55,39 +57,53 @@ class Room:
         self.cards = [with_words(live.public_card(puzzle_json(g.puzzle), i)) for i, g in enumerate(self.made)]
         self.answers_json = [answer_json(g.puzzle, g.key) for g in self.made]
         self.save_dir = Path(save_dir)
-        self.path = lobby_path(self.save_dir, settings.match_id)
+        self.path = Path(existing) if existing is not None else lobby_path(self.save_dir, settings.match_id)
         self.listeners: list[Callable[[str], None]] = []
         self.archived: Path | None = None
-        if self.path.exists():
+        if existing is None and self.path.exists():
             old = LobbyStore(self.path)
             finished = old.get("phase") == "done"
             old.close()
             if finished:
                 self.archived = archive(self.path)
-        self.store = LobbyStore(self.path)
+        self.store = LobbyStore(self.path, existing=existing is not None)
         self.resumed = self.store.get("phase") is not None
         pin = settings.pin or self.store.get("pin") or f"{secrets.randbelow(10**6):06d}"
-        if not self.resumed:
-            self.store.set_many({"phase": "lobby", "index": 0, "seed": settings.seed, "count": settings.count,
-                                 "difficulty": settings.difficulty, "created": clock(), "deadline": None,
-                                 "paused_left": None, "first_join": None, "closed_at": None, "room_locked": False})
-        self.store.set_many({"pin": pin, "match_id": settings.match_id})
+        if existing is None:
+            if not self.resumed:
+                self.store.set_many({"phase": "lobby", "index": 0, "seed": settings.seed, "count": settings.count,
+                                     "difficulty": settings.difficulty, "created": clock(), "deadline": None,
+                                     "paused_left": None, "first_join": None, "closed_at": None,
+                                     "room_locked": False})
+            self.store.set_many({"pin": pin, "match_id": settings.match_id})
         self.pin = pin
         self._grades: dict[tuple[str, int], live.LiveGrade] = {}
         self._load()
-        if self.resumed and self.phase == "question" and self._m["paused_left"] is None:
+        if existing is None and self.resumed and self.phase == "question" and self._m["paused_left"] is None:
             deadline = live.resumed_deadline(self._m["deadline"] or clock(), clock(), settings.seconds)
             self._save(deadline=deadline)
 
     # -- loading and saving state ------------------------------------------------------------------
     def _load(self) -> None:
+        from engine.errors import RidgeError
+        from saves.lobby import LobbyError
+
         self._m = self.store.meta()
+        index = self._m.get("index")
+        if (self._m.get("phase") not in live.PHASES or isinstance(index, bool) or not isinstance(index, int)
+                or not 0 <= index < self.count or self._m.get("seed") not in (None, self.settings.seed)):
+            raise LobbyError(f"{self.path}: damaged lobby file (its phase or question does not fit this match)")
         self._players = {p.token: p for p in self.store.players()}
         self._locked: dict[int, dict[str, Any]] = {}
         self._seen_reveal: set[tuple[str, int]] = set()  # (token, index): who has read a question's answer
         for a in self.store.answers():
+            if not 0 <= a.index < self.count or a.token not in self._players:
+                raise LobbyError(f"{self.path}: damaged lobby file (an answer to no question or from no player)")
             self._locked.setdefault(a.index, {})[a.token] = a
-            self._grade(a)
+            try:
+                self._grade(a)
+            except (RidgeError, KeyError, TypeError, ValueError) as exc:
+                raise LobbyError(f"{self.path}: damaged lobby file (an answer cannot be graded: {exc})") from None
 
     def _save(self, **values: Any) -> None:
         _stored(lambda: self.store.set_many(values))
@@ -338,13 +354,14 @@ class Room:
         return out
 
     def _your_grade(self, token: str, index: int) -> dict:
-        from app.live.texts import part_lines
+        from app.live.texts import part_lines, verdict_line
 
         p = self.player(token)
         grade = self._grades.get((token, index))
         if grade is None:
-            return {"name": p.name, "outcome": live.NO_ANSWER, "points": 0, "late": False, "parts": [], "lines": []}
-        row = {"name": p.name, **grade.to_json()}
+            return {"name": p.name, "outcome": live.NO_ANSWER, "points": 0, "late": False, "parts": [], "lines": [],
+                    "verdict": verdict_line(live.NO_ANSWER, 0)}
+        row = {"name": p.name, **grade.to_json(), "verdict": verdict_line(grade.shown, grade.points)}
         row["lines"] = part_lines({**row, "outcome": grade.outcome}, self.answers_json[index])
         return row
 

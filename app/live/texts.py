@@ -19,9 +19,20 @@ def card_words(card: dict) -> dict:
             "lever": {v: labels.lever(v) for v in ask.get("lever") or ()},
             "gain": {g: labels.band(g) for g in ask.get("gain_band") or ()},
             "reason": {r: (card.get("reason_texts") or {}).get(r) or labels.reason(r) for r in ask.get("reason") or ()},
-            "estimate": {e: labels.estimate(e) for e in ask.get("estimates") or ()},
+            "estimate": {e: labels.estimate_with_unit(e) for e in ask.get("estimates") or ()},
             "certainty": {str(c): w for c, w in CERTAINTY_WORDS.items()},
             "objective": labels.objective(card.get("objective", ""))}
+
+
+def verdict_line(outcome: str, points: int) -> str:
+    """A player's result on one question in words and a symbol (never colour alone)."""
+    from puzzles.live import LATE, NO_ANSWER
+
+    if outcome == NO_ANSWER:
+        return "· No answer locked in · 0 points"
+    if outcome == LATE:
+        return "⌛ LATE · 0 points: it reached the host after the close"
+    return f"{labels.outcome_symbol(outcome)} {outcome.upper()} · {points:+d} points"
 
 
 def part_lines(me: dict, answer: dict) -> list[str]:
