@@ -79,7 +79,7 @@ def board_lines(rows, top: int = 10, width: int = 60) -> list[str]:
 
 
 OUTCOME_ORDER = ("cleared", "lucky", "close", "missed", LATE, NO_ANSWER)
-OUTCOME_WORDS = {LATE: ("⌛", "late"), NO_ANSWER: ("·", "no answer")}
+OUTCOME_WORDS = {LATE: ("⊘", "late"), NO_ANSWER: ("·", "no answer")}
 
 
 def who_lines(players: list[dict], width: int = 60) -> list[str]:
@@ -282,7 +282,7 @@ class HostApp(App[None]):
             whole = int(left + 0.999)
             clock.update(f"{whole // 60}:{whole % 60:02d}")
             clock.set_class(left <= 10, "-low")
-            note.update("⏸ paused (p resumes)" if room.paused else "⏱ left")
+            note.update("paused (p resumes)" if room.paused else "left")
         else:
             clock.update("")
             note.update("")

@@ -31,7 +31,7 @@ def verdict_line(outcome: str, points: int) -> str:
     if outcome == NO_ANSWER:
         return "· No answer locked in · 0 points"
     if outcome == LATE:
-        return "⌛ LATE · 0 points: it reached the host after the close"
+        return "⊘ LATE · 0 points: it reached the host after the close"
     return f"{labels.outcome_symbol(outcome)} {outcome.upper()} · {points:+d} points"
 
 

@@ -209,7 +209,7 @@
     var where = s.phase === "lobby" ? "lobby · " + s.players + " joined"
       : s.phase === "done" ? "the match is over"
       : "question " + (s.index + 1) + " of " + s.count + " · " + s.locked + " of " + s.players + " locked in";
-    if (s.paused) where += " · ⏸ paused by the host";
+    if (s.paused) where += " · paused by the host";
     say($("who"), (me.name ? me.name + " · " : "") + where);
   }
 
@@ -222,8 +222,9 @@
     var face = $("clock");
     if (!state || clock.deadline == null || state.phase === "done") { say(face, ""); face.classList.remove("low"); return; }
     var left = clock.paused ? clock.left : Math.max(0, (clock.deadline - performance.now()) / 1000);
-    var lead = clock.paused ? "⏸ paused " : state.phase === "question" ? "⏱ " : state.phase === "lobby" ? "starts in " : "next in ";
-    say(face, lead + mmss(left));
+    var text = clock.paused ? "paused · " + mmss(left) + " left" : state.phase === "question" ? mmss(left) + " left"
+      : (state.phase === "lobby" ? "starts in " : "next in ") + mmss(left);
+    say(face, text);
     var low = state.phase === "question" && left <= 10;
     face.classList.toggle("low", low);
     if (low && !clock.paused && left <= 0 && state.phase === "question") timeUp(state.index);
@@ -242,7 +243,7 @@
       say($("lobby-text"), "Waiting for the host to start the match: " + s.players + " joined so far." +
         (s.room_locked ? " The host has locked the room." : ""));
     } else if (s.phase === "question") {
-      if (you.locked) showLocked(s.index, you.answer, you.late ? "⌛ Late: it arrived after the close and scores nothing." : "");
+      if (you.locked) showLocked(s.index, you.answer, you.late ? "⊘ Late: it arrived after the close and scores nothing." : "");
       else if (mine[s.index]) showLocked(s.index, mine[s.index], "");
       else showQuestion(s);
     } else if (s.phase === "closed") {
@@ -427,7 +428,7 @@
   function freeze() {
     $("answer-form").querySelectorAll("input, button").forEach(function (node) { node.disabled = true; });
     $("confirm").hidden = true;
-    say($("form-error"), "⌛ Time is up: what you filled in goes to the host as a late answer and scores nothing.");
+    say($("form-error"), "Time is up: what you filled in goes to the host as a late answer and scores nothing.");
   }
 
   function timeUp(index) {
@@ -449,7 +450,7 @@
 
   function showLocked(index, answer, note) {
     show("locked");
-    say($("locked-title"), note && note.indexOf("⌛") === 0 ? "⌛ Locked in late" : "✓ Locked in: it is final");
+    say($("locked-title"), note && note.indexOf("⊘") === 0 ? "⊘ Locked in late" : "✓ Locked in: it is final");
     say($("locked-note"), note || "");
     var rows = $("locked-summary");
     rows.replaceChildren();
@@ -476,7 +477,7 @@
       var item = make("li", null, r.name === me.name ? "me" : "");
       item.appendChild(make("span", r.rank + "."));
       item.appendChild(make("span", r.name, "name"));
-      item.appendChild(make("span", r.points + " pts · " + r.cleared + " ✓"));
+      item.appendChild(make("span", r.points + " pts · " + r.cleared + " cleared"));
       list.appendChild(item);
     });
     if (!rows.length) list.appendChild(make("li", "No one on the board yet."));
