@@ -259,9 +259,10 @@ class HostApp(App[None]):
             self.refresh_view()
 
     def _text_widths(self) -> tuple[int, int]:
-        """The two panes' text widths as laid out (half the screen each before the first layout)."""
+        """The two panes' text widths as laid out (half the screen each before the first layout),
+        less room for a scroll bar: a long card must not re-wrap when one appears."""
         fallback = max(24, self.size.width // 2 - 4)
-        return tuple(self.query_one(wid, Static).content_size.width or fallback
+        return tuple(max(20, (self.query_one(wid, Static).content_size.width or fallback) - 2)
                      for wid in ("#left-text", "#right-text"))
 
     # -- what the room sees ---------------------------------------------------------------------

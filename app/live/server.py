@@ -50,8 +50,18 @@ def _no_constant(word: str):
     raise ValueError(f"{word} is not JSON")
 
 
+def safe_dumps(data: object) -> str:
+    """JSON with no raw `<`, `>` or `&`: whatever a request put in a message stays inert text even
+    if something treats the reply as a page."""
+    return json.dumps(data).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _json(data: object, status: int = 200) -> web.Response:
+    return web.json_response(data, status=status, dumps=safe_dumps, headers={"Cache-Control": "no-store"})
+
+
 def _refuse(status: int, message: str) -> web.Response:
-    return web.json_response({"error": message}, status=status, headers={"Cache-Control": "no-store"})
+    return _json({"error": message}, status)
 
 
 class PinGuard:
@@ -159,10 +169,10 @@ def build_app(room, site: Site, on_change=None) -> web.Application:
             if refused.status == 403:
                 guard.miss(address)
             raise
-        return web.json_response({"token": token, "name": room.player(token).name})
+        return _json({"token": token, "name": room.player(token).name})
 
     async def state(request: web.Request) -> web.Response:
-        return web.json_response(room.state(token_of(request)), headers={"Cache-Control": "no-store"})
+        return _json(room.state(token_of(request)))
 
     async def events(request: web.Request) -> web.StreamResponse:
         return await feed.stream(request, token_of(request))
@@ -171,7 +181,7 @@ def build_app(room, site: Site, on_change=None) -> web.Application:
         token = token_of(request)
         data = await body(request)
         try:
-            return web.json_response(room.answer(token, data))
+            return _json(room.answer(token, data))
         finally:
             feed.touch(token)
 
@@ -180,11 +190,11 @@ def build_app(room, site: Site, on_change=None) -> web.Application:
         text = request.query.get("index", "")
         if not INDEX.match(text):
             raise LiveRefusal(400, "say which question: /api/reveal?index=I, I a question number from 0")
-        return web.json_response(room.reveal(int(text), viewer=token))
+        return _json(room.reveal(int(text), viewer=token))
 
     async def board(request: web.Request) -> web.Response:
         token_of(request)
-        return web.json_response(room.board())
+        return _json(room.board())
 
     async def ticker(app: web.Application) -> None:
         async def run() -> None:
