@@ -28,7 +28,7 @@ def build(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", metavar="HOST", default=DEFAULT_HOST,
                         help=f"IP address to listen on, or localhost (default {DEFAULT_HOST}: this machine only; "
                              "0.0.0.0 for the room's network)")
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0: any free port)")
     parser.add_argument("--pin", default=None, help="the room's pin, 4 to 8 digits (default: a random one)")
     parser.add_argument("--max-players", type=int, default=live.DEFAULT_MAX_PLAYERS,
                         help=f"how many may join (default {live.DEFAULT_MAX_PLAYERS})")
@@ -98,8 +98,8 @@ def _check(args: argparse.Namespace) -> None:
         raise RidgeError(f"--count must be 1 to 50, got {args.count}")
     if not 0 <= args.seed < 10**12:
         raise RidgeError(f"--seed must be a whole number from 0 to 999999999999, got {args.seed}")
-    if not 1 <= args.port <= 65535:
-        raise RidgeError(f"--port must be 1 to 65535, got {args.port}")
+    if not 0 <= args.port <= 65535:
+        raise RidgeError(f"--port must be 0 to 65535 (0: any free port), got {args.port}")
     if not 1 <= args.max_players <= 5000:
         raise RidgeError(f"--max-players must be 1 to 5000, got {args.max_players}")
     for name in ("seconds", "lobby_seconds", "reveal_seconds"):
