@@ -30,7 +30,9 @@ from puzzles.live import LiveRefusal
 
 TOKEN_HEADER = "X-Ridge-Token"
 MAX_BODY = 16 * 1024
-HEADER_SECONDS = 5.0    # from connecting to the end of a request's headers (and between requests)
+HEADER_SECONDS = 15.0   # from connecting to the end of a request's headers, and an idle keep-alive
+                        # (one timer in aiohttp: longer than a client's own idle pool, so a reused
+                        # connection is not closed under a request in flight)
 BODY_SECONDS = 5.0      # for a request's body once its headers are in
 PIN_TRIES = 20          # wrong pins allowed from one address ...
 PIN_WINDOW = 600.0      # ... within this many seconds
