@@ -238,7 +238,7 @@ class HostApp(App[None]):
 
             self.runner = await start(build_app(self.room, self.site), self.sock)
         self.refresh_view()
-        self.set_interval(REFRESH_SECONDS, self._tick)
+        self.set_interval(REFRESH_SECONDS, self.redraw_if_due)
 
     async def on_unmount(self) -> None:
         if self._room_changed in self.room.listeners:
@@ -250,7 +250,7 @@ class HostApp(App[None]):
     def _room_changed(self, what: str) -> None:
         self.dirty = True  # drawn on the next tick: a burst of 200 answers is one redraw
 
-    def _tick(self) -> None:
+    def redraw_if_due(self) -> None:
         room = self.room
         room.tick()
         left = room.seconds_left()
