@@ -1,7 +1,7 @@
 """The README names only files the project has: every path under one of the project's folders
-(and every Markdown document) it mentions exists. It once sent readers to a DESIGN.md that is
-not in the repository. Placeholders for the reader's own files (`my-pack.toml`, `<data>/...`)
-are not paths of the project and are left alone."""
+and every document (a capitalised Markdown name) it mentions exists. It once sent readers to a
+DESIGN.md that is not in the repository. The reader's own files (`my-pack.toml`, `<data>/...`,
+a report's `report.md`) are not paths of the project and are left alone."""
 from __future__ import annotations
 
 import re
@@ -13,8 +13,8 @@ FOLDERS = ("app/", "engine/", "puzzles/", "saves/", "tests/", "bench/", ".ci/")
 
 def mentioned_paths(text: str) -> set[str]:
     tokens = set(re.findall(r"`([^`\s]+)`", text)) | set(re.findall(r"\]\(([^)\s]+)\)", text))
-    tokens |= set(re.findall(r"(?<![\w/<.-])([\w.-]+\.md)\b", text))
-    return {t for t in tokens if t.startswith(FOLDERS) or t.endswith(".md")}
+    documents = set(re.findall(r"(?<![\w/<.-])([A-Z][A-Z0-9_-]*\.md)\b", text))  # README.md, DESIGN.md
+    return {t for t in tokens if t.startswith(FOLDERS)} | documents
 
 
 def test_every_file_the_readme_names_exists():
