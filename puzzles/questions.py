@@ -170,6 +170,6 @@ def distance_text(item: Item) -> str:
     if abs(r.ridge / course - 1) > 0.01:  # it computes in 8 bits: name both peaks
         ridge = (f"its {r.compute_precision.upper()} ridge of {fmt.num(r.ridge)} (the 16-bit ridge is "
                  f"{fmt.num(course)})")
-    if ratio >= 1:
-        return f"intensity {fmt.num(r.intensity)} against {ridge}: {ratio:.1f}× below the ridge, so decode waits on memory"
-    return f"intensity {fmt.num(r.intensity)} against {ridge}: {1 / ratio:.1f}× past the ridge, so decode waits on arithmetic"
+    where = (f"{ratio:.1f}× below the ridge, so decode waits on memory" if ratio >= 1
+             else f"{1 / ratio:.1f}× past the ridge, so decode waits on arithmetic")
+    return f"intensity {fmt.num(r.intensity)} against {ridge}: {where}"

@@ -96,7 +96,7 @@ Markdown file in your data folder.
         self.query_one("#player-name", Input).cursor_blink = self.app.blink
         body.focus()  # the rules and the pass mark first; s (or the button below) starts
 
-    def answered(self, name: str) -> tuple:
+    def answers_of(self, name: str) -> tuple:
         """`name`'s recorded answers (none for a player without a save yet)."""
         from saves.errors import SaveError
 
@@ -112,7 +112,7 @@ Markdown file in your data folder.
         from puzzles.exam import sitting_line, sittings
 
         name = self.player or default_player(self.app)
-        past = sittings(self.answered(name)) if name else []
+        past = sittings(self.answers_of(name)) if name else []
         if not past:
             return "Your earlier sittings appear here. Exam answers count toward no chapter of the campaign."
         lines = [f"{name}'s earlier sittings (they count toward no chapter of the campaign):"]
@@ -136,7 +136,7 @@ Markdown file in your data folder.
         self.phase = "drawing"
         self.refresh_bindings()
         try:
-            seen = {attempt.puzzle_id for attempt in self.answered(name)}  # only deployments not met before
+            seen = {attempt.puzzle_id for attempt in self.answers_of(name)}  # only deployments not met before
             self.items = await asyncio.to_thread(build, seed, self.length, seen)
         except Exception as error:  # noqa: BLE001 - say it in one line; the set-up stays
             self.phase = "setup"
