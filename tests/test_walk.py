@@ -51,7 +51,8 @@ pytestmark = pytest.mark.ui
 
 # The suite walks fixed seeds; a hunt (RIDGE_HUNT, tests/hunt.py) walks three fresh ones, which a
 # failure names so that RIDGE_WALK_SEEDS replays it.
-_FRESH = ",".join(str(random.SystemRandom().randrange(10**6)) for _ in range(3))
+_RUN = os.environ.get("PYTEST_XDIST_TESTRUNUID") or str(random.SystemRandom().random())  # one per run,
+_FRESH = ",".join(str(random.Random(f"{_RUN}:{i}").randrange(10**6)) for i in range(3))  # every worker alike
 SEEDS = tuple(int(s) for s in os.environ.get("RIDGE_WALK_SEEDS", _FRESH if HUNT else "1,2,3").split(",")
               if s.strip())
 STEPS = int(os.environ.get("RIDGE_WALK_STEPS", "0") or 0) or 70
