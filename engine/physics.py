@@ -14,7 +14,7 @@ import math
 import sys
 
 from engine.catalog import PRECISION_BYTES
-from engine.ids import Allocator, Fidelity, Objective, Precision, Scheduler
+from engine.ids import Allocator, Fidelity, Objective, Precision, Scheduler, Verdict
 
 GIB = 2**30
 DEFAULT_RESERVE_SHARE = 0.10      # of each GPU's memory, for activations and workspace (DESIGN.md)
@@ -516,7 +516,8 @@ def evaluate(dep, n: dict, array: bool = False) -> dict:
     tput = throughput(batch, output, charge, decode_time)
     share = prefill_share(batch, charge, decode_time)
     cost = cost_per_million(n["price"], gpus, tput)
-    capped = (conc > max_conc) if dep.scheduler != Scheduler.NONE else (0.0 * conc > 1.0)
+    capacity = _div(conc, max_conc) if dep.scheduler != Scheduler.NONE else 0.0 * conc
+    capped = capacity > 1.0
     out.update({
         "batch": batch, "tensor_parallel": tp, "tp_groups": groups, "decode_weight_bytes_per_step": step_w,
         "decode_kv_bytes_per_step": kv_read, "decode_bytes_per_step": step_w + kv_read,
@@ -527,55 +528,93 @@ def evaluate(dep, n: dict, array: bool = False) -> dict:
         "prefill_comm_seconds": prefill_comm, "prefill_seconds": prefill, "prefill_charge_seconds": charge,
         "ttft_seconds": ttft, "worst_stall_seconds": stall, "prefill_share": share,
         "throughput_tokens_per_s": tput, "cost_per_million_output_tokens": cost,
-        "spec_expected_tokens": expected, "capped": capped
+        "spec_expected_tokens": expected, "capped": capped, "capacity_ratio": capacity
     })
     return out
 
 
-VERDICT_CODES = ("does-not-fit", "kv-capacity", "prefill-compute", "prefill-weights",
-                 "decode-compute", "decode-kv", "decode-weights")
+VERDICT_CODES = tuple(str(v) for v in Verdict)   # the fixed option order; grid codes index it
 
 
-def verdict_code(f: dict):
-    """The six-rule whole-deployment verdict, as an index into VERDICT_CODES."""
-    if not f["_array"]:
-        if not f["fits"]:
-            return 0
-        if f["capped"]:
-            return 1
-        if f["prefill_share"] > 0.5:
-            return 2
-        if f["decode_compute_seconds"] > f["decode_memory_seconds"]:
-            return 4
-        return 5 if f["decode_kv_bytes_per_step"] > f["decode_weight_bytes_per_step"] else 6
-    return _select(
-        [~f["fits"] if hasattr(f["fits"], "shape") else not f["fits"], f["capped"], f["prefill_share"] > 0.5,
-         f["decode_compute_seconds"] > f["decode_memory_seconds"],
-         f["decode_kv_bytes_per_step"] > f["decode_weight_bytes_per_step"]],
-        [0, 1, 2, 4, 5], 6)
+def _div(a, b):
+    """a / b for the rules' ratios: a zero denominator reads as far past the threshold (or at
+    it, when both are zero), never as a division error."""
+    if type(a) in _PLAIN and type(b) in _PLAIN:
+        if b > 0:
+            return a / b
+        return math.inf if a > 0 else 1.0
+    np = _np()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(b > 0, a / np.where(b > 0, b, 1.0), np.where(a > 0, np.inf, 1.0))
+
+
+def capacity_ratio(f):
+    """Sequences wanted over sequences the KV cache holds (0 when nothing is batched: one
+    request at a time is never capped by the cache)."""
+    return f["capacity_ratio"]
+
+
+def prefill_share_ratio(f):
+    """The prefill term's share of a sequence's GPU time over one half."""
+    return f["prefill_share"] / 0.5
+
+
+def prefill_flops_ratio(f):
+    """One prompt's prefill FLOP time over its weight-read time."""
+    return _div(f["prefill_compute_seconds"], f["prefill_weight_seconds"])
+
+
+def decode_compute_ratio(f):
+    """Decode compute time over memory time in one step."""
+    return _div(f["decode_compute_seconds"], f["decode_memory_seconds"])
+
+
+def decode_kv_ratio(f):
+    """KV bytes over weight bytes read in one step."""
+    return _div(f["decode_kv_bytes_per_step"], f["decode_weight_bytes_per_step"])
+
+
+# The verdict rules, one ordered table per objective (DESIGN.md, "Engine semantics" and "What the
+# bottleneck question asks"): after does-not-fit, the first rule whose ratio exceeds 1 names the
+# verdict, else the default. The scalar analysis, the grid, the margins and the keys all read it.
+RULES = {
+    Objective.COST: (((Verdict.KV_CAPACITY, capacity_ratio), (Verdict.PREFILL_COMPUTE, prefill_share_ratio),
+                      (Verdict.DECODE_COMPUTE, decode_compute_ratio), (Verdict.DECODE_KV, decode_kv_ratio)),
+                     Verdict.DECODE_WEIGHTS),
+    Objective.TPOT: (((Verdict.KV_CAPACITY, capacity_ratio), (Verdict.DECODE_COMPUTE, decode_compute_ratio),
+                      (Verdict.DECODE_KV, decode_kv_ratio)), Verdict.DECODE_WEIGHTS),
+    Objective.TTFT: (((Verdict.PREFILL_COMPUTE, prefill_flops_ratio),), Verdict.PREFILL_WEIGHTS),
+    Objective.STALL: (((Verdict.PREFILL_COMPUTE, prefill_flops_ratio),), Verdict.PREFILL_WEIGHTS),
+}
+
+
+def rule_ratios(f: dict, objective: str) -> list[tuple[str, object]]:
+    """(verdict, deciding ratio) of each rule that decides `objective`, in order (threshold 1)."""
+    rules, _ = RULES[objective]
+    return [(str(verdict), ratio(f)) for verdict, ratio in rules]
 
 
 def objective_verdict_code(f: dict, objective: str):
     """What bounds `objective` (DESIGN.md, "What the bottleneck question asks"), as an index into
-    VERDICT_CODES: the six rules for cost; the cap or the binding decode term for TPOT; for TTFT
-    and the stall, whether one prompt's prefill waits on its FLOPs or on reading the weights."""
-    if objective == Objective.COST:
-        return verdict_code(f)
+    VERDICT_CODES: does-not-fit, then the first rule of RULES whose ratio exceeds 1."""
+    rules, default = RULES[objective]
+    fits = f["fits"]
     if not f["_array"]:
-        if not f["fits"]:
+        if not fits:
             return 0
-        if objective == Objective.TPOT:
-            if f["capped"]:
-                return 1
-            if f["decode_compute_seconds"] > f["decode_memory_seconds"]:
-                return 4
-            return 5 if f["decode_kv_bytes_per_step"] > f["decode_weight_bytes_per_step"] else 6
-        return 2 if f["prefill_compute_seconds"] > f["prefill_weight_seconds"] else 3
-    unfit = ~f["fits"]
-    if objective == Objective.TPOT:
-        return _select([unfit, f["capped"], f["decode_compute_seconds"] > f["decode_memory_seconds"],
-                        f["decode_kv_bytes_per_step"] > f["decode_weight_bytes_per_step"]], [0, 1, 4, 5], 6)
-    return _select([unfit, f["prefill_compute_seconds"] > f["prefill_weight_seconds"]], [0, 2], 3)
+        for verdict, ratio in rules:
+            if ratio(f) > 1:
+                return VERDICT_CODES.index(verdict)
+        return VERDICT_CODES.index(default)
+    conditions = [~fits if hasattr(fits, "shape") else not fits]
+    conditions += [ratio(f) > 1 for _, ratio in rules]
+    codes = [0] + [VERDICT_CODES.index(verdict) for verdict, _ in rules]
+    return _select(conditions, codes, VERDICT_CODES.index(default))
+
+
+def verdict_code(f: dict):
+    """The six-rule whole-deployment verdict, as an index into VERDICT_CODES."""
+    return objective_verdict_code(f, Objective.COST)
 
 
 def _select(conditions, codes, default):
