@@ -174,6 +174,11 @@ def _verdict_numbers(r) -> str:
         return f"{u.count(dep.concurrency)} wanted > {u.count(r.max_concurrency)} fit"
     if r.bottleneck == Verdict.PREFILL_COMPUTE:
         return f"prefill share {r.prefill_share:.0%} > 50%"
+    if r.decode_time_shares is not None and r.bottleneck in (Verdict.DECODE_COMPUTE, Verdict.DECODE_KV,
+                                                             Verdict.DECODE_WEIGHTS):
+        compute, kv, weights = r.decode_time_shares
+        return (f"the one that holds for most of the draining batch's decode time: compute-bound {compute:.0%}, "
+                f"waiting on the KV read {kv:.0%}, on the weights {weights:.0%}")
     if r.bottleneck == Verdict.DECODE_COMPUTE:
         return f"compute {u.seconds(r.decode_compute_seconds)} > memory {u.seconds(r.decode_memory_seconds)}"
     if r.bottleneck == Verdict.DECODE_KV:

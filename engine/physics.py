@@ -235,17 +235,19 @@ def _ladder() -> tuple[int, ...]:
 LADDER = _ladder()
 
 
-def static_ladder_sum(batch, tpot_at):
+def static_ladder_sum(batch, tpot_at, low=0.0):
     """Decode time of a static batch per average output length, with output lengths taken as
     exponential: the batch runs with all `batch` sequences for 1/batch of a mean length, then
     batch-1 for 1/(batch-1), and so on down to the last straggler, so the time is the sum over j
-    of tpot_at(j)/j. Between two rungs of LADDER the sum is taken at the counts' harmonic mean,
-    which is exact wherever the step time is linear in j."""
+    of tpot_at(j)/j (with `low`, over the counts above it only). Between two rungs of LADDER the
+    sum is taken at the counts' harmonic mean, which is exact wherever the step time is linear
+    in j."""
     array = hasattr(batch, "shape")
     top = (_np().nanmax(batch) if batch.size else 0) if array else batch
-    total, prev_edge, prev_h = 0.0, 0.0, 0.0
+    prev_edge = vmin(low, batch)
+    total, prev_h = 0.0, harmonic(prev_edge)
     for rung in LADDER:
-        edge = vmin(float(rung), batch)
+        edge = vmin(vmax(float(rung), low), batch)
         h = harmonic(edge)
         count = edge - prev_edge
         if array:
@@ -259,6 +261,48 @@ def static_ladder_sum(batch, tpot_at):
         if rung >= top:
             break
     return total
+
+
+def first_count(batch, holds):
+    """The fewest sequences in flight, from 1 to `batch`, at which `holds(j)` is true (batch + 1
+    where it never is), for a condition that stays true once it holds as j grows: a bisection,
+    elementwise over arrays."""
+    lo, hi = 0.0 * batch, batch + 1.0
+    while True:
+        gap = hi - lo
+        if not (gap.max() > 1 if hasattr(gap, "shape") and gap.size else gap > 1):
+            return hi
+        mid = vfloor((lo + hi) / 2.0)
+        ok = holds(vmax(mid, 1.0))
+        wide = gap > 1
+        hi = where(wide & ok, mid, hi) if hasattr(gap, "shape") else (mid if ok else hi)
+        lo = where(wide & ~ok, mid, lo) if hasattr(gap, "shape") else (lo if ok else mid)
+
+
+def static_verdict_shares(batch, step_at):
+    """(compute, KV, weights): the share of a draining static batch's decode time during which
+    each decode verdict holds. With j sequences left a step is compute-bound once its FLOP time
+    passes its memory time, and otherwise waits on the KV read once that passes the weight read;
+    both hold from some count upward (the FLOPs and the KV read grow as j, the weight read at
+    most as j), so two bisections find the counts and the ladder sums the time on each side."""
+    def tpot(j):
+        return step_at(j)[7]
+
+    def compute_bound(j):
+        parts = step_at(j)
+        return parts[4] > parts[3]
+
+    def kv_bound(j):
+        parts = step_at(j)
+        return parts[1] > parts[0]
+
+    j_compute = vmin(first_count(batch, compute_bound), batch + 1.0)
+    j_kv = vmin(first_count(batch, kv_bound), j_compute)
+    compute = static_ladder_sum(batch, tpot, j_compute - 1.0)
+    kv = static_ladder_sum(j_compute - 1.0, tpot, j_kv - 1.0)
+    weights = static_ladder_sum(j_kv - 1.0, tpot)
+    total = compute + kv + weights
+    return _div(compute, total), _div(kv, total), _div(weights, total)
 
 
 def static_dense_sum(batch, weight_s, kv_s, flop_s, fixed_s=0.0, per_seq_s=0.0):
@@ -511,8 +555,10 @@ def evaluate(dep, n: dict, array: bool = False) -> dict:
         else:
             ladder = static_ladder_sum(batch, lambda j: step_at(j)[7])
             decode_time = output * (ladder if closed is None else where(ladder_needed, ladder, closed))
+        shares = static_verdict_shares(batch, step_at)
     else:
         decode_time = output * tpot
+        shares = None
     tput = throughput(batch, output, charge, decode_time)
     share = prefill_share(batch, charge, decode_time)
     cost = cost_per_million(n["price"], gpus, tput)
@@ -528,7 +574,8 @@ def evaluate(dep, n: dict, array: bool = False) -> dict:
         "prefill_comm_seconds": prefill_comm, "prefill_seconds": prefill, "prefill_charge_seconds": charge,
         "ttft_seconds": ttft, "worst_stall_seconds": stall, "prefill_share": share,
         "throughput_tokens_per_s": tput, "cost_per_million_output_tokens": cost,
-        "spec_expected_tokens": expected, "capped": capped, "capacity_ratio": capacity
+        "spec_expected_tokens": expected, "capped": capped, "capacity_ratio": capacity,
+        "decode_time_shares": shares,
     })
     return out
 
@@ -565,12 +612,21 @@ def prefill_flops_ratio(f):
 
 
 def decode_compute_ratio(f):
-    """Decode compute time over memory time in one step."""
+    """Decode compute time over memory time in one step; for a static batch, whose step changes
+    as it drains, the share of decode time that is compute-bound over the larger other share
+    (the verdict is the one that holds for most of the decode time)."""
+    shares = f.get("decode_time_shares")
+    if shares is not None:
+        return _div(shares[0], vmax(shares[1], shares[2]))
     return _div(f["decode_compute_seconds"], f["decode_memory_seconds"])
 
 
 def decode_kv_ratio(f):
-    """KV bytes over weight bytes read in one step."""
+    """KV bytes over weight bytes read in one step; for a static batch, the share of decode time
+    waiting on the KV read over the share waiting on the weights."""
+    shares = f.get("decode_time_shares")
+    if shares is not None:
+        return _div(shares[1], shares[2])
     return _div(f["decode_kv_bytes_per_step"], f["decode_weight_bytes_per_step"])
 
 
