@@ -73,8 +73,13 @@ def derivation_lines(solution: Solution) -> list[str]:
         return lines + _lever_lines(solution)
 
     per_seq = r.kv_bytes_per_token * r.kv_replication * r.kv_tokens_held
-    lines.append(f"Avg length   S = {u.count(dep.prompt)} + {u.count(dep.output)}/2 = {u.count(r.seq_len_avg)} tokens, "
-                 f"{u.gib(per_seq)} of KV per sequence")
+    if dep.scheduler == Scheduler.STATIC:
+        lines.append(f"Avg length   S = {u.count(dep.prompt)} + {u.count(dep.output)} = {u.count(r.seq_len_avg)} tokens "
+                     f"(exponential answers: a sequence in flight has on average one whole answer behind it), "
+                     f"{u.gib(per_seq)} of KV per sequence")
+    else:
+        lines.append(f"Avg length   S = {u.count(dep.prompt)} + {u.count(dep.output)}/2 = {u.count(r.seq_len_avg)} tokens, "
+                     f"{u.gib(per_seq)} of KV per sequence")
     if dep.allocator == Allocator.PAGED:
         shared = " (the shared prefix is stored once)" if dep.prefix_caching and dep.shared_prefix else ""
         lines.append(f"Max batch    {u.gib(r.usable_kv_bytes)} / {u.gib(per_seq)} = {u.count(r.max_concurrency)} "

@@ -94,6 +94,15 @@ def tokens_held(length, layers, sliding_layers, window):
     return (full * length + sliding_layers * vmin(length, window)) / layers
 
 
+def in_flight_length(prompt, output, scheduler):
+    """Tokens a sequence holds on average while it decodes. Every answer running its average
+    length holds P + O/2 (the course's S). A static batch is modelled with exponential answer
+    lengths (see static_ladder_sum), and then a sequence still in flight has, averaged over the
+    time it runs, one whole average answer behind it (the exponential forgets how long it has
+    run), so it holds P + O."""
+    return prompt + (output if scheduler == Scheduler.STATIC else output / 2)
+
+
 def max_concurrency(usable, per_sequence, shared=0.0):
     """Whole sequences the KV cache holds: after the `shared` (prefix) store, usable over what one
     sequence needs; 0 where nothing fits."""
@@ -400,7 +409,7 @@ def evaluate(dep, n: dict, array: bool = False) -> dict:
     kv_tok = m.kv_values_per_token * kvb
     repl = kv_replication(gpus, m.kv_heads, m.is_mla)
     stored = kv_tok * repl
-    seq = prompt + output / 2
+    seq = in_flight_length(prompt, output, dep.scheduler)
     held = tokens_held(seq, m.layers, m.sliding_layers, m.sliding_window)
     prefix = n["shared_prefix"] if dep.prefix_caching else 0.0 * prompt
     memory = gpus * g.memory_gib * GIB

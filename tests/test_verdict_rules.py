@@ -39,11 +39,12 @@ def _static(model, gpu, gpus, prompt, output, concurrency, fidelity="floor"):
 
 def _brute_shares(dep):
     """Sum tpot(j)/j over every count j the batch drains through, by the step's own verdict (a
-    step with j in flight is the continuous batch of j)."""
+    step with j in flight is the continuous batch of j whose sequences hold as many tokens: the
+    static batch's P + O is a continuous batch's P + O'/2 with O' = 2 O)."""
     r = analyze(dep)
     times = {"decode-compute": 0.0, "decode-kv": 0.0, "decode-weights": 0.0}
     for j in range(1, r.batch + 1):
-        step = analyze(dep.with_(scheduler="continuous", concurrency=j, objective="tpot"))
+        step = analyze(dep.with_(scheduler="continuous", concurrency=j, objective="tpot", output=2 * dep.output))
         times[step.objective_bottleneck] += step.tpot_seconds / j
     total = sum(times.values())
     return tuple(times[v] / total for v in ("decode-compute", "decode-kv", "decode-weights"))
@@ -79,3 +80,13 @@ def test_the_grid_gives_a_static_batch_the_same_verdict_as_the_scalar_analysis()
     out = analyze_grid(dep, concurrency=conc)
     scalar = [analyze(dep.with_(concurrency=int(c))).objective_bottleneck for c in conc]
     assert list(objective_verdict_names(out["objective_verdict_index"])) == scalar
+
+
+def test_a_static_batch_holds_a_whole_average_answer_in_flight():
+    """Exponential answers (the drain model the card states): a sequence still in flight has on
+    average one whole answer behind it, so the cache is sized for P + O, not P + O/2."""
+    dep = _static(*STATIC[2])
+    static, steady = analyze(dep), analyze(dep.with_(scheduler="continuous"))
+    assert static.seq_len_avg == 300 + 300
+    assert steady.seq_len_avg == 300 + 150
+    assert static.max_concurrency < steady.max_concurrency
