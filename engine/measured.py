@@ -314,7 +314,7 @@ def _measured_passes_class(Passes):
         def __init__(self, dep, n):
             super().__init__(dep, n)
             self.kern = kernels(dep.model, dep.gpu, int(self.tp), dep.weights, dep.kv)
-            self.token_bytes = dep.model.kv_values_per_token * _kv_bytes(dep.kv) * _replication(dep, n)
+            self.token_bytes = self.token_kv_bytes
             self.label = backend_label(dep.gpu)
 
         def _context(self, kv_seq_bytes):
@@ -363,8 +363,3 @@ def _kv_bytes(precision: str) -> float:
 
     return PRECISION_BYTES[precision]
 
-
-def _replication(dep, n) -> float:
-    from engine.physics import kv_replication
-
-    return kv_replication(n["gpus"], dep.model.kv_heads, dep.model.is_mla)

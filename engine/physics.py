@@ -418,6 +418,7 @@ class Passes:
         self.peak = effective_peak(dep, self.precision, real, c)
         self.bw = g.bandwidth_tbps * 1e12
         self.fpt = 2.0 * m.active_params
+        self.token_kv_bytes = m.kv_values_per_token * PRECISION_BYTES[dep.kv] * kv_replication(gpus, m.kv_heads, m.is_mla)
         self.reuse = c["moe_route_reuse"]
         self.expected = spec_expected_tokens(self.k, self.alpha)
         if real:
@@ -600,10 +601,15 @@ class Passes:
         return self.prefill(fresh, prompt, prefix, per_pass)[4] / per_pass / self.groups
 
     def mixed(self, chunk, j, kv_seq_bytes, prompt, prefix=0.0):
-        """A chunked-prefill step: `chunk` prompt tokens (the chunk's share of its prompt's
-        attention) beside a decode step of j sequences, in one pass (realistic only)."""
+        """A chunked-prefill step: `chunk` tokens of a prompt (with its share of the prompt's
+        attention) beside a decode step of j sequences. Floor: the chunk's share of the prompt's
+        prefill followed by the decode step, as the floor's chunked TTFT counts it. Realistic:
+        one pass over both, reading the weights once."""
         fresh = prompt - prefix
         chunks = vmax(1.0, vceil(fresh / chunk))
+        if not self.real:
+            decode = where(j > 0, self.plain_step(vmax(j, 1.0), kv_seq_bytes), 0.0)
+            return self.prefill(fresh, prompt, prefix)[4] / chunks + decode
         attn = prefill_attention_flops(self.m, prompt, prefix) / chunks
         jg = j / self.groups
         s = PassShape(chunk + jg, jg + 1.0, chunk + jg, jg * kv_seq_bytes, attn)
