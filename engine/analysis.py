@@ -52,7 +52,7 @@ class Report(Record):
         if cached is None:
             figures = self.__dict__   # a report made by analyze keeps every figure of physics.evaluate
             cached = (_corrections(self.deployment, figures)
-                      if self.fidelity == Fidelity.REALISTIC and self.fits and "step_extra_seconds" in figures else ())
+                      if self.fidelity != Fidelity.FLOOR and self.fits and "step_extra_seconds" in figures else ())
             self.__dict__["_corrections"] = cached
         return cached
 
@@ -113,7 +113,13 @@ def _objective_verdict(r: Report, objective: str) -> str:
 def analyze(dep: Deployment) -> Report:
     """Analyse one deployment: memory budget, batch, decode step, prefill, throughput, verdicts."""
     m, g = dep.model, dep.gpu
-    f = physics.evaluate(dep, physics.numeric_inputs(dep))
+    passes = physics.Passes
+    if dep.fidelity == Fidelity.MEASURED:
+        from engine import measured   # the optional extra, loaded only for this fidelity
+
+        measured.check(dep)
+        passes = measured.passes_for
+    f = physics.evaluate(dep, physics.numeric_inputs(dep), passes=passes)
     gpus = dep.gpus
     if not f["fits"]:
         return _unfit(dep, f)
