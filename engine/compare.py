@@ -8,8 +8,9 @@ ranking order. `correction_lines(report)` names each correction and what it move
 from __future__ import annotations
 
 from engine import units as u
+from engine.bands import gain_band
 from engine.ids import Fidelity, Objective
-from engine.levers import Solution, gain_band, solve
+from engine.levers import Solution, solve
 
 OBJECTIVE_LABELS = {"cost": "cost per million output tokens", "tpot": "TPOT", "ttft": "TTFT",
                     "stall": "worst decode stall"}

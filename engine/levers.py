@@ -8,6 +8,7 @@ nothing to share, no smaller model stated) reports a gain of exactly 1 with a no
 from __future__ import annotations
 
 from engine.analysis import Report, analyze
+from engine.bands import GAIN_BANDS, gain_band  # noqa: F401 (the bands live in engine.bands)
 from engine.catalog import PRECISION_BYTES
 from engine.deployment import Deployment
 from engine.ids import Allocator, Fidelity, Lever, Precision, Scheduler
@@ -15,21 +16,7 @@ from engine.record import REQUIRED, Record
 
 LEVERS = ("batching", "paged-kv", "prefix-caching", "quantization", "kv-quantization",
           "speculative-decoding", "chunked-prefill", "more-gpus", "routing")
-GAIN_BANDS = ("under-1.25x", "1.25-2x", "2-4x", "over-4x")
 DEFAULT_SPEC_K = 4
-
-
-def gain_band(gain: float | None) -> str | None:
-    """The magnitude band a gain falls in: under 1.25x, 1.25-2x, 2-4x or over 4x."""
-    if gain is None:
-        return None
-    if gain < 1.25:
-        return "under-1.25x"
-    if gain < 2.0:
-        return "1.25-2x"
-    if gain < 4.0:
-        return "2-4x"
-    return "over-4x"
 
 
 class LeverResult(Record):

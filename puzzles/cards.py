@@ -14,7 +14,7 @@ import math
 import textwrap
 
 from engine.ids import Allocator, Scheduler
-from engine.levers import GAIN_BANDS, gain_band
+from engine.bands import GAIN_BANDS, gain_band
 
 from puzzles import fmt
 from puzzles.keys import Key
@@ -37,13 +37,16 @@ BOTTLENECK_QUESTION = {
     "ttft": "What bounds the time to first token here?",
     "stall": "What sets the longest pause in a stream here?",
 }
-BAND_RULE = "a gain within 10% of a band edge accepts the bands on both sides of it"
+BAND_RULE = ("the band is the realistic gain's (the course's floor is only its ceiling); a gain within 10% of "
+             "a band edge accepts the bands on both sides of it; where the deployment does not fit, a lever "
+             "that makes it fit counts as over-4x, and the best is the one that fits with the best objective")
 
 
 def answer_json(puzzle: Puzzle, key: Key) -> dict:
     return {
         "bottleneck": key.bottleneck, "best_lever": key.best_lever, "gain_band": key.gain_band,
         "reason": key.reason, "reason_text": REASONS[key.reason], "gain": _clean(key.gain),
+        "band_gain": _clean(key.band_gain),
         "gain_bands": list(key.bands), "deployment_bottleneck": key.deployment_bottleneck,
         "fidelities": key.fidelity_json(), "deciding": key.deciding,
         "levers": [{"name": lv.name, "gain": _clean(lv.gain), "band": gain_band(lv.gain), "note": lv.note}
