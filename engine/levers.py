@@ -56,6 +56,12 @@ def lever_change(dep: Deployment, name: str) -> tuple[Deployment | None, str]:
             return None, "prefix caching already on"
         if dep.shared_prefix == 0:
             return None, "no shared prompt prefix to cache"
+        if dep.allocator == Allocator.CONTIGUOUS:
+            # Requests share cached blocks only through a block table: prefix caching is built on
+            # paged KV (vLLM's automatic prefix caching hashes full blocks), so it turns paging on.
+            return (dep.with_(prefix_caching=True, allocator="paged"),
+                    f"reuse the {dep.shared_prefix}-token shared prefix, stored once in paged KV blocks "
+                    f"(prefix caching needs them, so the lever turns paging on)")
         return dep.with_(prefix_caching=True), f"reuse the {dep.shared_prefix}-token shared prefix"
     if name == Lever.QUANTIZATION:
         eight = _eight_bit(dep)
@@ -63,7 +69,8 @@ def lever_change(dep: Deployment, name: str) -> tuple[Deployment | None, str]:
         if dep.weights == Precision.BF16:
             return dep.with_(weights=eight, kv=kv), f"weights and KV cache -> {eight}"
         if dep.weights != Precision.INT4:
-            return dep.with_(weights="int4", kv=kv), "weights -> int4 (computed at bf16)"
+            also = f", KV cache -> {kv}" if kv != dep.kv else ""
+            return dep.with_(weights="int4", kv=kv), f"weights -> int4 (computed at bf16){also}"
         if kv != dep.kv:
             return dep.with_(kv=kv), f"KV cache -> {eight}"
         return None, "already at int4 weights and 8-bit KV"
