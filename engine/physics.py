@@ -351,7 +351,7 @@ _DEFAULTS = {"moe_route_reuse": 0.5, "allreduces_per_layer": 2, "activation_byte
              "per_layer_overhead_us": 15.0, "per_step_overhead_us": 100.0, "low_precision_efficiency": 0.8,
              "bandwidth_efficiency": 1.0, "kv_bandwidth_efficiency": 1.0, "moe_efficiency": 1.0,
              "compute_efficiency": 1.0, "compute_half_tokens": 0.0, "overlap_sharpness": 64.0,
-             "attention_efficiency": 1.0, "elementwise_bytes_per_value": 0.0,
+             "attention_efficiency": 1.0, "attention_half_tokens": 0.0, "elementwise_bytes_per_value": 0.0,
              "link_efficiency": 1.0, "prefill_batch_tokens": 8192}
 _CONSTANTS: dict | None = None
 
@@ -428,10 +428,15 @@ def smooth_max(a, b, sharpness):
     return np.where(hi > 0, hi * (1.0 + (lo / safe) ** sharpness) ** (1.0 / sharpness), 0.0)
 
 
-def compute_ramp(rows, half):
-    """Share of the achievable matrix rate a GEMM with `rows` rows (tokens in the step) reaches:
-    rows / (rows + half), so small batches run far from peak and large ones near it."""
-    return rows / (rows + half) if half > 0 else 1.0 + 0.0 * rows
+def ramped_seconds(flops, rows, half, rate):
+    """Time for `flops` of matrix multiplies with `rows` rows (tokens in the step) at `rate`: a
+    GEMM computes whole tiles, so it reaches rows / (rows + half) of the rate; small batches run
+    far from peak, large ones near it. Zero rows, zero time."""
+    if type(rows) in _PLAIN:
+        return flops * (rows + half) / (rows * rate) if rows > 0 else 0.0 * flops
+    np = _np()
+    safe = np.where(rows > 0, rows, 1.0)
+    return np.where(rows > 0, flops * (rows + half) / (safe * rate), 0.0 * flops)
 
 
 class PassShape:
@@ -439,10 +444,11 @@ class PassShape:
     the output head, independent routing draws (a mixture of experts), KV bytes and attention
     FLOPs. The fields are floats or arrays."""
 
-    __slots__ = ("tokens", "rows", "route", "kv_bytes", "attn_flops")
+    __slots__ = ("tokens", "rows", "route", "kv_bytes", "attn_flops", "attn_length")
 
-    def __init__(self, tokens, rows, route, kv_bytes, attn_flops):
+    def __init__(self, tokens, rows, route, kv_bytes, attn_flops, attn_length=1.0):
         self.tokens, self.rows, self.route, self.kv_bytes, self.attn_flops = tokens, rows, route, kv_bytes, attn_flops
+        self.attn_length = attn_length   # tokens each prompt's attention runs over
 
 
 class Passes:
@@ -519,9 +525,9 @@ class Passes:
         half, sharp = c["compute_half_tokens"], c["overlap_sharpness"]
         w_body, w_head = self.body_bytes, self.head_bytes
         f_body, f_head = self.body_flops * s.tokens, self.head_flops * s.rows
-        t_body_m, t_body_c = w_body / bw, f_body / (rate * compute_ramp(s.tokens, half))
-        t_head_m, t_head_c = w_head / bw, f_head / (tp * self.attn_peak_16 * self.mfu * c["compute_efficiency"]
-                                                     * compute_ramp(s.rows, half))
+        t_body_m, t_body_c = w_body / bw, ramped_seconds(f_body, s.tokens, half, rate)
+        t_head_m = w_head / bw
+        t_head_c = ramped_seconds(f_head, s.rows, half, tp * self.attn_peak_16 * self.mfu * c["compute_efficiency"])
         lin = smooth_max(t_body_m, t_body_c, sharp) + smooth_max(t_head_m, t_head_c, sharp)
         mem_t, comp_t = t_body_m + t_head_m, t_body_c + t_head_c
         w_bytes = w_body + w_head
@@ -532,12 +538,13 @@ class Passes:
             f_exp = self.expert_flops * s.tokens
             eff = c["moe_efficiency"]
             rows = s.tokens * m.experts_per_token / vmax(touched, 1.0)
-            t_exp_m, t_exp_c = w_exp / (bw * eff), f_exp / (rate * eff * compute_ramp(rows, half))
+            t_exp_m, t_exp_c = w_exp / (bw * eff), ramped_seconds(f_exp, rows, half, rate * eff)
             lin = lin + smooth_max(t_exp_m, t_exp_c, sharp)
             mem_t, comp_t = mem_t + t_exp_m, comp_t + t_exp_c
             w_bytes, flops = w_bytes + w_exp, flops + f_exp
         t_kv = s.kv_bytes / (tp * self.bw * c["kv_bandwidth_efficiency"])
-        t_attn = s.attn_flops / (tp * self.attn_peak * self.mfu * c["attention_efficiency"])
+        t_attn = ramped_seconds(s.attn_flops, s.attn_length, c["attention_half_tokens"],
+                                tp * self.attn_peak * self.mfu * c["attention_efficiency"])
         elementwise = m.layers * s.tokens * m.hidden * c["elementwise_bytes_per_value"] / self.bw
         extra = self.comm(s.tokens) + self.overhead
         total = lin + t_kv + t_attn + elementwise + extra
@@ -638,7 +645,7 @@ class Passes:
             mem = memory_seconds(weight_read_bytes(m, fresh * batch, self.bpw), self.tp, self.bw)
             return flops, comp, mem, 0.0 * comp, vmax(comp, mem)
         tokens = fresh * batch
-        s = PassShape(tokens, batch, tokens, 0.0 * tokens, attn * batch)
+        s = PassShape(tokens, batch, tokens, 0.0 * tokens, attn * batch, prompt)
         w, _, mem_t, comp_t, extra, total = self._realistic(s)
         return flops, comp_t, mem_t, self.comm(tokens), total
 
@@ -665,7 +672,7 @@ class Passes:
             return self.prefill(fresh, prompt, prefix)[4] / chunks + decode
         attn = prefill_attention_flops(self.m, prompt, prefix) / chunks
         jg = j / self.groups
-        s = PassShape(chunk + jg, jg + 1.0, chunk + jg, jg * kv_seq_bytes, attn)
+        s = PassShape(chunk + jg, jg + 1.0, chunk + jg, jg * kv_seq_bytes, attn, prompt)
         return self._realistic(s)[5]
 
 

@@ -38,8 +38,7 @@ from engine.bands import BAND_EDGES, UNFIT_BAND, accepted_bands, gain_band
 from engine.deployment import Deployment
 from engine.errors import RidgeError
 from engine.ids import Fidelity, Scheduler, Verdict
-from engine.levers import (DEFAULT_SPEC_K, LEVERS, LeverResult, Solution, evaluate_lever, rank_levers,
-                           solve)
+from engine.levers import DEFAULT_SPEC_K, LEVERS, Solution, evaluate_lever, solve
 
 from puzzles import fmt
 from puzzles.puzzle import ESTIMATE_NAMES, Puzzle
@@ -127,11 +126,28 @@ class Key:
         return self.realistic.best.gain
 
     @cached_property
+    def _measured(self) -> tuple[Solution | None, str | None]:
+        from engine.compare import measured_of, measured_problem
+
+        solution = self.realistic if self.realistic is not None else self.solution
+        problem = measured_problem(solution.report.deployment)
+        if problem is not None:
+            return None, problem
+        try:
+            return measured_of(solution), None
+        except RidgeError as exc:   # a kernel the database lacks for this model (one line says which)
+            return None, str(exc)
+
+    @property
     def measured(self) -> Solution | None:
-        """The offered levers solved on the measured kernels, or None where that fidelity does not
-        run here (the extra is not installed, or the accelerator or precisions are not covered)."""
-        dep = self.solution.report.deployment
-        return solve_measured(dep, offered_order(lv.name for lv in self.levers))
+        """The offered levers solved on the measured kernels (`engine.compare.measured_of`), or None
+        where that fidelity does not run here (`measured_reason` says why: the extra is not
+        installed, or the accelerator, precisions or model are not in the database)."""
+        return self._measured[0]
+
+    @property
+    def measured_reason(self) -> str | None:
+        return self._measured[1]
 
     def judged(self, measured: bool = False) -> list[tuple[str, Solution]]:
         """(fidelity, solution) for every fidelity this key is judged under, floor first; the
@@ -223,9 +239,10 @@ def shown_gain(key: Key) -> str:
 
 
 def _unmeasured(solution: Solution, lever: str) -> bool:
-    """Whether the measured kernels could not time `lever` (its result carries no report)."""
+    """Whether the measured kernels could not time `lever` (`engine.levers.evaluate_lever` says
+    so in its note and carries no report)."""
     result = next((lv for lv in solution.levers if lv.name == lever), None)
-    return result is None or (result.report is None and result.note.startswith(NOT_MEASURED))
+    return result is None or (result.report is None and "(not measured:" in result.note)
 
 
 def _finite(x):
@@ -289,44 +306,6 @@ def solve_both(dep: Deployment, levers: tuple[str, ...]) -> tuple[Solution, Solu
     return floor, solve(at_fidelity(dep, Fidelity.REALISTIC), offered_order(levers), floor=floor)
 
 
-NOT_MEASURED = "not measured:"
-
-
-def measured_problem(dep: Deployment) -> str | None:
-    """Why the measured fidelity cannot judge this deployment here (None when it can): the extra
-    is not installed, or the database lacks the accelerator or the precisions."""
-    from engine import measured
-
-    try:
-        measured.check(at_fidelity(dep, Fidelity.MEASURED))
-    except RidgeError as exc:
-        return str(exc)
-    return None
-
-
-def measured_lever(dep: Deployment, base, name: str) -> LeverResult:
-    """`evaluate_lever` on the measured kernels; a lever whose deployment they cannot time (a
-    precision the database lacks, say) reports no gain and says why."""
-    try:
-        return evaluate_lever(dep, base, name)
-    except RidgeError as exc:
-        return LeverResult(name=name, gain=None, note=f"{NOT_MEASURED} {exc}")
-
-
-def solve_measured(dep: Deployment, levers) -> Solution | None:
-    """The levers solved on the measured kernels, or None where that fidelity cannot run here."""
-    dep = at_fidelity(dep, Fidelity.MEASURED)
-    if measured_problem(dep) is not None:
-        return None
-    from engine.analysis import analyze
-
-    try:
-        base = analyze(dep)
-    except RidgeError:   # a kernel the database lacks for this model (one line says which)
-        return None
-    return Solution(report=base, levers=rank_levers(measured_lever(dep, base, name) for name in offered_order(levers)))
-
-
 def compute_key(puzzle: Puzzle) -> Key:
     """The engine's key for a puzzle: solve its deployment over the levers it offers, at the floor
     and the realistic fidelity (the measured one is solved on demand: `Key.measured`)."""
@@ -352,12 +331,11 @@ def unoffered_winners(solution: Solution, offered, ruled_out=(), margin: float =
     left to the other fidelities."""
     dep = solution.report.deployment
     best = solution.best
-    measured = dep.fidelity == Fidelity.MEASURED
     out = []
     for name in LEVERS:
         if name in offered or name in ruled_out:
             continue
-        result = measured_lever(dep, solution.report, name) if measured else evaluate_lever(dep, solution.report, name)
+        result = evaluate_lever(dep, solution.report, name)
         if _beats(result, best, margin):
             out.append(result)
     return out
