@@ -6,8 +6,8 @@ generated puzzles too), against its engine-computed key:
 - robust (`puzzles.keys.robustness_problems`, DESIGN.md "Robust keys"): the verdict and the best lever are the
   same under the floor, the realistic fidelity and, where the optional extra runs and covers the
   accelerator and precisions, the measured kernels; the band is the realistic gain's, so no band
-  is accepted more than 5% beyond it (a floor of 2.00 beside a realistic 1.45 lets only `1.25-2x`
-  through), and each fidelity's own band is one the key accepts. The message names the puzzle,
+  starting more than 5% above it is accepted (a floor of 2.00 beside a realistic 1.45 lets only
+  `1.25-2x` through), and each fidelity's own band is one the key accepts. The message names the puzzle,
   the fidelity and both answers;
 - the bottleneck options are only the verdicts that can bound the objective, and the key's is one;
 - options (verdicts, levers, reasons) are in the one fixed order;

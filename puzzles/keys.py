@@ -47,7 +47,7 @@ from puzzles.reasons import deciding_text, key_reason
 VERDICT_MARGIN = 1.10   # every rule's deciding ratio must be outside [1/1.1, 1.1]
 LEVER_MARGIN = 1.15     # the best lever's gain must be at least 1.15x the runner-up's
 BAND_MARGIN = 1.05      # the best gain must be more than 5% from a band edge
-BAND_REACH = 1.05       # an accepted band's edge may lie at most 5% beyond the realistic gain
+BAND_REACH = 1.05       # an accepted band may start at most 5% above the realistic gain
 UNOFFERED_MARGIN = 0.98  # an unoffered lever within 2% of the offered best (or above it) must be ruled out
 KEY_FIDELITY = Fidelity.REALISTIC   # the fidelity whose gain keys the band
 
@@ -176,9 +176,9 @@ class Key:
 
     def band_problems(self, measured: bool = False) -> list[tuple[str, str]]:
         """(fidelity, message) where a fidelity's own band of the best lever is not accepted, or
-        an accepted band reaches more than 5% beyond the realistic gain (a floor of exactly 2.00
+        an accepted band starts more than 5% above the realistic gain (a floor of exactly 2.00
         beside a realistic 1.85 must not let `2-4x` through: the 10% edge rule is for gains that
-        sit on an edge, not for the floor's flattering one)."""
+        sit on an edge, and the flattering side of it is held to 5%)."""
         if not self.solution.report.fits:
             return []
         out = []
@@ -187,10 +187,10 @@ class Key:
             from engine.bands import band_range
 
             for band in self.bands:
-                low, high = band_range(band)
-                if g * BAND_REACH < low or g > high * BAND_REACH:
+                low, _ = band_range(band)
+                if g * BAND_REACH < low:
                     out.append((str(KEY_FIDELITY), f"{band} is accepted but the realistic gain is {g:.2f}x, "
-                                                   f"more than 5% outside it"))
+                                                   f"more than 5% below it"))
         for fidelity, solution in self.judged(measured)[1:]:
             other = _finite_gain(solution, self.best_lever)
             if other is None or _unmeasured(solution, self.best_lever):
@@ -345,8 +345,8 @@ def robustness_problems(key: Key, offered, ruled_out=(), measured: bool = False)
     """(field, message) for every breach of "Robust keys" (DESIGN.md), for a pack's puzzle and a
     generated draw alike: the verdict and the best lever are the same under every fidelity
     judged (the measured one where it runs and `measured` asks for it); the band is the realistic
-    one (no accepted band more than 5% beyond the realistic gain, each fidelity's own band
-    accepted); and no lever the puzzle does not offer comes within 2% of the offered best at any
+    one (no accepted band starting more than 5% above the realistic gain, each fidelity's own
+    band accepted); and no lever the puzzle does not offer comes within 2% of the offered best at any
     fidelity unless `ruled_out` names it. Each message names the fidelity and both answers."""
     out: list[tuple[str, str]] = []
     for part, fidelity, floor, other in key.flips(measured):
