@@ -230,12 +230,14 @@ class Key:
 
 def shown_gain(key: Key) -> str:
     """The best lever's gain as a reveal states it: the realistic figure that keys the band, with
-    the floor's beside it as the ceiling."""
+    the floor's beside it (its ceiling where it is the larger: the course's flattering figure)."""
     if key.gain is None:
         return "it makes the deployment fit"
-    if key.band_gain is None or key.band_gain == key.gain:
+    if key.band_gain is None or fmt.gain(key.band_gain) == fmt.gain(key.gain):
         return fmt.gain(key.gain)
-    return f"{fmt.gain(key.band_gain)} realistic; the floor's {fmt.gain(key.gain)} is its ceiling"
+    if key.gain > key.band_gain:
+        return f"{fmt.gain(key.band_gain)} realistic; the floor's {fmt.gain(key.gain)} is its ceiling"
+    return f"{fmt.gain(key.band_gain)} realistic; the course's floor gives {fmt.gain(key.gain)}"
 
 
 def _unmeasured(solution: Solution, lever: str) -> bool:
