@@ -378,8 +378,9 @@ def _measured_passes_class(Passes):
             per_pass = min(max(1, int(self.c["prefill_batch_tokens"] // max(fresh, 1))), max(1, int(batch)))
             return self.kern.prefill(prompt, per_pass, prompt - fresh) / per_pass / self.groups
 
-        def mixed(self, chunk, j, kv_seq_bytes, prompt, prefix=0.0):
-            return self.kern.mixed(chunk, self._per_group(j), self._context(kv_seq_bytes), prompt)
+        def mixed(self, chunk, j, kv_seq_bytes, prompt, prefix=0.0, verify=False):
+            decoding = self._per_group(j) * (int(self.k) + 1 if verify else 1)
+            return self.kern.mixed(chunk, decoding, self._context(kv_seq_bytes), prompt)
 
     return _MeasuredPasses
 
