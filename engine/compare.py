@@ -53,6 +53,28 @@ def measured_problem(dep) -> str | None:
     return measured.unavailable() or measured.coverage_problem(dep.model, dep.gpu, dep.weights, dep.kv)
 
 
+def measured_placeholder(dep) -> str:
+    """What a measured column shows before (or instead of) its figures: PENDING when they can be
+    measured, else why not in a few words ("no measured kernels for this accelerator")."""
+    from engine import measured
+
+    problem = measured_problem(dep)
+    if problem is None:
+        return PENDING
+    return measured.NO_KERNELS if problem.startswith(measured.NO_KERNELS) else problem
+
+
+def measure(solution: Solution) -> "Solution | str":
+    """The measured solution, or the one line saying why there is none (for a worker to fill a
+    column with; see measured_of)."""
+    from engine.errors import RidgeError
+
+    try:
+        return measured_of(solution)
+    except RidgeError as exc:
+        return str(exc)
+
+
 def measured_of(solution: Solution) -> Solution:
     """The measured solution of the same deployment over the same levers, carrying the floor and
     realistic ones. Loads the kernel database (seconds the first time for a model and
