@@ -56,9 +56,10 @@ def _shown(text: object) -> str:
 
 
 def _one_line(text: object) -> str:
-    from engine.bounds import one_line
+    """A refusal as printed: one line, at most 300 characters, control characters written out."""
+    from engine.bounds import refusal
 
-    return one_line(text)
+    return refusal(text)
 
 
 class _Parser(argparse.ArgumentParser):

@@ -28,6 +28,7 @@ _CONTROLS = [*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0), *map(ord, _BIDI)]
 _STRIP = dict.fromkeys(_CONTROLS)
 _SPACE = {**_STRIP, **dict.fromkeys(map(ord, "\t\n\r\v\f"), " ")}
 MAX_SHOWN = 160  # characters of an echoed value shown in a message
+MAX_REFUSAL = 300  # characters of a whole refusal line (DESIGN.md: one line, at most 300)
 
 
 _ASCII_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]{1,4})?")
@@ -62,9 +63,28 @@ def shown(value: object, limit: int = MAX_SHOWN) -> str:
     return f"{text[:head]}…{text[-tail:]}"
 
 
-def one_line(message: object, limit: int = 1000) -> str:
-    """A whole message made fit for one terminal line: every long word shortened by `shown`."""
-    words = clean_text(message).split(" ")
+def escaped_text(text: object) -> str:
+    """`text` with line breaks and tabs as spaces and every other control character written out
+    (ESC as \\x1b, a bidi override as \\u202e), so a refusal shows what was typed without a
+    terminal acting on it."""
+    def visible(ch: str) -> str:
+        code = ord(ch)
+        return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+    return "".join(visible(ch) if ord(ch) in _STRIP and ch not in "\t\n\r\v\f" else ch
+                   for ch in str(text)).translate(_SPACE)
+
+
+def refusal(message: object) -> str:
+    """A refusal as it is shown: one line of at most MAX_REFUSAL characters, control
+    characters written out."""
+    return one_line(message, MAX_REFUSAL, escape=True)
+
+
+def one_line(message: object, limit: int = 1000, *, escape: bool = False) -> str:
+    """A whole message made fit for one terminal line: every long word shortened by `shown`.
+    With `escape`, control characters are written out (`escaped_text`) instead of dropped."""
+    words = (escaped_text(message) if escape else clean_text(message)).split(" ")
     text = " ".join(w if len(w) <= MAX_SHOWN else shown(w) for w in words)
     return shown(text, limit)
 

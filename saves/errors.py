@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from engine.bounds import refusal
 from engine.errors import RidgeError
 
 
@@ -14,6 +15,6 @@ class SaveError(RidgeError):
     """
 
     def __init__(self, message: str, *, path: Path | str | None = None, line: int | None = None):
-        super().__init__(message)
+        super().__init__(refusal(message))  # one line, at most 300 characters, escapes written out
         self.path = Path(path) if path is not None else None
         self.line = line

@@ -19,10 +19,10 @@ MAX_PART = 255  # bytes of one folder name (NAME_MAX)
 def data_dir(override: str | os.PathLike[str] | None = None) -> Path:
     """The folder holding profiles, settings, the user catalog and logs."""
     if override is not None and str(override) != "":
-        return _usable(Path(override).expanduser(), "--save-dir")
+        return _usable(_expand(override, "--save-dir"), "--save-dir")
     env = os.environ.get(ENV_SAVE_DIR, "")
     if env:
-        return _usable(Path(env).expanduser(), ENV_SAVE_DIR)
+        return _usable(_expand(env, ENV_SAVE_DIR), ENV_SAVE_DIR)
     import platformdirs  # only when needed: tests and --save-dir never pay for it
 
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
@@ -46,6 +46,19 @@ def packs_dir(override: str | os.PathLike[str] | None = None) -> Path:
 def settings_path(override: str | os.PathLike[str] | None = None) -> Path:
     """Folder-wide settings (the last profile used): `<data dir>/settings.toml`."""
     return data_dir(override) / "settings.toml"
+
+
+def _expand(text: str | os.PathLike[str], what: str) -> Path:
+    """`text` with a leading ~ or ~user expanded; SaveError when there is no such home folder
+    (Python raises RuntimeError for `~nouser`)."""
+    try:
+        return Path(text).expanduser()
+    except (RuntimeError, KeyError, ValueError):
+        from engine.bounds import shown
+        from saves.errors import SaveError
+
+        head = str(text).split("/", 1)[0]
+        raise SaveError(f"{what}: no home folder for {shown(head, 60)!r}; write the path out in full") from None
 
 
 def _usable(folder: Path, what: str) -> Path:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.bounds import MAX_DEPTH, NotAFile, TooLarge, data_depth, one_line, read_regular
+from engine.bounds import MAX_DEPTH, NotAFile, TooLarge, data_depth, one_line, read_regular, refusal
 from engine.errors import RidgeError
 from saves.chain import GENESIS, chain_hash, verify_chain
 
@@ -37,6 +37,9 @@ MAX_RESULT_BYTES = 4 << 20  # a 50-answer result file is about 40 KiB
 
 class MatchFileError(RidgeError):
     """A result file that cannot be trusted; the message says why, in one line."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(refusal(message))  # an edited value is echoed shortened, never 3,000 characters
 
 
 # --- result files --------------------------------------------------------------------------------
