@@ -71,7 +71,7 @@ def test_stats_asks_which_profile_when_it_cannot_tell(tmp_path, capsys):
 def test_a_damaged_profile_is_one_line_and_exit_2(tmp_path, capsys):
     store = _filled(tmp_path, 2)
     seg = store._segments("ann")[0]
-    seg.write_bytes(seg.read_bytes()[:-40])
+    seg.write_bytes(seg.read_bytes()[:-40] + b"\n[[")
     before = seg.read_bytes()
     code, out, err = _run(capsys, "stats", "--save-dir", str(tmp_path), "--json")
     assert code == 2 and out == "" and err.count("\n") == 1 and "000001.toml" in err
