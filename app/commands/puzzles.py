@@ -176,6 +176,9 @@ def _import(args) -> int:
     source = Path(args.file)
     if source.suffix.lower() != ".toml":
         raise RidgeError(f"{source}: a pack is a .toml file")
+    if not bank.loads_as_pack(source.name):  # it would be copied, then never loaded
+        raise RidgeError(f"{source}: the game reads only packs named NAME.toml (lower-case .toml, no leading "
+                         "dot); rename the file and import it again")
     problems, count, _ = check_paths([source])
     if len(problems) == 1:  # one problem: one line
         raise RidgeError(f"not imported: {problems[0]}")
@@ -190,6 +193,8 @@ def _import(args) -> int:
         pack = bank.into_own_chapter(pack)
     folder = packs_dir(args.save_dir)
     target = folder / source.name
+    if target.is_symlink() or target.exists() and not target.is_file():
+        raise RidgeError(f"{target} is a link or not a regular file; it was left as it is")
     if target.exists() and not args.replace:
         raise RidgeError(f"{target} already exists: pass --replace to overwrite it")
     bank.use_player_packs(folder)
