@@ -76,3 +76,16 @@ def _usable(folder: Path, what: str) -> Path:
         if len(part.encode("utf-8", "surrogateescape")) > MAX_PART:
             raise SaveError(f"{what}: a folder name is longer than {MAX_PART} bytes: {shown(part, 60)}")
     return folder
+
+
+def resolved(folder: Path, what: str = "--save-dir") -> Path:
+    """`folder` as an absolute path with its links followed; SaveError (one line) for a link
+    that loops, instead of Python's RuntimeError."""
+    try:
+        return folder.resolve()
+    except (RuntimeError, OSError) as exc:
+        from engine.bounds import shown
+        from saves.errors import SaveError
+
+        reason = "a symbolic link loop" if isinstance(exc, RuntimeError) else (exc.strerror or str(exc))
+        raise SaveError(f"{what}: {shown(folder, 80)} cannot be opened: {reason}") from None

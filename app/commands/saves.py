@@ -40,10 +40,12 @@ def _check(store, args: argparse.Namespace) -> int:
                           "profiles": report.profiles, "attempts": report.attempts,
                           "problems": [p.to_json() for p in report.problems]}, indent=2))
     else:
+        from engine.bounds import one_line
+
         for problem in report.problems:
-            print(problem)
+            print(one_line(problem, escape=True))
         verdict = f"{len(report.problems)} problem(s)" if report.problems else "no problems"
-        print(f"{store.dir}: {len(report.profiles)} profile(s), {report.attempts} attempts, "
+        print(f"{one_line(store.dir, escape=True)}: {len(report.profiles)} profile(s), {report.attempts} attempts, "
               f"{verdict}", file=sys.stderr if report.problems else sys.stdout)
     return 1 if report.problems else 0
 

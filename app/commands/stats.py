@@ -57,7 +57,9 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(out, indent=2))
         return 0
     if not exists:
-        who = f"{name}" if name else f"anyone in {store.dir}"
+        from engine.bounds import one_line
+
+        who = f"{name}" if name else f"anyone in {one_line(store.dir, escape=True)}"
         print(f"No attempts recorded for {who} yet.")
         return 0
     o = stats.by_outcome
