@@ -28,7 +28,6 @@ from functools import lru_cache
 from typing import Any
 
 from engine.ids import Outcome
-from puzzles.questions import SPEC_FIELD
 
 KEY_FORMAT = "ridge-key/1"  # what a fingerprint covers; bump it if key_fields changes shape
 
@@ -45,6 +44,8 @@ def generator_ref(puzzle) -> dict[str, int] | None:
 
 def prediction_fields(grade) -> dict[str, Any]:
     """The locked-in prediction as the save holds it."""
+    from puzzles.questions import SPEC_FIELD  # kept out of the module's imports: loading a save stays light
+
     p = grade.prediction
     estimates = {str(k): float(v) for k, v in p.estimates.items()}
     if p.spec_helps in ("yes", "no"):
@@ -96,7 +97,7 @@ def supported_outcome(prediction: Mapping[str, Any], key: Mapping[str, Any] | No
     `reasons`). What the record cannot decide (numeric estimates, whose true values are not kept;
     a key from before the accepted bands and reasons were kept) may go either way. With no key
     at all (version 1 saves kept none) nothing can be checked: the recorded outcome stands."""
-    from puzzles.grading import outcome_for
+    from puzzles.scoring import outcome_for
 
     if not key:
         return outcome

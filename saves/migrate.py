@@ -25,7 +25,6 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from puzzles.scoring import CERTAINTIES, OUTCOMES
-from puzzles.attempts import fingerprint
 from saves.model import LEGACY_ENGINE, AttemptIn, Id, LockTime, Prediction, Scalar, Text, UtcTime
 from saves.tomlio import validation_error
 
@@ -73,6 +72,8 @@ def parse_v1(path: Path, data: dict[str, Any], text: str) -> V1File:
 
 def upgrade_attempt(old: V1Attempt) -> AttemptIn:
     """A version 1 attempt in version 2 terms (mode unknown then: campaign; no answer key kept)."""
+    from puzzles.attempts import fingerprint
+
     return AttemptIn(
         puzzle_id=old.puzzle, module=old.module, mode="campaign", outcome=old.outcome,
         prediction=Prediction(bottleneck=old.bottleneck, lever=old.lever, gain_band=old.gain,
@@ -83,6 +84,8 @@ def upgrade_attempt(old: V1Attempt) -> AttemptIn:
 
 def upgrade_v2_attempt(old: AttemptIn) -> AttemptIn:
     """A version 2 attempt with its recorded key fingerprinted (unlinked: the store re-links)."""
+    from puzzles.attempts import fingerprint
+
     key = old.key.to_doc() if old.key is not None else {}
     fields = {n: getattr(old, n) for n in AttemptIn.model_fields}
     return AttemptIn.model_validate({**fields, "engine": LEGACY_ENGINE,

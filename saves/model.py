@@ -19,7 +19,6 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StringConstraints
 
-from puzzles.attempts import engine_version, fingerprint, supported_outcome
 from puzzles.scoring import CERTAINTIES, OUTCOMES, points
 from saves.chain import GENESIS, ChainProblem, chain_hash, verify_chain
 from saves.errors import SaveError
@@ -126,6 +125,8 @@ class AttemptIn(BaseModel):
     def fingerprint_matches(self) -> bool:
         """The recorded key is the one the fingerprint was made of (no fingerprint: an attempt
         recorded before version 3 and not upgraded, which counts only as a miss)."""
+        from puzzles.attempts import fingerprint  # only when a score is derived: opening a player stays light
+
         return self.fingerprint is not None and self.fingerprint == fingerprint(
             self.engine, self.key.to_doc() if self.key is not None else {})
 
@@ -133,6 +134,8 @@ class AttemptIn(BaseModel):
         """This attempt at the outcome its prediction earns against its own recorded key
         (`puzzles.attempts.supported_outcome`); None when its fingerprint does not match, so it
         does not count at all."""
+        from puzzles.attempts import supported_outcome
+
         if not self.fingerprint_matches():
             return None
         key = self.key.to_doc() if self.key is not None else None
@@ -184,6 +187,8 @@ class Attempt(AttemptIn):
         not name its engine is fingerprinted here with the engine running now."""
         fields = {name: getattr(attempt, name) for name in AttemptIn.model_fields}
         if attempt.fingerprint is None:
+            from puzzles.attempts import engine_version, fingerprint
+
             fields["engine"] = engine_version()
             fields["fingerprint"] = fingerprint(fields["engine"], attempt.key.to_doc() if attempt.key else {})
             attempt = AttemptIn.model_validate(fields)

@@ -101,7 +101,7 @@ def test_saves_export_csv_and_md(tmp_path, capsys):
     _filled(tmp_path, 3)
     code, out, _ = _run(capsys, "saves", "export", "--save-dir", str(tmp_path), "--format", "csv")
     assert code == 0 and len(out.splitlines()) == 4 and out.startswith("seq,locked_at,")
-    target = tmp_path / "out" / "history.md"
+    target = tmp_path.parent / f"{tmp_path.name}-out" / "history.md"  # never inside the save folder
     target.parent.mkdir()
     code, out, _ = _run(capsys, "saves", "export", "--save-dir", str(tmp_path), "--format", "md",
                         "--output", str(target))

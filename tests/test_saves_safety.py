@@ -369,3 +369,44 @@ def test_drill_plan_prints_and_only_save_stores(tmp_path, capsys):
     assert run(capsys, "drill", "plan", "--until", "2031-01-01", "--save", "--save-dir", str(tmp_path))[0] == 0
     assert store.load("Pat").settings["exam-date"] == "2031-01-01"
     assert os.path.exists(store.header_path("Pat"))
+
+
+# -- match files ---------------------------------------------------------------------------------
+
+def _results(tmp_path: Path, *files: tuple[str, str, list]) -> list[Path]:
+    from saves.match import result_doc, write_result
+    from test_match import CODE, START
+
+    paths = []
+    for i, (player, code, answers) in enumerate(files):
+        path = tmp_path / f"{i}-{player}.toml"
+        write_result(path, result_doc(code or CODE, player, "", START, answers))
+        paths.append(path)
+    return paths
+
+
+def test_match_files_hold_to_what_a_real_match_can_produce(tmp_path):
+    import datetime as dt
+
+    from puzzles.match import MatchCode
+    from saves import match
+    from test_match import answers
+
+    right = answers("right")
+    zero = [{**a, "seconds": 0.0} for a in right]
+    future = [{**a, "locked_at": "2999-01-01T00:00:00.000Z"} for a in right]
+    slow = [{**a, "seconds": 600.0} for a in right]  # longer than the minute since the answer before
+    stray = MatchCode(7, 2, 3)
+    paths = _results(tmp_path, ("Zed", str(stray), []), ("Ada", "", right), ("Bea", "", answers("medium")),
+                     ("Аda", "", answers("wrong")), ("Eve", "", right), ("Kim", "", zero), ("Lu", "", future),
+                     ("Mo", "", slow))
+    merged = match.merge_files(paths)
+    assert [r.player for r in merged.accepted] == ["Ada", "Bea"]  # a stray file first turns nobody away
+    why = {Path(f).name.split("-", 1)[1]: reason for f, reason in merged.rejected}
+    assert why["Zed.toml"].startswith("it is from match R-7-2-3")
+    assert "already has a result" in why["Аda.toml"]  # Cyrillic А: the same name
+    assert "signed as another player" in why["Eve.toml"]
+    assert "could have taken" in why["Kim.toml"] and "could have taken" in why["Mo.toml"]
+    assert "window" in why["Lu.toml"]
+    assert all(len(r) <= 300 and "\n" not in r for r in why.values())
+    assert dt.datetime.now(dt.timezone.utc).year < 2999
