@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.bounds import MAX_DEPTH, NotAFile, TooLarge, data_depth, one_line, read_regular, refusal
+from engine.bounds import MAX_DEPTH, NotAFile, TooLarge, data_depth, one_line, read_regular
 from engine.errors import RidgeError
 from saves.chain import GENESIS, chain_hash, verify_chain
 
@@ -45,10 +45,8 @@ _TOLERANCE = 1.0  # seconds: a lock time is stored to the millisecond, the answe
 
 
 class MatchFileError(RidgeError):
-    """A result file that cannot be trusted; the message says why, in one line."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(refusal(message))  # an edited value is echoed shortened, never 3,000 characters
+    """A result file that cannot be trusted; the message says why, in one line (RidgeError holds
+    it to 300 characters: an edited value once made a 3,054-character line)."""
 
 
 # --- result files --------------------------------------------------------------------------------
