@@ -130,13 +130,14 @@ class AttemptIn(BaseModel):
         return self.fingerprint is not None and self.fingerprint == fingerprint(
             self.engine, self.key.to_doc() if self.key is not None else {})
 
-    def regraded(self) -> AttemptIn | None:
+    def regraded(self, legacy: bool = False) -> AttemptIn | None:
         """This attempt at the outcome its prediction earns against its own recorded key
         (`puzzles.attempts.supported_outcome`); None when its fingerprint does not match, so it
-        does not count at all."""
+        does not count at all. `legacy`: read from a version 2 history that was not upgraded
+        (damaged), whose attempts had no fingerprint to check."""
         from puzzles.attempts import supported_outcome
 
-        if not self.fingerprint_matches():
+        if not (legacy and self.fingerprint is None) and not self.fingerprint_matches():
             return None
         key = self.key.to_doc() if self.key is not None else None
         outcome = supported_outcome(self.prediction.model_dump(), key, self.outcome)
@@ -327,7 +328,7 @@ class Profile:
         edited = {p.index for p in problems if p.kind == "edited"}
         out = []
         for i, a in enumerate(self.attempts):
-            graded = a.regraded() if i not in edited else None
+            graded = a.regraded(legacy=self.last is None) if i not in edited else None
             if graded is not None:
                 out.append(graded)
         return tuple(out)

@@ -316,26 +316,24 @@ class SaveStore:
             assert header is not None
         else:
             header = self._validate_header(path, *got)
+        return Profile(name=name, created=header.created, attempts=self._attempts(name),
+                       settings=header.settings, review=header.review, origin=header.origin(name),
+                       last=(header.last_seq, header.last_hash))
+
+    def _attempts(self, name: str) -> tuple[Attempt, ...]:
+        """Every attempt in `name`'s segment files, each file validated."""
         attempts: list[Attempt] = []
         for seg in self._segments(name):
             got = read_toml(seg)
             if got is None:
                 raise SaveError(f"{seg}: vanished while being read", path=seg)
             attempts.extend(self._validate_segment(seg, *got).attempts)
-        return Profile(name=name, created=header.created, attempts=tuple(attempts),
-                       settings=header.settings, review=header.review, origin=header.origin(name),
-                       last=(header.last_seq, header.last_hash))
+        return tuple(attempts)
 
     def _load_v2(self, name: str, path: Path, data: dict[str, Any], text: str) -> Profile:
         """A version 2 profile as it is (its history damaged, so not upgraded)."""
         header = self._validated(ProfileHeaderV2, path, data, text)
-        attempts: list[Attempt] = []
-        for seg in self._segments(name):
-            got = read_toml(seg)
-            if got is None:
-                raise SaveError(f"{seg}: vanished while being read", path=seg)
-            attempts.extend(self._validate_segment(seg, *got).attempts)
-        return Profile(name=name, created=header.created, attempts=tuple(attempts),
+        return Profile(name=name, created=header.created, attempts=self._attempts(name),
                        settings=header.settings, review=header.review)
 
     def record_attempt(self, profile_name: str, attempt: AttemptIn | Mapping[str, Any]) -> Attempt:

@@ -410,3 +410,15 @@ def test_match_files_hold_to_what_a_real_match_can_produce(tmp_path):
     assert "window" in why["Lu.toml"]
     assert all(len(r) <= 300 and "\n" not in r for r in why.values())
     assert dt.datetime.now(dt.timezone.utc).year < 2999
+
+
+def test_a_damaged_version_2_history_is_read_as_it_is_not_upgraded(tmp_path, capsys):
+    folder = _v2(tmp_path)
+    seg = folder / "Pat.attempts" / "000001.toml"
+    seg.write_text(seg.read_text().replace('outcome = "missed"', 'outcome = "cleared"'))
+    before = {p.name: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+    stats = _score(capsys, folder)
+    assert stats["attempts"] == 3 and stats["edited_not_counted"] == 1 and not stats["history_intact"]
+    assert "damaged" in refused(capsys, *ANSWER, "--save-dir", str(folder))
+    after = {p.name: p.read_bytes() for p in folder.rglob("*") if p.is_file() and not p.name.startswith(".")}
+    assert after == {k: v for k, v in before.items() if not k.startswith(".")}  # nothing upgraded or written
