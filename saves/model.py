@@ -123,8 +123,7 @@ class AttemptIn(BaseModel):
     fingerprint: Fingerprint | None = None  # of engine and key: `puzzles.attempts.fingerprint`
 
     def fingerprint_matches(self) -> bool:
-        """The recorded key is the one the fingerprint was made of (no fingerprint: an attempt
-        recorded before version 3 and not upgraded, which counts only as a miss)."""
+        """The recorded key is the one the fingerprint was made of (False with no fingerprint)."""
         from puzzles.attempts import fingerprint  # only when a score is derived: opening a player stays light
 
         return self.fingerprint is not None and self.fingerprint == fingerprint(

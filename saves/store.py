@@ -575,7 +575,9 @@ class SaveStore:
         problems: list[Problem] = []
         rel = lambda p: p.relative_to(self.dir).as_posix()  # noqa: E731
         path = self.header_path(name)
-        origin, recorded = GENESIS, None  # version 2: the chain starts at GENESIS, no end recorded
+        # version 2: the chain starts at GENESIS, no end recorded; a header that does not read: unknown
+        origin: str | None = GENESIS
+        recorded: tuple[int, str] | None = None
         try:
             got = read_toml(path)
             if got is not None and _is_v1(got[0]):
@@ -590,6 +592,7 @@ class SaveStore:
                 origin, recorded = header.origin(name), (header.last_seq, header.last_hash)
         except SaveError as exc:
             problems.append(Problem(rel(path), None, "bad-file", _strip(exc)))
+            origin = None
         # Runs of records whose links can be checked; a damaged file breaks the run.
         runs: list[list[tuple[Path, dict[str, Any]]]] = [[]]
         count = 0
@@ -619,7 +622,7 @@ class SaveStore:
                                         f"{stated} attempts but holds {len(records)}"))
         for i, run in enumerate(runs):
             first = i == 0
-            if first and run and run[0][1].get("seq") == 1 and run[0][1].get("prev_hash") != origin:
+            if first and origin and run and run[0][1].get("seq") == 1 and run[0][1].get("prev_hash") != origin:
                 problems.append(Problem(rel(run[0][0]), run[0][1].get("seq"), "copied",
                                         "the history does not start from this profile: it was copied "
                                         "from another one"))
@@ -627,7 +630,7 @@ class SaveStore:
                                    first_seq=1 if first else None):
                 problems.append(Problem(rel(run[cp.index][0]), cp.seq, cp.kind, cp.detail))
         records = [r for run in runs for _, r in run]
-        if len(runs) == 1:  # the history reads whole: does it end where the header says?
+        if len(runs) == 1 and origin:  # the history reads whole: does it end where the header says?
             hashes = {0: origin, **{r["seq"]: r.get("hash") for r in records}}
             tail = tail_problem(records[-1]["seq"] if records else 0, hashes, recorded)
             if tail:
