@@ -102,7 +102,7 @@ def _show(args) -> int:
     puzzle = bank.get(args.id)
     key = bank.key(puzzle) if args.answer else None
     if args.json:
-        _out(json.dumps(puzzle_json(puzzle, key), indent=2))
+        _out(json.dumps(puzzle_json(puzzle, key, measured=True), indent=2))
         return 0
     _out("\n".join(card_lines(puzzle, hints=args.hints)))
     if key is not None:
@@ -130,7 +130,7 @@ def _generate(args) -> int:
     if args.json:
         sys.stdout.write("[")
         for i, g in enumerate(made):
-            body = json.dumps(puzzle_json(g.puzzle, g.key if args.answer else None), indent=2)
+            body = json.dumps(puzzle_json(g.puzzle, g.key if args.answer else None, measured=True), indent=2)
             sys.stdout.write(("," if i else "") + "\n  " + body.replace("\n", "\n  "))
         _out("\n]" if args.count else "]")
         return 0
