@@ -175,14 +175,19 @@ class Result:
         self.solution = solution
         self.report: Report = solution.report
         self._key = None
+        from engine.compare import measured_placeholder
+
+        # The measured column: a line (pending, or why there is none) until a worker measures it.
+        self.measured = measured_placeholder(deployment)
 
     @property
     def key(self):
-        """The answer key the puzzles module would compute for this deployment."""
+        """The answer key the puzzles module would compute for this deployment (the floor's figures,
+        the band keyed on the realistic gain), whatever fidelity the simulator shows."""
         if self._key is None:
-            from puzzles.keys import key_from_solution
+            from puzzles.keys import key_from_solution, solve_both
 
-            self._key = key_from_solution(self.solution)
+            self._key = key_from_solution(*solve_both(self.deployment, tuple(lv.name for lv in self.solution.levers)))
         return self._key
 
     @property

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from engine import units as u
 from engine.analysis import experts_touched, harmonic
+from engine.bands import gain_band
 from engine.catalog import PRECISION_BYTES
 from engine.ids import Allocator, Fidelity, Objective, Scheduler, Verdict
-from engine.levers import Solution, gain_band
+from engine.levers import Solution
 from engine.physics import constants, routing_tokens
 
 VERDICT_TEXT = {
@@ -73,8 +74,13 @@ def derivation_lines(solution: Solution) -> list[str]:
         return lines + _lever_lines(solution)
 
     per_seq = r.kv_bytes_per_token * r.kv_replication * r.kv_tokens_held
-    lines.append(f"Avg length   S = {u.count(dep.prompt)} + {u.count(dep.output)}/2 = {u.count(r.seq_len_avg)} tokens, "
-                 f"{u.gib(per_seq)} of KV per sequence")
+    if dep.scheduler == Scheduler.STATIC:
+        lines.append(f"Avg length   S = {u.count(dep.prompt)} + {u.count(dep.output)} = {u.count(r.seq_len_avg)} tokens "
+                     f"(exponential answers: a sequence in flight has on average one whole answer behind it), "
+                     f"{u.gib(per_seq)} of KV per sequence")
+    else:
+        lines.append(f"Avg length   S = {u.count(dep.prompt)} + {u.count(dep.output)}/2 = {u.count(r.seq_len_avg)} tokens, "
+                     f"{u.gib(per_seq)} of KV per sequence")
     if dep.allocator == Allocator.PAGED:
         shared = " (the shared prefix is stored once)" if dep.prefix_caching and dep.shared_prefix else ""
         lines.append(f"Max batch    {u.gib(r.usable_kv_bytes)} / {u.gib(per_seq)} = {u.count(r.max_concurrency)} "
@@ -106,13 +112,16 @@ def derivation_lines(solution: Solution) -> list[str]:
                  f"{g.bandwidth_tbps:g} TB/s = {r.ridge:,.0f}")
     if dep.fidelity == Fidelity.FLOOR:
         tail = "(perfect tensor-parallel scaling, no communication cost, no per-step overhead)"
+    elif dep.fidelity == Fidelity.MEASURED:
+        tail = "(timed by the measured kernels; the two terms are the realistic ones, which name the bound)"
     else:
-        tail = f"plus {u.seconds(r.step_extra_seconds)} of communication and per-step overhead (realistic)"
+        tail = (f"at achieved rates, plus {u.seconds(r.step_extra_seconds)} of communication and per-step "
+                f"overhead (realistic)")
     lines.append(f"Step time    memory {u.gb(r.decode_bytes_per_step)} / ({dep.gpus} x {g.bandwidth_tbps:g} TB/s) = "
                  f"{u.seconds(r.decode_memory_seconds)}; compute at MFU {dep.mfu:g} = {u.seconds(r.decode_compute_seconds)} "
                  f"-> {u.seconds(r.step_seconds)} {tail}")
     if dep.spec_k:
-        if dep.fidelity == Fidelity.REALISTIC and dep.draft_model is not None:
+        if dep.fidelity != Fidelity.FLOOR and dep.draft_model is not None:
             draft = (f"plus {dep.spec_k} passes of the draft {dep.draft_model.id} (its own weights, KV cache and "
                      f"overhead)")
         else:
@@ -159,7 +168,8 @@ def derivation_lines(solution: Solution) -> list[str]:
     if solution.floor is not None:
         from engine.compare import side_by_side_lines
 
-        lines.append("Fidelities   the course's floor beside the realistic figure:")
+        three = " and the measured kernels" if dep.fidelity == Fidelity.MEASURED else ""
+        lines.append(f"Fidelities   the course's floor beside the realistic figure{three}:")
         lines += side_by_side_lines(solution)
     return lines
 
@@ -174,6 +184,11 @@ def _verdict_numbers(r) -> str:
         return f"{u.count(dep.concurrency)} wanted > {u.count(r.max_concurrency)} fit"
     if r.bottleneck == Verdict.PREFILL_COMPUTE:
         return f"prefill share {r.prefill_share:.0%} > 50%"
+    if r.decode_time_shares is not None and r.bottleneck in (Verdict.DECODE_COMPUTE, Verdict.DECODE_KV,
+                                                             Verdict.DECODE_WEIGHTS):
+        compute, kv, weights = r.decode_time_shares
+        return (f"the one that holds for most of the draining batch's decode time: compute-bound {compute:.0%}, "
+                f"waiting on the KV read {kv:.0%}, on the weights {weights:.0%}")
     if r.bottleneck == Verdict.DECODE_COMPUTE:
         return f"compute {u.seconds(r.decode_compute_seconds)} > memory {u.seconds(r.decode_memory_seconds)}"
     if r.bottleneck == Verdict.DECODE_KV:

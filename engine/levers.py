@@ -8,28 +8,16 @@ nothing to share, no smaller model stated) reports a gain of exactly 1 with a no
 from __future__ import annotations
 
 from engine.analysis import Report, analyze
+from engine.bands import GAIN_BANDS, gain_band  # noqa: F401 (the bands live in engine.bands)
 from engine.catalog import PRECISION_BYTES
 from engine.deployment import Deployment
+from engine.errors import RidgeError
 from engine.ids import Allocator, Fidelity, Lever, Precision, Scheduler
 from engine.record import REQUIRED, Record
 
 LEVERS = ("batching", "paged-kv", "prefix-caching", "quantization", "kv-quantization",
           "speculative-decoding", "chunked-prefill", "more-gpus", "routing")
-GAIN_BANDS = ("under-1.25x", "1.25-2x", "2-4x", "over-4x")
 DEFAULT_SPEC_K = 4
-
-
-def gain_band(gain: float | None) -> str | None:
-    """The magnitude band a gain falls in: under 1.25x, 1.25-2x, 2-4x or over 4x."""
-    if gain is None:
-        return None
-    if gain < 1.25:
-        return "under-1.25x"
-    if gain < 2.0:
-        return "1.25-2x"
-    if gain < 4.0:
-        return "2-4x"
-    return "over-4x"
 
 
 class LeverResult(Record):
@@ -69,6 +57,12 @@ def lever_change(dep: Deployment, name: str) -> tuple[Deployment | None, str]:
             return None, "prefix caching already on"
         if dep.shared_prefix == 0:
             return None, "no shared prompt prefix to cache"
+        if dep.allocator == Allocator.CONTIGUOUS:
+            # Requests share cached blocks only through a block table: prefix caching is built on
+            # paged KV (vLLM's automatic prefix caching hashes full blocks), so it turns paging on.
+            return (dep.with_(prefix_caching=True, allocator="paged"),
+                    f"reuse the {dep.shared_prefix}-token shared prefix, stored once in paged KV blocks "
+                    f"(prefix caching needs them, so the lever turns paging on)")
         return dep.with_(prefix_caching=True), f"reuse the {dep.shared_prefix}-token shared prefix"
     if name == Lever.QUANTIZATION:
         eight = _eight_bit(dep)
@@ -76,7 +70,8 @@ def lever_change(dep: Deployment, name: str) -> tuple[Deployment | None, str]:
         if dep.weights == Precision.BF16:
             return dep.with_(weights=eight, kv=kv), f"weights and KV cache -> {eight}"
         if dep.weights != Precision.INT4:
-            return dep.with_(weights="int4", kv=kv), "weights -> int4 (computed at bf16)"
+            also = f", KV cache -> {kv}" if kv != dep.kv else ""
+            return dep.with_(weights="int4", kv=kv), f"weights -> int4 (computed at bf16){also}"
         if kv != dep.kv:
             return dep.with_(kv=kv), f"KV cache -> {eight}"
         return None, "already at int4 weights and 8-bit KV"
@@ -139,11 +134,21 @@ def evaluate_lever(dep: Deployment, base: Report, name: str) -> LeverResult:
     if name == Lever.ROUTING:
         if not base.fits:
             return LeverResult(name=name, gain=None, note=note + " (the large model still does not fit)")
-        after, note = routing_value(dep, base)
+        try:
+            after, note = routing_value(dep, base)
+        except RidgeError as exc:
+            if dep.fidelity != Fidelity.MEASURED:
+                raise
+            return LeverResult(name=name, gain=None, note=f"{note} (not measured: {exc})")
         if after is None:
             return LeverResult(name=name, gain=1.0 if base.fits else None, note=note)
         return LeverResult(name=name, gain=before / after if before is not None else None, note=note)
-    report = analyze(changed)
+    try:
+        report = analyze(changed)
+    except RidgeError as exc:
+        if dep.fidelity != Fidelity.MEASURED:
+            raise
+        return LeverResult(name=name, gain=None, note=f"{note} (not measured: {exc})")
     if not report.fits:
         return LeverResult(name=name, gain=None, note=note + " (does not fit)", report=report)
     if before is None:
@@ -153,9 +158,10 @@ def evaluate_lever(dep: Deployment, base: Report, name: str) -> LeverResult:
 
 class Solution(Record):
     """A deployment's report plus every lever, ranked best first. A realistic solution carries the
-    floor's solution of the same deployment as `floor`, so both can be shown side by side."""
+    floor's solution of the same deployment as `floor`; a measured one carries the floor's and the
+    realistic one (`realistic`), so all can be shown side by side."""
 
-    FIELDS = dict(report=REQUIRED, levers=REQUIRED, floor=None)
+    FIELDS = dict(report=REQUIRED, levers=REQUIRED, floor=None, realistic=None)
 
     @property
     def fidelity(self) -> str:
@@ -165,6 +171,13 @@ class Solution(Record):
     def floor_solution(self) -> "Solution":
         """The floor's solution (this one when it is the floor)."""
         return self.floor if self.floor is not None else self
+
+    @property
+    def realistic_solution(self) -> "Solution | None":
+        """The realistic solution (this one when it is realistic; None under the floor)."""
+        if self.fidelity == Fidelity.REALISTIC:
+            return self
+        return self.realistic
 
     @property
     def best(self) -> LeverResult:
@@ -194,15 +207,21 @@ def rank_levers(results) -> tuple:
 
 
 def solve(dep: Deployment, levers: tuple[str, ...] = LEVERS, base: Report | None = None,
-          floor: "Solution | None" = None) -> Solution:
+          floor: "Solution | None" = None, realistic: "Solution | None" = None) -> Solution:
     """Analyse a deployment (or reuse `base`, its report) and every lever, ranked best first. In
-    the realistic fidelity the floor's solution is solved too (or `floor` reused) and attached."""
+    the realistic fidelity the floor's solution is solved too (or `floor` reused) and attached; in
+    the measured one the realistic solution as well (or `realistic` reused). Under `measured` a
+    lever the database cannot time has no gain and says why; the base itself raises RidgeError."""
     base = analyze(dep) if base is None else base
     ranked = rank_levers(evaluate_lever(dep, base, name) for name in levers)
     if dep.fidelity == Fidelity.FLOOR:
         return Solution(report=base, levers=ranked)
     if floor is None:
         floor = solve(dep.with_(fidelity="floor"), levers)
+    if dep.fidelity == Fidelity.MEASURED:
+        if realistic is None:
+            realistic = solve(dep.with_(fidelity=Fidelity.REALISTIC), levers, floor=floor)
+        return Solution(report=base, levers=ranked, floor=floor, realistic=realistic)
     return Solution(report=base, levers=ranked, floor=floor)
 
 

@@ -14,7 +14,7 @@ import math
 import sys
 
 from engine.catalog import PRECISION_BYTES
-from engine.ids import Allocator, Fidelity, Objective, Precision, Scheduler
+from engine.ids import Allocator, Fidelity, Objective, Precision, Scheduler, Verdict
 
 GIB = 2**30
 DEFAULT_RESERVE_SHARE = 0.10      # of each GPU's memory, for activations and workspace (DESIGN.md)
@@ -92,6 +92,15 @@ def tokens_held(length, layers, sliding_layers, window):
         return length
     full = layers - sliding_layers
     return (full * length + sliding_layers * vmin(length, window)) / layers
+
+
+def in_flight_length(prompt, output, scheduler):
+    """Tokens a sequence holds on average while it decodes. Every answer running its average
+    length holds P + O/2 (the course's S). A static batch is modelled with exponential answer
+    lengths (see static_ladder_sum), and then a sequence still in flight has, averaged over the
+    time it runs, one whole average answer behind it (the exponential forgets how long it has
+    run), so it holds P + O."""
+    return prompt + (output if scheduler == Scheduler.STATIC else output / 2)
 
 
 def max_concurrency(usable, per_sequence, shared=0.0):
@@ -235,17 +244,19 @@ def _ladder() -> tuple[int, ...]:
 LADDER = _ladder()
 
 
-def static_ladder_sum(batch, tpot_at):
+def static_ladder_sum(batch, tpot_at, low=0.0):
     """Decode time of a static batch per average output length, with output lengths taken as
     exponential: the batch runs with all `batch` sequences for 1/batch of a mean length, then
     batch-1 for 1/(batch-1), and so on down to the last straggler, so the time is the sum over j
-    of tpot_at(j)/j. Between two rungs of LADDER the sum is taken at the counts' harmonic mean,
-    which is exact wherever the step time is linear in j."""
+    of tpot_at(j)/j (with `low`, over the counts above it only). Between two rungs of LADDER the
+    sum is taken at the counts' harmonic mean, which is exact wherever the step time is linear
+    in j."""
     array = hasattr(batch, "shape")
     top = (_np().nanmax(batch) if batch.size else 0) if array else batch
-    total, prev_edge, prev_h = 0.0, 0.0, 0.0
+    prev_edge = vmin(low, batch)
+    total, prev_h = 0.0, harmonic(prev_edge)
     for rung in LADDER:
-        edge = vmin(float(rung), batch)
+        edge = vmin(vmax(float(rung), low), batch)
         h = harmonic(edge)
         count = edge - prev_edge
         if array:
@@ -259,6 +270,68 @@ def static_ladder_sum(batch, tpot_at):
         if rung >= top:
             break
     return total
+
+
+def first_count(batch, holds):
+    """The fewest sequences in flight, from 1 to `batch`, at which `holds(j)` is true (batch + 1
+    where it never is), for a condition that stays true once it holds as j grows: a bisection,
+    elementwise over arrays."""
+    lo, hi = 0.0 * batch, batch + 1.0
+    while True:
+        gap = hi - lo
+        if not (gap.max() > 1 if hasattr(gap, "shape") and gap.size else gap > 1):
+            return hi
+        mid = vfloor((lo + hi) / 2.0)
+        ok = holds(vmax(mid, 1.0))
+        wide = gap > 1
+        hi = where(wide & ok, mid, hi) if hasattr(gap, "shape") else (mid if ok else hi)
+        lo = where(wide & ~ok, mid, lo) if hasattr(gap, "shape") else (lo if ok else mid)
+
+
+def static_verdict_shares(batch, step_at):
+    """(compute, KV, weights): the share of a draining static batch's decode time during which
+    each decode verdict holds. With j sequences left a step is compute-bound once its FLOP time
+    passes its memory time, and otherwise waits on the KV read once that passes the weight read;
+    both hold from some count upward (the FLOPs and the KV read grow as j, the weight read at
+    most as j), so two bisections find the counts and the ladder sums the time on each side."""
+    def tpot(j):
+        return step_at(j)[7]
+
+    def compute_bound(j):
+        parts = step_at(j)
+        return parts[4] > parts[3]
+
+    def kv_bound(j):
+        parts = step_at(j)
+        return parts[1] > parts[0]
+
+    j_compute = vmin(first_count(batch, compute_bound), batch + 1.0)
+    j_kv = vmin(first_count(batch, kv_bound), j_compute)
+    if hasattr(batch, "shape"):
+        compute = static_ladder_sum(batch, tpot, j_compute - 1.0)
+        kv = static_ladder_sum(j_compute - 1.0, tpot, j_kv - 1.0)
+        weights = static_ladder_sum(j_kv - 1.0, tpot)
+    else:   # one pass over the ladder, its rungs split at the two counts (the same sums)
+        weights = kv = compute = 0.0
+        edges = sorted({min(max(float(r), 0.0), batch) for r in LADDER if r < batch} | {batch, j_kv - 1.0,
+                                                                                       j_compute - 1.0})
+        prev_edge, prev_h = 0.0, 0.0
+        for edge in edges:
+            count = edge - prev_edge
+            if count > 0:
+                h = harmonic(edge)
+                mid = count / (h - prev_h)
+                part = count * tpot(mid) / mid
+                if edge <= j_kv - 1.0:
+                    weights += part
+                elif edge <= j_compute - 1.0:
+                    kv += part
+                else:
+                    compute += part
+                prev_h = h
+            prev_edge = edge
+    total = compute + kv + weights
+    return _div(compute, total), _div(kv, total), _div(weights, total)
 
 
 def static_dense_sum(batch, weight_s, kv_s, flop_s, fixed_s=0.0, per_seq_s=0.0):
@@ -295,7 +368,11 @@ def cost_per_million(price, gpus, tokens_per_s):
 NUMERIC = ("gpus", "prompt", "output", "concurrency", "reserve_gib", "mfu", "price",
            "shared_prefix", "spec_k", "spec_alpha", "spec_draft_cost", "max_output")
 _DEFAULTS = {"moe_route_reuse": 0.5, "allreduces_per_layer": 2, "activation_bytes": 2.0,
-             "per_layer_overhead_us": 15.0, "per_step_overhead_us": 100.0, "low_precision_efficiency": 0.8}
+             "per_layer_overhead_us": 15.0, "per_step_overhead_us": 100.0, "low_precision_efficiency": 0.8,
+             "bandwidth_efficiency": 1.0, "kv_bandwidth_efficiency": 1.0, "moe_efficiency": 1.0,
+             "compute_efficiency": 1.0, "compute_half_tokens": 0.0, "overlap_sharpness": 64.0,
+             "attention_efficiency": 1.0, "attention_half_tokens": 0.0, "elementwise_bytes_per_value": 0.0,
+             "link_efficiency": 1.0, "prefill_batch_tokens": 8192}
 _CONSTANTS: dict | None = None
 
 
@@ -315,6 +392,12 @@ def compute_precision(dep) -> str:
     """The precision the matrix units run at: the weights' where the chip has it natively
     (INT4 never), else BF16 (weights are upcast)."""
     return dep.weights if dep.weights != Precision.INT4 and dep.gpu.native(dep.weights) else "bf16"
+
+
+def attention_precision(dep) -> str:
+    """The precision attention computes in: the KV cache's where the chip has it natively, else
+    BF16 (a 16-bit cache is attended in 16 bits whatever the weights are)."""
+    return dep.kv if dep.kv in (Precision.FP8, Precision.INT8) and dep.gpu.native(dep.kv) else "bf16"
 
 
 def effective_peak(dep, precision: str, realistic: bool, c: dict) -> float:
@@ -338,36 +421,324 @@ def numeric_inputs(dep) -> dict:
     return cached
 
 
-def evaluate(dep, n: dict, array: bool = False) -> dict:
+def embedding_params(model) -> int:
+    """Parameters of the token embedding and the output head (one matrix when they are tied)."""
+    return model.vocab * model.hidden * (1 if model.tied_embeddings else 2)
+
+
+def checkpoint_weight_bytes(model, bytes_per_weight: float, realistic: bool) -> float:
+    """Bytes the weights occupy. The floor counts every parameter at the stated precision (the
+    course's convention); real quantized checkpoints keep the embedding and the output head in
+    16 bits, which the realistic fidelity counts."""
+    if not realistic or bytes_per_weight >= 2.0:
+        return model.params * bytes_per_weight
+    emb = embedding_params(model)
+    return (model.params - emb) * bytes_per_weight + emb * 2.0
+
+
+def smooth_max(a, b, sharpness):
+    """max(a, b) with a soft corner: a kernel near the ridge is slower than either bound alone,
+    since it neither streams memory nor keeps the tensor cores full. A large sharpness is the max."""
+    if type(a) in _PLAIN and type(b) in _PLAIN:
+        hi, lo = (a, b) if a > b else (b, a)
+        return hi * (1.0 + (lo / hi) ** sharpness) ** (1.0 / sharpness) if hi > 0 else 0.0
+    np = _np()
+    hi, lo = np.maximum(a, b), np.minimum(a, b)
+    safe = np.where(hi > 0, hi, 1.0)
+    return np.where(hi > 0, hi * (1.0 + (lo / safe) ** sharpness) ** (1.0 / sharpness), 0.0)
+
+
+def ramped_seconds(flops, rows, half, rate):
+    """Time for `flops` of matrix multiplies with `rows` rows (tokens in the step) at `rate`: a
+    GEMM computes whole tiles, so it reaches rows / (rows + half) of the rate; small batches run
+    far from peak, large ones near it. Zero rows, zero time."""
+    if type(rows) in _PLAIN:
+        return flops * (rows + half) / (rows * rate) if rows > 0 else 0.0 * flops
+    np = _np()
+    safe = np.where(rows > 0, rows, 1.0)
+    return np.where(rows > 0, flops * (rows + half) / (safe * rate), 0.0 * flops)
+
+
+class PassShape:
+    """One forward pass, per tensor-parallel group: tokens through the linear layers, rows through
+    the output head, independent routing draws (a mixture of experts), KV bytes and attention
+    FLOPs. The fields are floats or arrays."""
+
+    __slots__ = ("tokens", "rows", "route", "kv_bytes", "attn_flops", "attn_length")
+
+    def __init__(self, tokens, rows, route, kv_bytes, attn_flops, attn_length=1.0):
+        self.tokens, self.rows, self.route, self.kv_bytes, self.attn_flops = tokens, rows, route, kv_bytes, attn_flops
+        self.attn_length = attn_length   # tokens each prompt's attention runs over
+
+
+class Passes:
+    """The time of every forward pass one deployment runs, at its fidelity, written once.
+
+    Floor: the course's roofline, max(bytes / bandwidth, FLOPs / peak) over all GPUs, with perfect
+    tensor parallelism and nothing else. Realistic: each correction of DESIGN.md ("Three
+    fidelities"), with the constants of corrections.toml: matrix multiplies at an achieved share of
+    bandwidth and of a peak that ramps with the tokens in the step, a soft corner between the two;
+    the output head (and embeddings) in 16 bits; attention's own kernel, at 16 bits where the cache
+    is; a per-layer and a per-step fixed time; all-reduces over the accelerator's link; GPUs
+    beyond the tensor-parallel domain as separate groups. Methods take floats or numpy arrays.
+    """
+
+    def __init__(self, dep, n: dict, c: dict | None = None) -> None:
+        m, g = dep.model, dep.gpu
+        c = constants() if c is None else c
+        self.dep, self.m, self.c, self.n = dep, m, c, n
+        self.real = real = dep.fidelity != Fidelity.FLOOR
+        gpus = n["gpus"]
+        self.gpus, self.mfu = gpus, n["mfu"]
+        self.k, self.alpha = n["spec_k"], n["spec_alpha"]
+        self.need_spec = type(self.k) not in _PLAIN or self.k > 0
+        self.bpw = PRECISION_BYTES[dep.weights]
+        self.precision = compute_precision(dep)
+        self.peak = effective_peak(dep, self.precision, real, c)
+        self.bw = g.bandwidth_tbps * 1e12
+        self.fpt = 2.0 * m.active_params
+        self.token_kv_bytes = m.kv_values_per_token * PRECISION_BYTES[dep.kv] * kv_replication(gpus, m.kv_heads, m.is_mla)
+        self.reuse = c["moe_route_reuse"]
+        self.expected = spec_expected_tokens(self.k, self.alpha)
+        if real:
+            self.tp, self.groups = tp_layout(gpus, float(g.tp_domain))
+        else:
+            self.tp, self.groups = gpus, 1.0 + 0.0 * gpus
+        self.per_pass = c["per_step_overhead_us"] * 1e-6
+        if not real:
+            self.overhead = 0.0
+            return
+        # Realistic: the parameter split a pass reads (worked out once per model and precision),
+        # and the fixed times.
+        split = m.__dict__.get("_pass_split")
+        if split is None or split[0] != self.bpw:
+            emb = embedding_params(m)
+            routed = m.moe_layers * m.experts * m.expert_params
+            active_experts = m.moe_layers * m.experts_per_token * m.expert_params
+            split = (self.bpw, m.vocab * m.hidden * max(2.0, self.bpw), (m.params - emb - routed) * self.bpw,
+                     2.0 * m.vocab * m.hidden, 2.0 * (m.active_params - emb - active_experts), 2.0 * active_experts)
+            m.__dict__["_pass_split"] = split   # a cache on the immutable spec, like numeric_inputs
+        _, self.head_bytes, self.body_bytes, self.head_flops, self.body_flops, self.expert_flops = split
+        self.attn_peak = effective_peak(dep, attention_precision(dep), True, c)
+        self.overhead = step_overhead_seconds(m.layers, c["per_layer_overhead_us"] * 1e-6, self.per_pass)
+        link = g.link_gbps * 1e9 * c["link_efficiency"]
+        fixed = allreduce_seconds(0.0, m.hidden, self.tp, m.layers, g.allreduce_latency_us * 1e-6, link,
+                                  c["allreduces_per_layer"], c["activation_bytes"])
+        ring = 2.0 * (self.tp - 1.0) / self.tp
+        per_token = m.layers * c["allreduces_per_layer"] * ring * m.hidden * c["activation_bytes"] / link
+        self.comm_coeffs = (fixed, per_token)
+        self._draft = None
+
+    # -- realistic building blocks (per tensor-parallel group) --------------------------------
+
+    def comm(self, tokens):
+        """All-reduces of one pass over `tokens` tokens in a group (zero at the floor)."""
+        if not self.real:
+            return 0.0 * tokens
+        fixed, per_token = self.comm_coeffs
+        return fixed + per_token * tokens
+
+    def _realistic(self, s: PassShape):
+        """(weight bytes, FLOPs, memory s, compute s, extra s, pass s) of one realistic pass."""
+        m, c, tp = self.m, self.c, self.tp
+        bw = tp * self.bw * c["bandwidth_efficiency"]
+        rate = tp * self.peak * self.mfu * c["compute_efficiency"]
+        half, sharp = c["compute_half_tokens"], c["overlap_sharpness"]
+        w_body, w_head = self.body_bytes, self.head_bytes
+        f_body, f_head = self.body_flops * s.tokens, self.head_flops * s.rows
+        t_body_m, t_body_c = w_body / bw, ramped_seconds(f_body, s.tokens, half, rate)
+        t_head_m = w_head / bw
+        t_head_c = ramped_seconds(f_head, s.rows, half, tp * self.attn_peak_16 * self.mfu * c["compute_efficiency"])
+        lin = smooth_max(t_body_m, t_body_c, sharp) + smooth_max(t_head_m, t_head_c, sharp)
+        mem_t, comp_t = t_body_m + t_head_m, t_body_c + t_head_c
+        w_bytes = w_body + w_head
+        flops = f_body + f_head
+        if m.experts:
+            touched = experts_touched(m.experts, m.experts_per_token, s.route)
+            w_exp = m.moe_layers * touched * m.expert_params * self.bpw
+            f_exp = self.expert_flops * s.tokens
+            eff = c["moe_efficiency"]
+            rows = s.tokens * m.experts_per_token / vmax(touched, 1.0)
+            t_exp_m, t_exp_c = w_exp / (bw * eff), ramped_seconds(f_exp, rows, half, rate * eff)
+            lin = lin + smooth_max(t_exp_m, t_exp_c, sharp)
+            mem_t, comp_t = mem_t + t_exp_m, comp_t + t_exp_c
+            w_bytes, flops = w_bytes + w_exp, flops + f_exp
+        t_kv = s.kv_bytes / (tp * self.bw * c["kv_bandwidth_efficiency"])
+        t_attn = ramped_seconds(s.attn_flops, s.attn_length, c["attention_half_tokens"],
+                                tp * self.attn_peak * self.mfu * c["attention_efficiency"])
+        elementwise = m.layers * s.tokens * m.hidden * c["elementwise_bytes_per_value"] / self.bw
+        extra = self.comm(s.tokens) + self.overhead
+        total = lin + t_kv + t_attn + elementwise + extra
+        return w_bytes, flops, mem_t + t_kv, comp_t + t_attn, extra, total
+
+    @property
+    def attn_peak_16(self) -> float:
+        return self.dep.gpu.peak_flops("bf16")
+
+    # -- decode ------------------------------------------------------------------------------
+
+    def plain_step(self, j, kv_seq_bytes):
+        """One plain decode step (no speculation) of j sequences, in seconds."""
+        if not self.real:
+            mem = memory_seconds(weight_read_bytes(self.m, j, self.bpw) + j * kv_seq_bytes, self.gpus, self.bw)
+            return vmax(mem, compute_seconds(self.fpt * j, self.gpus, self.peak, self.mfu))
+        j = vmax(j, self.groups * vmin(j, 1.0))
+        jg = j / self.groups
+        return self._realistic(PassShape(jg, jg, jg, jg * kv_seq_bytes, 0.0))[5]
+
+    def decode(self, j, kv_seq_bytes, draft_held=None):
+        """One decode step with j sequences in flight, each reading `kv_seq_bytes` of KV (the
+        verification pass when speculating): (weight bytes, KV bytes, FLOPs, memory s, compute s,
+        extra s, step s, TPOT s). With several groups, fewer sequences than groups leave groups
+        idle: the step lasts as long as the busiest group's, one sequence, so j counts as at
+        least one sequence per group."""
+        if not self.real:
+            return self._floor_decode(j, kv_seq_bytes, draft_held)
+        groups = self.groups
+        j = vmax(j, groups * vmin(j, 1.0))
+        jg = j / groups
+        kv_read = j * kv_seq_bytes
+        plain = self._realistic(PassShape(jg, jg, jg, jg * kv_seq_bytes, 0.0))
+        if not self.need_spec:
+            w, flops, mem_t, comp_t, extra, step = plain
+            return groups * w, kv_read, groups * flops, mem_t, comp_t, extra, step, step
+        k = self.k
+        verify = PassShape(jg * (k + 1.0), jg * (k + 1.0), routing_tokens(jg, k, self.reuse), jg * kv_seq_bytes, 0.0)
+        w, flops, mem_t, comp_t, extra, step = self._realistic(verify)
+        tpot = (step + k * self.draft_token_seconds(j, plain[5], draft_held)) / self.expected
+        return groups * w, kv_read, groups * flops, mem_t, comp_t, extra, step, tpot
+
+    def _floor_decode(self, j, kv_seq_bytes, draft_held):
+        m, gpus, bw = self.m, self.gpus, self.bw
+        kv_read = j * kv_seq_bytes
+        plain_w = weight_read_bytes(m, j, self.bpw)
+        plain_mem = memory_seconds(plain_w + kv_read, gpus, bw)
+        plain_comp = compute_seconds(self.fpt * j, gpus, self.peak, self.mfu)
+        plain_step = vmax(plain_mem, plain_comp)
+        zero = 0.0 * plain_step
+        if not self.need_spec:
+            return plain_w, kv_read, self.fpt * j, plain_mem, plain_comp, zero, plain_step, plain_step
+        k = self.k
+        w = weight_read_bytes(m, routing_tokens(j, k, self.reuse), self.bpw)
+        flops = self.fpt * j * (k + 1.0)
+        mem_t = memory_seconds(w + kv_read, gpus, bw)
+        comp_t = compute_seconds(flops, gpus, self.peak, self.mfu)
+        step = vmax(mem_t, comp_t)
+        tpot = (step + k * self.draft_token_seconds(j, plain_step, draft_held)) / self.expected
+        return w, kv_read, flops, mem_t, comp_t, zero, step, tpot
+
+    def draft_token_seconds(self, j, plain_step, draft_held=None):
+        """One drafted token for j sequences. Realistic: a named draft's own pass (its weights,
+        its KV cache, its communication and overhead), else the stated fraction of a realistic
+        step plus a pass's scheduling and sampling. Floor: the stated fraction of a step, or a
+        named draft's bare weight read if that is less, so the floor stays the optimistic bound."""
+        cost = self.n["spec_draft_cost"]
+        named = self.dep.draft_model
+        if named is None:
+            if self.real:
+                return cost * plain_step + vmax(0.0, 1.0 - cost) * self.per_pass
+            return cost * plain_step
+        if not self.real:
+            d_bytes = weight_read_bytes(named, j, self.bpw)
+            d_core = vmax(memory_seconds(d_bytes, self.gpus, self.bw),
+                          compute_seconds(2.0 * named.active_params * j, self.gpus, self.peak, self.mfu))
+            return vmin(cost * plain_step, d_core)
+        return self.draft_passes().decode(j, draft_held)[6]
+
+    def draft_passes(self) -> "Passes":
+        """The named draft model's own passes (same GPUs, precisions and fidelity, no speculation)."""
+        if self._draft is None:
+            n = dict(self.n)
+            n["spec_k"] = 0.0 * self.k
+            self._draft = Passes(self.dep.with_(model=self.dep.draft_model, draft_model=None, spec_k=0), n, self.c)
+        return self._draft
+
+    # -- prefill -----------------------------------------------------------------------------
+
+    def prefill(self, fresh, prompt, prefix, batch=1.0):
+        """A prefill pass of `batch` prompts of `prompt` tokens each, `fresh` of them uncached,
+        in one group: (FLOPs of one prompt, compute s, weight-read s, communication s, pass s)."""
+        m = self.m
+        attn = prefill_attention_flops(m, prompt, prefix)
+        flops = self.fpt * fresh + attn
+        if not self.real:
+            comp = compute_seconds(flops * batch, self.tp, self.peak, self.mfu)
+            mem = memory_seconds(weight_read_bytes(m, fresh * batch, self.bpw), self.tp, self.bw)
+            return flops, comp, mem, 0.0 * comp, vmax(comp, mem)
+        tokens = fresh * batch
+        s = PassShape(tokens, batch, tokens, 0.0 * tokens, attn * batch, prompt)
+        w, _, mem_t, comp_t, extra, total = self._realistic(s)
+        return flops, comp_t, mem_t, self.comm(tokens), total
+
+    def prefill_charge(self, fresh, prompt, prefix, batch):
+        """A request's share of the steady state's prefill time. Floor: its compute on all GPUs
+        (prompts share their passes, so no weight read of their own). Realistic: one pass over as
+        many prompts as the token budget of a batched prefill holds (at most the batch), divided
+        among them and across the groups."""
+        if not self.real:
+            flops = self.fpt * fresh + prefill_attention_flops(self.m, prompt, prefix)
+            return compute_seconds(flops, self.gpus, self.peak, self.mfu)
+        per_pass = vmin(vmax(1.0, vfloor(self.c["prefill_batch_tokens"] / vmax(fresh, 1.0))), vmax(batch, 1.0))
+        return self.prefill(fresh, prompt, prefix, per_pass)[4] / per_pass / self.groups
+
+    def mixed(self, chunk, j, kv_seq_bytes, prompt, prefix=0.0, verify=False):
+        """A chunked-prefill step: `chunk` tokens of a prompt (with its share of the prompt's
+        attention) beside a decode step of j sequences (their verification pass, with `verify`,
+        when speculating). Floor: the chunk's share of the prompt's prefill followed by the
+        decode step, as the floor's chunked TTFT counts it. Realistic: one pass over both,
+        reading the weights once."""
+        fresh = prompt - prefix
+        chunks = vmax(1.0, vceil(fresh / chunk))
+        if not self.real:
+            decode = where(j > 0, self.plain_step(vmax(j, 1.0), kv_seq_bytes), 0.0)
+            return self.prefill(fresh, prompt, prefix)[4] / chunks + decode
+        attn = prefill_attention_flops(self.m, prompt, prefix) / chunks
+        jg = vmax(j, self.groups * vmin(j, 1.0)) / self.groups   # as a decode step counts them
+        k = self.k if verify else 0.0
+        tokens = jg * (k + 1.0)
+        s = PassShape(chunk + tokens, tokens + 1.0, chunk + routing_tokens(jg, k, self.reuse), jg * kv_seq_bytes,
+                      attn, prompt)
+        return self._realistic(s)[5]
+
+
+def evaluate(dep, n: dict, array: bool = False, passes=Passes) -> dict:
     """Every figure of the analysis for the categorical choices of `dep` (model, GPU, precisions,
     scheduler, allocator, switches, fidelity) and the numeric inputs `n` (floats, or, with
     `array`, numpy arrays that broadcast together). For scalars that do not fit it stops after
-    the memory figures."""
+    the memory figures. `passes` builds what times the forward passes (the measured fidelity hands
+    in its own kind)."""
+    out = memory_figures(dep, n, array)
+    if not array and not out["fits"]:
+        return out
+    return run_figures(dep, n, out, passes(dep, n), array)
+
+
+def memory_figures(dep, n: dict, array: bool) -> dict:
+    """The memory stage: weights, KV per token and per sequence, what is left for the cache, the
+    most sequences it holds, whether the deployment fits, and the batch."""
     m, g = dep.model, dep.gpu
-    c = constants()
-    real = dep.fidelity == Fidelity.REALISTIC
+    real = dep.fidelity != Fidelity.FLOOR
     gpus, prompt, output, conc = n["gpus"], n["prompt"], n["output"], n["concurrency"]
-    k, mfu = n["spec_k"], n["mfu"]
+    k = n["spec_k"]
     bpw, kvb = PRECISION_BYTES[dep.weights], PRECISION_BYTES[dep.kv]
     precision = compute_precision(dep)
-    peak = effective_peak(dep, precision, real, c)
+    peak = effective_peak(dep, precision, real, constants())
     bw = g.bandwidth_tbps * 1e12
-    weight_bytes = m.params * bpw
+    weight_bytes = checkpoint_weight_bytes(m, bpw, real)
     kv_tok = m.kv_values_per_token * kvb
     repl = kv_replication(gpus, m.kv_heads, m.is_mla)
     stored = kv_tok * repl
-    seq = prompt + output / 2
+    seq = in_flight_length(prompt, output, dep.scheduler)
     held = tokens_held(seq, m.layers, m.sliding_layers, m.sliding_window)
     prefix = n["shared_prefix"] if dep.prefix_caching else 0.0 * prompt
     memory = gpus * g.memory_gib * GIB
     reserve = gpus * n["reserve_gib"] * GIB
     spec_on = k > 0
-    need_spec = type(k) not in _PLAIN or k > 0   # the verification-pass figures differ from a plain step
     draft = dep.draft_model if real else None
     draft_w = 0.0
     draft_tok = 0.0
     if draft is not None:
-        draft_w = where(spec_on, draft.params * bpw, 0.0)
+        draft_w = where(spec_on, checkpoint_weight_bytes(draft, bpw, real), 0.0)
         draft_tok = where(spec_on, draft.kv_values_per_token * kvb * kv_replication(gpus, draft.kv_heads, draft.is_mla), 0.0)
     usable = usable_kv_bytes(gpus, g.memory_gib, weight_bytes, n["reserve_gib"], draft_w)
     if dep.allocator == Allocator.PAGED:
@@ -386,7 +757,8 @@ def evaluate(dep, n: dict, array: bool = False) -> dict:
     out = {"_array": array, "weight_bytes": weight_bytes, "kv_bytes_per_token": kv_tok, "kv_replication": repl,
            "peak_flops": peak, "compute_precision": precision, "ridge": peak / bw, "seq_len_avg": seq,
            "kv_tokens_held": held, "memory_bytes": memory, "reserve_bytes": reserve, "usable_kv_bytes": usable,
-           "kv_bytes_per_sequence": per_seq, "shared_kv_bytes": shared, "draft_weight_bytes": draft_w}
+           "kv_bytes_per_sequence": per_seq, "shared_kv_bytes": shared, "draft_weight_bytes": draft_w,
+           "_stored": stored, "_prefix": prefix, "_draft_tok": draft_tok}
     if not array and (usable <= 0 or usable <= shared):
         out.update(fits=False, max_concurrency=0.0)
         return out
@@ -398,127 +770,60 @@ def evaluate(dep, n: dict, array: bool = False) -> dict:
     if array:
         max_conc = where(fits, max_conc, 0.0)
         out["max_concurrency"] = max_conc
-    batch = (1.0 + 0.0 * conc) if dep.scheduler == Scheduler.NONE else vmin(conc, max_conc)
+    out["batch"] = (1.0 + 0.0 * conc) if dep.scheduler == Scheduler.NONE else vmin(conc, max_conc)
+    return out
 
-    # Tensor parallelism: floor is perfect scaling; realistic stops at the accelerator's domain.
-    if real:
-        tp, groups = tp_layout(gpus, float(g.tp_domain))
-    else:
-        tp, groups = gpus, 1.0 + 0.0 * gpus
-    reuse = c["moe_route_reuse"]
-    fpt = 2.0 * m.active_params
-    kv_seq_read = stored * held
-    link = g.link_gbps * 1e9
-    lat = g.allreduce_latency_us * 1e-6
-    per_layer = c["allreduces_per_layer"]
-    act = c["activation_bytes"]
-    per_pass = c["per_step_overhead_us"] * 1e-6
-    over = step_overhead_seconds(m.layers, c["per_layer_overhead_us"] * 1e-6, per_pass) if real else 0.0
-    alpha = n["spec_alpha"]
-    expected = spec_expected_tokens(k, alpha)
 
-    # A pass's all-reduce time is affine in its tokens: its two coefficients are worked out once
-    # (at the GPU-count's own shape) and the time is then one multiply-add per deployment.
-    comm_coeffs = {}
-
-    def comm(tokens, model=m):
-        if not real:
-            return 0.0
-        coeffs = comm_coeffs.get(model.id)
-        if coeffs is None:
-            fixed = allreduce_seconds(0.0, model.hidden, tp, model.layers, lat, link, per_layer, act)
-            coeffs = comm_coeffs[model.id] = (fixed, (allreduce_seconds(1.0, model.hidden, tp, model.layers, lat, link,
-                                                                         per_layer, act) - fixed) / groups)
-        return coeffs[0] + coeffs[1] * tokens
-
-    named = dep.draft_model
-
-    def draft_token_seconds(j, plain_step):
-        """One drafted token for j sequences. Realistic: a named draft's own pass (its weights,
-        its KV cache, its communication and overhead), else the stated fraction of a realistic
-        step plus a pass's scheduling and sampling. Floor: the stated fraction of a step, or a
-        named draft's bare weight read if that is less, so the floor stays the optimistic bound."""
-        cost = n["spec_draft_cost"]
-        if named is None:
-            if real:
-                return cost * plain_step + vmax(0.0, 1.0 - cost) * per_pass
-            return cost * plain_step
-        d_bytes = groups * weight_read_bytes(named, j / groups, bpw)
-        if real:
-            d_bytes = d_bytes + j * draft_tok * tokens_held(seq, named.layers, named.sliding_layers, named.sliding_window)
-        d_core = vmax(memory_seconds(d_bytes, gpus, bw), compute_seconds(2.0 * named.active_params * j, gpus, peak, mfu))
-        if not real:
-            return vmin(cost * plain_step, d_core)
-        d_over = step_overhead_seconds(named.layers, c["per_layer_overhead_us"] * 1e-6, per_pass)
-        return d_core + comm(j, named) + d_over
-
-    def step_at(j):
-        """One decode step (the verification pass when speculating) with j sequences in flight:
-        (weight bytes, KV bytes, FLOPs, memory s, compute s, extra s, step s, TPOT s). With
-        several groups, fewer sequences than groups leave groups idle: the step lasts as long as
-        the busiest group's, one sequence, so j counts as at least one sequence per group."""
-        if real:
-            j = vmax(j, groups * vmin(j, 1.0))
-        kv_read = j * kv_seq_read
-        plain_w = groups * weight_read_bytes(m, j / groups, bpw)
-        plain_mem = memory_seconds(plain_w + kv_read, gpus, bw)
-        plain_comp = compute_seconds(fpt * j, gpus, peak, mfu)
-        plain_extra = comm(j) + over
-        plain_step = vmax(plain_mem, plain_comp) + plain_extra
-        if not need_spec:
-            return plain_w, kv_read, fpt * j, plain_mem, plain_comp, plain_extra, plain_step, plain_step
-        w = groups * weight_read_bytes(m, routing_tokens(j, k, reuse) / groups, bpw)
-        flops = fpt * j * (k + 1.0)
-        mem_t = memory_seconds(w + kv_read, gpus, bw)
-        comp_t = compute_seconds(flops, gpus, peak, mfu)
-        extra = comm(j * (k + 1.0)) + over
-        step = vmax(mem_t, comp_t) + extra
-        tpot = (step + k * draft_token_seconds(j, plain_step)) / expected
-        return w, kv_read, flops, mem_t, comp_t, extra, step, tpot
-
-    step_w, kv_read, step_flops, mem_t, comp_t, extra, step, tpot = step_at(batch)
+def run_figures(dep, n: dict, out: dict, p: Passes, array: bool) -> dict:
+    """The time stage: the decode step at the batch, prefill alone and batched, chunking, and the
+    steady state's throughput, prefill share and cost."""
+    m = dep.model
+    real = dep.fidelity != Fidelity.FLOOR
+    prompt, output, conc = n["prompt"], n["output"], n["concurrency"]
+    spec_on = n["spec_k"] > 0
+    batch, max_conc, held = out["batch"], out["max_concurrency"], out["kv_tokens_held"]
+    kv_seq_read = out["_stored"] * held
+    prefix = out["_prefix"]
+    draft = dep.draft_model if real else None
+    draft_held = None
+    if draft is not None:
+        draft_held = out["_draft_tok"] * tokens_held(out["seq_len_avg"], draft.layers, draft.sliding_layers,
+                                                     draft.sliding_window)
+    step_w, kv_read, step_flops, mem_t, comp_t, extra, step, tpot = p.decode(batch, kv_seq_read, draft_held)
 
     # Prefill of one request alone (its TTFT) and as charged in the steady state (batched with
-    # other prompts, so it pays its compute, never a weight read of its own).
+    # other prompts, so it never pays a weight read of its own).
     fresh = prompt - prefix
-    prefill_flops = fpt * fresh + prefill_attention_flops(m, prompt, prefix)
-    lone_comp = compute_seconds(prefill_flops, tp, peak, mfu)
-    lone_mem = memory_seconds(weight_read_bytes(m, fresh, bpw), tp, bw)
-    prefill_comm = comm(fresh * groups)
-    prefill = vmax(lone_comp, lone_mem) + prefill_comm + over
-    charge = compute_seconds(prefill_flops, gpus, peak, mfu) + (prefill_comm / groups if real else 0.0)
+    prefill_flops, lone_comp, lone_mem, prefill_comm, prefill = p.prefill(fresh, prompt, prefix)
+    charge = p.prefill_charge(fresh, prompt, prefix, batch)
+    over = p.overhead
     if dep.chunked_prefill:
         chunks = vmax(1.0, vceil(fresh / dep.chunk_tokens))
         chunked = fresh > dep.chunk_tokens
-        stall = where(chunked, (prefill - over) / chunks + over, prefill)
-        ttft = where(chunked, chunks * (stall + step), prefill)
+        if p.real:
+            mixed = p.mixed(float(dep.chunk_tokens), batch, kv_seq_read, prompt, prefix, verify=True)
+            stall = where(chunked, vmax(mixed - step, 0.0), prefill)
+            ttft = where(chunked, chunks * mixed, prefill)
+        else:
+            stall = where(chunked, prefill / chunks, prefill)
+            ttft = where(chunked, chunks * (stall + step), prefill)
     else:
         stall, ttft = prefill, prefill
 
     # Steady state: each sequence costs one prefill and `output` decode tokens.
     if dep.scheduler == Scheduler.STATIC:
-        # The closed form holds for a dense model while a step is linear in the sequences left:
-        # not under speculation, and not with several groups (a draining batch idles some).
-        ladder_needed = spec_on | (groups > 1) if real else spec_on
-        closed = None
-        if not m.experts:
-            fixed = over + (allreduce_seconds(0.0, m.hidden, tp, m.layers, lat, link, per_layer, act) if real else 0.0)
-            per_seq_comm = (comm(1.0) - comm(0.0)) if real else 0.0
-            closed = static_dense_sum(batch, groups * weight_bytes / (gpus * bw), kv_seq_read / (gpus * bw),
-                                      fpt / (gpus * peak * mfu), fixed, per_seq_comm)
-        if closed is not None and not array and not ladder_needed:
-            decode_time = output * closed
-        else:
-            ladder = static_ladder_sum(batch, lambda j: step_at(j)[7])
-            decode_time = output * (ladder if closed is None else where(ladder_needed, ladder, closed))
+        decode_time = output * static_decode_per_token(p, batch, kv_seq_read, draft_held, spec_on, array)
+        shares = static_verdict_shares(batch, lambda j: p.decode(j, kv_seq_read, draft_held))
     else:
         decode_time = output * tpot
+        shares = None
     tput = throughput(batch, output, charge, decode_time)
     share = prefill_share(batch, charge, decode_time)
-    cost = cost_per_million(n["price"], gpus, tput)
-    capped = (conc > max_conc) if dep.scheduler != Scheduler.NONE else (0.0 * conc > 1.0)
+    cost = cost_per_million(n["price"], n["gpus"], tput)
+    capacity = _div(conc, max_conc) if dep.scheduler != Scheduler.NONE else 0.0 * conc
+    capped = capacity > 1.0
     out.update({
-        "batch": batch, "tensor_parallel": tp, "tp_groups": groups, "decode_weight_bytes_per_step": step_w,
+        "batch": batch, "tensor_parallel": p.tp, "tp_groups": p.groups, "decode_weight_bytes_per_step": step_w,
         "decode_kv_bytes_per_step": kv_read, "decode_bytes_per_step": step_w + kv_read,
         "decode_flops_per_step": step_flops, "decode_memory_seconds": mem_t, "decode_compute_seconds": comp_t,
         "step_extra_seconds": extra, "step_overhead_seconds": over, "step_seconds": step, "tpot_seconds": tpot,
@@ -527,55 +832,118 @@ def evaluate(dep, n: dict, array: bool = False) -> dict:
         "prefill_comm_seconds": prefill_comm, "prefill_seconds": prefill, "prefill_charge_seconds": charge,
         "ttft_seconds": ttft, "worst_stall_seconds": stall, "prefill_share": share,
         "throughput_tokens_per_s": tput, "cost_per_million_output_tokens": cost,
-        "spec_expected_tokens": expected, "capped": capped
+        "spec_expected_tokens": p.expected, "capped": capped, "capacity_ratio": capacity,
+        "decode_time_shares": shares,
     })
     return out
 
 
-VERDICT_CODES = ("does-not-fit", "kv-capacity", "prefill-compute", "prefill-weights",
-                 "decode-compute", "decode-kv", "decode-weights")
+def static_decode_per_token(p: Passes, batch, kv_seq_read, draft_held, spec_on, array: bool):
+    """Decode time per average output length of a static batch (see static_ladder_sum): the
+    floor's dense model without speculation has the exact closed form; everything else is
+    summed over the ladder of a draining batch."""
+    m = p.m
+    if not p.real and not m.experts:
+        closed = static_dense_sum(batch, weight_read_bytes(m, 1.0, p.bpw) / (p.gpus * p.bw),
+                                  kv_seq_read / (p.gpus * p.bw), p.fpt / (p.gpus * p.peak * p.mfu))
+        if not array and not spec_on:
+            return closed
+        ladder = static_ladder_sum(batch, lambda j: p.decode(j, kv_seq_read, draft_held)[7])
+        return where(spec_on, ladder, closed)
+    return static_ladder_sum(batch, lambda j: p.decode(j, kv_seq_read, draft_held)[7])
 
 
-def verdict_code(f: dict):
-    """The six-rule whole-deployment verdict, as an index into VERDICT_CODES."""
-    if not f["_array"]:
-        if not f["fits"]:
-            return 0
-        if f["capped"]:
-            return 1
-        if f["prefill_share"] > 0.5:
-            return 2
-        if f["decode_compute_seconds"] > f["decode_memory_seconds"]:
-            return 4
-        return 5 if f["decode_kv_bytes_per_step"] > f["decode_weight_bytes_per_step"] else 6
-    return _select(
-        [~f["fits"] if hasattr(f["fits"], "shape") else not f["fits"], f["capped"], f["prefill_share"] > 0.5,
-         f["decode_compute_seconds"] > f["decode_memory_seconds"],
-         f["decode_kv_bytes_per_step"] > f["decode_weight_bytes_per_step"]],
-        [0, 1, 2, 4, 5], 6)
+VERDICT_CODES = tuple(str(v) for v in Verdict)   # the fixed option order; grid codes index it
+
+
+def _div(a, b):
+    """a / b for the rules' ratios: a zero denominator reads as far past the threshold (or at
+    it, when both are zero), never as a division error."""
+    if type(a) in _PLAIN and type(b) in _PLAIN:
+        if b > 0:
+            return a / b
+        return math.inf if a > 0 else 1.0
+    np = _np()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(b > 0, a / np.where(b > 0, b, 1.0), np.where(a > 0, np.inf, 1.0))
+
+
+def capacity_ratio(f):
+    """Sequences wanted over sequences the KV cache holds (0 when nothing is batched: one
+    request at a time is never capped by the cache)."""
+    return f["capacity_ratio"]
+
+
+def prefill_share_ratio(f):
+    """The prefill term's share of a sequence's GPU time over one half."""
+    return f["prefill_share"] / 0.5
+
+
+def prefill_flops_ratio(f):
+    """One prompt's prefill FLOP time over its weight-read time."""
+    return _div(f["prefill_compute_seconds"], f["prefill_weight_seconds"])
+
+
+def decode_compute_ratio(f):
+    """Decode compute time over memory time in one step; for a static batch, whose step changes
+    as it drains, the share of decode time that is compute-bound over the larger other share
+    (the verdict is the one that holds for most of the decode time)."""
+    shares = f.get("decode_time_shares")
+    if shares is not None:
+        return _div(shares[0], vmax(shares[1], shares[2]))
+    return _div(f["decode_compute_seconds"], f["decode_memory_seconds"])
+
+
+def decode_kv_ratio(f):
+    """KV bytes over weight bytes read in one step; for a static batch, the share of decode time
+    waiting on the KV read over the share waiting on the weights."""
+    shares = f.get("decode_time_shares")
+    if shares is not None:
+        return _div(shares[1], shares[2])
+    return _div(f["decode_kv_bytes_per_step"], f["decode_weight_bytes_per_step"])
+
+
+# The verdict rules, one ordered table per objective (DESIGN.md, "Engine semantics" and "What the
+# bottleneck question asks"): after does-not-fit, the first rule whose ratio exceeds 1 names the
+# verdict, else the default. The scalar analysis, the grid, the margins and the keys all read it.
+RULES = {
+    Objective.COST: (((Verdict.KV_CAPACITY, capacity_ratio), (Verdict.PREFILL_COMPUTE, prefill_share_ratio),
+                      (Verdict.DECODE_COMPUTE, decode_compute_ratio), (Verdict.DECODE_KV, decode_kv_ratio)),
+                     Verdict.DECODE_WEIGHTS),
+    Objective.TPOT: (((Verdict.KV_CAPACITY, capacity_ratio), (Verdict.DECODE_COMPUTE, decode_compute_ratio),
+                      (Verdict.DECODE_KV, decode_kv_ratio)), Verdict.DECODE_WEIGHTS),
+    Objective.TTFT: (((Verdict.PREFILL_COMPUTE, prefill_flops_ratio),), Verdict.PREFILL_WEIGHTS),
+    Objective.STALL: (((Verdict.PREFILL_COMPUTE, prefill_flops_ratio),), Verdict.PREFILL_WEIGHTS),
+}
+
+
+def rule_ratios(f: dict, objective: str) -> list[tuple[str, object]]:
+    """(verdict, deciding ratio) of each rule that decides `objective`, in order (threshold 1)."""
+    rules, _ = RULES[objective]
+    return [(str(verdict), ratio(f)) for verdict, ratio in rules]
 
 
 def objective_verdict_code(f: dict, objective: str):
     """What bounds `objective` (DESIGN.md, "What the bottleneck question asks"), as an index into
-    VERDICT_CODES: the six rules for cost; the cap or the binding decode term for TPOT; for TTFT
-    and the stall, whether one prompt's prefill waits on its FLOPs or on reading the weights."""
-    if objective == Objective.COST:
-        return verdict_code(f)
+    VERDICT_CODES: does-not-fit, then the first rule of RULES whose ratio exceeds 1."""
+    rules, default = RULES[objective]
+    fits = f["fits"]
     if not f["_array"]:
-        if not f["fits"]:
+        if not fits:
             return 0
-        if objective == Objective.TPOT:
-            if f["capped"]:
-                return 1
-            if f["decode_compute_seconds"] > f["decode_memory_seconds"]:
-                return 4
-            return 5 if f["decode_kv_bytes_per_step"] > f["decode_weight_bytes_per_step"] else 6
-        return 2 if f["prefill_compute_seconds"] > f["prefill_weight_seconds"] else 3
-    unfit = ~f["fits"]
-    if objective == Objective.TPOT:
-        return _select([unfit, f["capped"], f["decode_compute_seconds"] > f["decode_memory_seconds"],
-                        f["decode_kv_bytes_per_step"] > f["decode_weight_bytes_per_step"]], [0, 1, 4, 5], 6)
-    return _select([unfit, f["prefill_compute_seconds"] > f["prefill_weight_seconds"]], [0, 2], 3)
+        for verdict, ratio in rules:
+            if ratio(f) > 1:
+                return VERDICT_CODES.index(verdict)
+        return VERDICT_CODES.index(default)
+    conditions = [~fits if hasattr(fits, "shape") else not fits]
+    conditions += [ratio(f) > 1 for _, ratio in rules]
+    codes = [0] + [VERDICT_CODES.index(verdict) for verdict, _ in rules]
+    return _select(conditions, codes, VERDICT_CODES.index(default))
+
+
+def verdict_code(f: dict):
+    """The six-rule whole-deployment verdict, as an index into VERDICT_CODES."""
+    return objective_verdict_code(f, Objective.COST)
 
 
 def _select(conditions, codes, default):

@@ -6,7 +6,8 @@ The JSON keys are a contract other tools read: `id`, `module`, `title`, `difficu
 card's rows: every input the key depends on, in words), `ask` (the options in their one fixed
 order; the bottleneck options are those that can bound the objective), `hints`; with the key,
 also `answer` (`bottleneck` is what bounds the objective; `gain_bands` every band accepted;
-`fidelities` the floor's and the realistic answer side by side).
+`fidelities` the floor's and the realistic answer side by side, and, from the command line, the
+measured one or why there is none).
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import math
 import textwrap
 
 from engine.ids import Allocator, Scheduler
-from engine.levers import GAIN_BANDS, gain_band
+from engine.bands import GAIN_BANDS, gain_band
 
 from puzzles import fmt
 from puzzles.keys import Key
@@ -37,15 +38,23 @@ BOTTLENECK_QUESTION = {
     "ttft": "What bounds the time to first token here?",
     "stall": "What sets the longest pause in a stream here?",
 }
-BAND_RULE = "a gain within 10% of a band edge accepts the bands on both sides of it"
+BAND_RULE = ("the band is the realistic gain's (the course's floor is only its ceiling); a gain within 10% of "
+             "a band edge accepts the bands on both sides of it; where the deployment does not fit, a lever "
+             "that makes it fit counts as over-4x, and the best is the one that fits with the best objective")
 
 
-def answer_json(puzzle: Puzzle, key: Key) -> dict:
+def answer_json(puzzle: Puzzle, key: Key, measured: bool = False) -> dict:
+    """The key as JSON; with `measured`, `fidelities` also has the measured fidelity's answer
+    (loads the kernel database: the command line asks for it, a live room never does)."""
+    fidelities = key.fidelity_json()
+    if measured:
+        fidelities.update(measured_fidelity_json(key))
     return {
         "bottleneck": key.bottleneck, "best_lever": key.best_lever, "gain_band": key.gain_band,
         "reason": key.reason, "reason_text": REASONS[key.reason], "gain": _clean(key.gain),
+        "band_gain": _clean(key.band_gain),
         "gain_bands": list(key.bands), "deployment_bottleneck": key.deployment_bottleneck,
-        "fidelities": key.fidelity_json(), "deciding": key.deciding,
+        "fidelities": fidelities, "deciding": key.deciding,
         "levers": [{"name": lv.name, "gain": _clean(lv.gain), "band": gain_band(lv.gain), "note": lv.note}
                    for lv in key.levers],
         "estimates": {name: _clean(value) for name, value in key.estimates.items() if value is not None},
@@ -53,7 +62,26 @@ def answer_json(puzzle: Puzzle, key: Key) -> dict:
     }
 
 
-def puzzle_json(puzzle: Puzzle, key: Key | None = None) -> dict:
+def measured_fidelity_json(key: Key) -> dict:
+    """`measured` (verdict, best lever, gain, band and every offered lever's gain under the
+    measured kernels, and which kernels) and `measured_reason` (null, or why there is none: an
+    accelerator or precision without measured kernels, or the extra not installed)."""
+    m = key.measured
+    if m is None:
+        return {"measured": None, "measured_reason": key.measured_reason}
+    dep = m.report.deployment
+    from engine import measured as kernels
+    from puzzles.keys import objective_bottleneck
+
+    g = m.best.gain if m.report.fits else None
+    return {"measured": {"bottleneck": objective_bottleneck(m.report), "best_lever": m.best_lever,
+                         "gain": _clean(g), "gain_band": gain_band(g) if g is not None else None,
+                         "levers": [{"name": lv.name, "gain": _clean(lv.gain), "note": lv.note} for lv in m.levers],
+                         "backend": kernels.backend_label(dep.gpu)},
+            "measured_reason": None}
+
+
+def puzzle_json(puzzle: Puzzle, key: Key | None = None, measured: bool = False) -> dict:
     out = {
         "id": puzzle.id, "module": puzzle.module, "title": puzzle.title, "difficulty": puzzle.difficulty,
         "scenario": puzzle.scenario, "deployment": {k: _clean(v) for k, v in puzzle.deployment_dict().items()},
@@ -68,7 +96,7 @@ def puzzle_json(puzzle: Puzzle, key: Key | None = None) -> dict:
         "hints": list(puzzle.hints),
     }
     if key is not None:
-        out["answer"] = answer_json(puzzle, key)
+        out["answer"] = answer_json(puzzle, key, measured)
     return out
 
 
@@ -114,8 +142,9 @@ def card_rows(dep, levers=(), ruled_out=None, objective: str | None = None) -> l
     alloc = {"paged": "paged KV blocks", "contiguous": "one contiguous KV region per request"}[dep.allocator]
     rows.append(("Serving", f"{serving} · {alloc}"))
     if dep.scheduler == Scheduler.STATIC:
-        rows.append(("Answer spread", "lengths vary widely (exponential around the average); a static batch "
-                                      "runs until its longest answer ends"))
+        rows.append(("Answer spread", "lengths vary widely (exponential around the average): a static batch "
+                                      "runs until its longest answer ends, and a sequence still in flight holds "
+                                      "on average its prompt plus one whole average answer"))
     if dep.allocator == Allocator.CONTIGUOUS:
         longest = dep.reserve_length - dep.prompt
         rule = f"{dep.max_output:,} tokens" if dep.max_output else "four times the average answer, within the context"
@@ -131,10 +160,27 @@ def card_rows(dep, levers=(), ruled_out=None, objective: str | None = None) -> l
         rows.append(("Speculation", f"{state}: a draft{named} proposes {k} tokens, each accepted with "
                                     f"p = {dep.spec_alpha:g}; a draft token costs {dep.spec_draft_cost:g} of a "
                                     f"target step"))
+        if getattr(m, "is_moe", False):
+            from engine.physics import constants
+
+            reuse = constants()["moe_route_reuse"]
+            rows.append(("Expert reuse", f"a drafted position routes to its own sequence's experts {reuse:.0%} of "
+                                         f"the time (Cohere's measurement: verifying 4 tokens reads about 2.5x one "
+                                         f"token's experts, not 4x), so a verification pass reads fewer experts "
+                                         f"than as many independent tokens"))
+    for lever, label in (("quantization", "Quantization"), ("kv-quantization", "KV quantization")):
+        if lever in levers:
+            from engine.levers import lever_change
+
+            changed, note = lever_change(dep, lever)
+            rows.append((label, f"the lever takes {note}" if changed is not None else f"not applicable: {note}"))
     if dep.shared_prefix:
         cached = "cached" if dep.prefix_caching else "not cached"
-        rows.append(("Shared prefix", f"{dep.shared_prefix:,} prompt tokens are the same fixed text on every "
-                                      f"request ({cached})"))
+        paging = ("; caching it turns on paged KV blocks, which it needs to share the prefix's memory"
+                  if not dep.prefix_caching and dep.allocator == Allocator.CONTIGUOUS else "")
+        rows.append(("Shared prefix", f"{dep.shared_prefix:,} prompt tokens are one fixed text every request "
+                                      f"starts with (not a conversation's own history), stored once for all "
+                                      f"when cached ({cached}){paging}"))
     elif "prefix-caching" in levers:
         rows.append(("Shared prefix", "none: no two prompts start with the same tokens"))
     if dep.route_model is not None:

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from engine.compare import OBJECTIVE_LABELS
 from engine.ids import Lever, Objective, Scheduler, Verdict
-from engine.levers import DEFAULT_SPEC_K, gain_band
+from engine.bands import gain_band
+from engine.levers import DEFAULT_SPEC_K
 
 from puzzles import fmt
-from puzzles.keys import Key
+from puzzles.keys import Key, shown_gain
 from puzzles.puzzle import OBJECTIVE_TEXT, Puzzle
-from puzzles.reasons import REASONS, reason_fact
+from puzzles.reasons import REASONS, reason_fact, static_shares_text
 
 
 def objective_value_text(objective: str, value: float | None) -> str:
@@ -29,25 +30,25 @@ def prefill_bound(r) -> bool:
 
 
 def rule_holds(verdict: str, r) -> bool:
-    """Whether a verdict's own rule is true for this report (ignoring the rules before it). The
-    prefill verdicts are judged as what bounds one request's prefill when the objective is the
-    first token or the stall, and as the prefill share of GPU time otherwise."""
-    dep = r.deployment
+    """Whether a verdict's own rule is true for this report (ignoring the rules before it), read
+    from the engine's one rule table (`engine.physics.RULES`): the objective's own rules first,
+    then the six rules of cost, then what bounds one prompt's prefill. A default verdict
+    (decode-weights, prefill-weights) holds where the rule just before it does not."""
+    from engine import physics
+
     if verdict == Verdict.DOES_NOT_FIT:
         return not r.fits
     if not r.fits:
         return False
-    if verdict == Verdict.KV_CAPACITY:
-        return dep.concurrency > r.max_concurrency and dep.scheduler != Scheduler.NONE
-    if verdict == Verdict.PREFILL_COMPUTE:
-        return prefill_bound(r) if dep.objective in (Objective.TTFT, Objective.STALL) else r.prefill_share > 0.5
-    if verdict == Verdict.PREFILL_WEIGHTS:
-        return not prefill_bound(r)
-    if verdict == Verdict.DECODE_COMPUTE:
-        return r.decode_compute_seconds > r.decode_memory_seconds
-    if verdict == Verdict.DECODE_KV:
-        return r.decode_kv_bytes_per_step > r.decode_weight_bytes_per_step
-    return r.decode_kv_bytes_per_step <= r.decode_weight_bytes_per_step
+    figures = r.__dict__
+    for objective in (r.deployment.objective, Objective.COST, Objective.TTFT):
+        rules, default = physics.RULES[objective]
+        for rule, ratio in rules:
+            if rule == verdict:
+                return bool(ratio(figures) > 1)
+        if default == verdict:
+            return not rules[-1][1](figures) > 1
+    return False
 
 
 def verdict_fact(verdict: str, r) -> str:
@@ -75,6 +76,9 @@ def verdict_fact(verdict: str, r) -> str:
                 f"waits {fmt.secs(read)} to read the weights")
     if verdict == Verdict.PREFILL_COMPUTE:
         return prefill_share_fact(r)
+    if r.decode_time_shares is not None and verdict in (Verdict.DECODE_COMPUTE, Verdict.DECODE_KV,
+                                                          Verdict.DECODE_WEIGHTS):
+        return static_shares_text(r)
     if verdict == Verdict.DECODE_COMPUTE:
         return (f"a step's arithmetic takes {fmt.secs(r.decode_compute_seconds)} against "
                 f"{fmt.secs(r.decode_memory_seconds)} of memory traffic "
@@ -187,13 +191,11 @@ def _mechanism(name: str, r, a, note: str) -> str:
 
 
 def _gains_text(key: Key) -> str:
-    """The best lever's gain at the floor and, beside it, at the realistic fidelity, with every
-    band a prediction may name."""
+    """The best lever's realistic gain, which keys the band, with the floor's beside it as the
+    ceiling, and every band a prediction may name."""
     if key.gain is None:
-        return "makes it fit"
-    real = key.realistic_gain
-    beside = f", {fmt.gain(real)} realistic" if real is not None else ""
-    return f"{fmt.gain(key.gain)} at the floor{beside}; accepted: {' or '.join(key.bands)}"
+        return f"makes it fit, which counts as {key.gain_band}"
+    return f"{shown_gain(key)}; accepted: {' or '.join(key.bands)}"
 
 
 def reveal_lines(puzzle: Puzzle, key: Key) -> list[str]:

@@ -27,6 +27,7 @@ settings.load_profile("hunt" if HUNT else "ridge")
 
 _ISOLATED = tempfile.mkdtemp(prefix="ridge-tests-")
 os.environ["RIDGE_SAVE_DIR"] = os.path.join(_ISOLATED, "saves")
+os.environ["RIDGE_CACHE_DIR"] = os.path.join(_ISOLATED, "cache")   # the measured fidelity's model configs
 os.environ.pop("RIDGE_CATALOG", None)
 
 # A test that drives the Textual app is `ui`: it runs one through Pilot (its body says run_test or
