@@ -190,6 +190,11 @@ async def test_exam_answers_keep_their_own_history_and_count_toward_no_chapter(t
     from puzzles.stats import derive
 
     assert set(derive(profile, now=WHEN).by_module) == {"generated"}  # no chapter's mastery moved
+    from app.progress import Bank, Session
+
+    campaign = Session(SaveStore(tmp_path), "Ada", Bank(), clock=lambda: WHEN)  # the map's own view
+    assert campaign.chapter_of(attempt.puzzle_id) is None
+    assert all(campaign.progress(ch).tried == 0 and campaign.progress(ch).mastery == 0 for ch in campaign.chapters)
     [sitting] = exam.sittings(profile.attempts)
     assert (sitting.seed, sitting.answered, sitting.cleared) == (SEED, 1, 1)
     app = make_app(solo=lambda: ExamScreen(seed=SEED, length=1, tz=dt.timezone.utc), save_dir=tmp_path,
