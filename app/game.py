@@ -23,7 +23,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from app import messages, styling
-from app.errors import Guarded, crash_console, default_log_path, finish_run, keep_going, log_exception
+from app.errors import Guarded, crash_console, default_log_path, finish_run, keep_going, log_exception, told
 
 READY_EXIT_ENV = "RIDGE_EXIT_WHEN_READY"
 DEFAULT_THEME = "textual-dark"
@@ -478,7 +478,7 @@ class RidgeApp(Guarded, App[None]):
             folder.mkdir(parents=True, exist_ok=True)
             path = self.save_screenshot(path=str(folder))
         except OSError as error:
-            self.notify(f"Could not save the screenshot: {error}", severity="warning")
+            self.notify(told(f"Could not save the screenshot: {error}"), severity="warning")
             return
         self.notify(f"Saved {path}", title="Screenshot")
 

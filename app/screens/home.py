@@ -16,7 +16,7 @@ from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from app import labels
-from app.errors import Guarded, keep_going
+from app.errors import Guarded, keep_going, told
 from app.messages import ContinueCampaign, OpenMode, PuzzlesLoaded
 from app.styling import KeepsStyles
 from app.widgets.footer import RidgeFooter
@@ -134,7 +134,7 @@ runs a real toy serving loop on this machine.
             if names:
                 self.pick_player(can_cancel=False)
             else:
-                self.notify(str(error), severity="error", timeout=10)
+                self.notify(told(error), severity="error", timeout=10)
                 self.first_run()
             return
         if name is None:
@@ -277,7 +277,7 @@ runs a real toy serving loop on this machine.
                     moved = self.app.store.quarantine(name)
                     self.app.store.create_profile(name)
                 except SaveError as problem:
-                    self.notify(str(problem), severity="error", timeout=10)
+                    self.notify(told(problem), severity="error", timeout=10)
                     return
                 self.notify(f"Set aside {len(moved)} file(s); {name} starts afresh.")
                 self.open_player(name)

@@ -27,7 +27,7 @@ from textual.widgets import (Button, Collapsible, Header, Input, Label, Static, 
 from app import labels
 from app import sim_model as sm
 from app import sim_plots as sp
-from app.errors import Guarded, log_exception
+from app.errors import Guarded, log_exception, told
 from app.messages import Back
 from app.styling import KeepsStyles
 from app.widgets.footer import RidgeFooter
@@ -692,7 +692,7 @@ while a number field has focus.
         except RidgeError as exc:
             self.notice = f"✗ {exc}"
             self._show_status()
-            self.notify(str(exc), title="Not saved", severity="warning", timeout=8)
+            self.notify(told(exc), title="Not saved", severity="warning", timeout=8)
             return
         reload_packs = getattr(self.app, "reload_packs", None)
         if reload_packs is not None:
