@@ -21,8 +21,9 @@ only on the seed and what is on screen.
 
 `RIDGE_WALK_STEPS=2000 pytest tests/test_walk.py` walks longer; `RIDGE_WALK_SEEDS=11,12,13`
 walks other seeds, and a hunt (`RIDGE_HUNT=1 pytest -m hunt`) fresh ones. A failure names the
-seed, the step and the last keys, so it replays exactly. Removing a screen's Escape binding (the
-briefing's, tried) makes the walk fail on the first seed that reaches that screen.
+seed, the step and the last keys, so it replays exactly. Removing a screen's Escape binding makes
+the walk fail on the seeds that reach that screen: tried with the briefing's, and with the map's
+(seeds 2 and 3 fail at steps 49 and 46: "the key to lead somewhere ... on CampaignScreen").
 """
 from __future__ import annotations
 
