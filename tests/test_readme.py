@@ -5,6 +5,7 @@ a report's `report.md`) are not paths of the project and are left alone."""
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,3 +28,16 @@ def test_every_file_the_readme_names_exists():
 
 def test_a_missing_design_document_would_be_caught():
     assert "DESIGN.md" in mentioned_paths("see DESIGN.md for the API")
+
+
+def test_ci_runs_the_readmes_test_command_verbatim():
+    """What CI runs on a clean clone is what the README tells a reader to run, so the README's
+    promise (the suite in two processes, within four minutes) is the one CI checks."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```sh\n(.*?)\n```", readme, flags=re.S)
+    [command] = [b for b in blocks if "pytest" in b]
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()
+    assert ci[-1] == command
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "-n 2" in project["tool"]["pytest"]["ini_options"]["addopts"]  # two processes, from the test extra:
+    assert any(r.startswith("pytest-xdist") for r in project["project"]["optional-dependencies"]["test"])
