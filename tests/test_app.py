@@ -93,6 +93,7 @@ def key_answer(puzzle_id: str) -> dict:
             "reason": key.reason}
 
 
+@pytest.mark.slow
 async def test_first_run_to_a_recorded_attempt(tmp_path):
     """First run → name → chapter → answer with hints and napkin → lock-in → reveal → saved."""
     app = build_app(tmp_path)

@@ -24,6 +24,7 @@ def recorded(save_dir, name: str = "Ada") -> list[str]:
     return [a.puzzle_id for a in SaveStore(save_dir).load(name).attempts]
 
 
+@pytest.mark.slow
 async def test_continue_straight_into_a_puzzle_then_lock_in_shows_the_reveal(tmp_path):
     """`c`, `s`, answer puzzle 1, Escape, `c` (puzzle 2 opens directly: the campaign's first
     screen), answer, `l`, Enter: the reveal shows, the attempt is on disk, and the next keys

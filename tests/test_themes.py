@@ -61,6 +61,7 @@ def card_label_contrast(screen) -> float:
     return contrast(label.style.color.get_truecolor(), label.style.bgcolor.get_truecolor())
 
 
+@pytest.mark.slow
 async def test_the_card_labels_are_readable_in_every_theme(tmp_path):
     app = build_app(tmp_path, profile="Ada")
     async with app.run_test(size=(120, 40)) as pilot:

@@ -48,7 +48,7 @@ from pilot_wait import quiet, settled, until
 from saves.store import SaveStore
 from snapshot_app import FIXED_NOW, fixture_bank
 
-pytestmark = pytest.mark.ui
+pytestmark = [pytest.mark.ui, pytest.mark.slow]
 
 # The suite walks fixed seeds; a hunt (RIDGE_HUNT, tests/hunt.py) walks three fresh ones, which a
 # failure names so that RIDGE_WALK_SEEDS replays it.
