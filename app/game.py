@@ -196,8 +196,7 @@ class RidgeApp(Guarded, App[None]):
         """A reload no screen on show took up: only a failure needs saying."""
         if message.error is not None:
             path = log_exception(message.error, self.log_file, "reading the puzzle packs again")
-            line = (str(message.error).splitlines() or [type(message.error).__name__])[0]
-            self.notify(f"The puzzles could not be read again: {line[:200]} (details in {path})",
+            self.notify(told(f"The puzzles could not be read again: {message.error} (details in {path})"),
                         severity="error", timeout=15)
 
     def open_session(self, name: str):

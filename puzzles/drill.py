@@ -5,10 +5,11 @@ Concepts are the course's module ids (without the clearing test) and the four na
 best lever's concept whenever the lever has one (every lever but more GPUs), else the concept of
 the bottleneck that bounds the objective. So a batching answer reschedules batching, never the
 arithmetic intensity its verdict mentions, and a quantization answer marks quantization seen (it
-used to review its verdict's concept, so quantization was never seen nor drilled). A napkin concept is drilled by adding its question to
-a puzzle that gives it a clear answer. A round takes the concepts in the order spaced repetition gives
-(`puzzles.review.due_order`: due first) and finds, for each, the next generated puzzle at the chosen
-difficulty that exercises it. Everything is deterministic from the seed. Imports no Textual.
+used to review its verdict's concept, so quantization was never seen nor drilled). A napkin
+concept is drilled by adding its question to a puzzle that gives it a clear answer. A round takes
+the concepts in the order spaced repetition gives (`puzzles.review.due_order`: due first) and
+finds, for each, the next generated puzzle at the chosen difficulty that exercises it. Everything
+is deterministic from the seed. Imports no Textual.
 """
 from __future__ import annotations
 
