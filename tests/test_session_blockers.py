@@ -4,6 +4,7 @@ simulator, after which no way to play would open."""
 from __future__ import annotations
 
 import pytest
+from textual.content import Content
 
 from app.game import make_app
 from app.screens.campaign import BriefingScreen, CampaignScreen
@@ -109,3 +110,27 @@ async def test_saving_a_puzzle_in_the_simulator_keeps_every_way_to_play_open(tmp
         await settle(pilot, "escape")
         await settle(pilot, "c")
         await until(pilot, lambda: isinstance(app.screen, (BriefingScreen, PuzzleScreen)), "Continue")
+
+
+async def test_packs_that_fail_to_read_again_are_told_in_one_line_and_the_old_ones_stay(tmp_path, monkeypatch):
+    """A pack reload that fails (a broken pack, a full disk) leaves the bank as it was and tells
+    the player in one line, however long or odd the error; every way to play still opens."""
+    app = make_app(save_dir=tmp_path, profile="Pat", strict=True, cursor_blink=False, ready_exit=False)
+    told_lines: list[str] = []
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.bank_ready, "the packs loaded")
+        before = [ch.id for ch in app.session.chapters]
+
+        def broken() -> None:
+            raise ValueError("pack [/] broken\n" + "x" * 5000)
+
+        monkeypatch.setattr(app.bank, "reload", broken)
+        monkeypatch.setattr(app, "notify", lambda message, **_kw: told_lines.append(message))
+        app.reload_packs()
+        await until(pilot, lambda: told_lines, "the notice")
+        [line] = [Content.from_markup(told).plain for told in told_lines]  # a notice reads markup
+        assert line.startswith("The puzzles could not be ") and "pack [/] broken xxx" in line  # home says it
+        assert "\n" not in line and len(line) <= 300
+        assert app.bank_ready and [ch.id for ch in app.session.chapters] == before
+        await settle(pilot, "m")
+        assert isinstance(app.screen, CampaignScreen)

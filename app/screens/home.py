@@ -241,8 +241,8 @@ runs a real toy serving loop on this machine.
         from app.errors import log_exception
 
         path = log_exception(error, self.app.log_file, "loading the puzzle packs")
-        line = str(error).splitlines()[0] if str(error) else type(error).__name__
-        self.notify(f"The puzzles could not be loaded: {line} (details in {path})", severity="error", timeout=15)
+        self.notify(told(f"The puzzles could not be loaded: {error or type(error).__name__} (details in {path})"),
+                    severity="error", timeout=15)
 
     def _bank_loaded(self) -> None:
         self.refresh_view()
