@@ -8,7 +8,7 @@ verdict rule and, in the realistic fidelity, the corrections that moved the figu
 """
 from __future__ import annotations
 
-from engine import physics
+from engine import physics, units
 from engine.catalog import PRECISION_BYTES
 from engine.deployment import Deployment
 from engine.ids import DEPLOYMENT_VERDICTS, Fidelity, Objective, Precision, Scheduler, Verdict
@@ -173,10 +173,6 @@ def _ratio(a: float, b: float) -> float:
     return float("inf") if a > 0 else 1.0
 
 
-def _ms(seconds: float) -> str:
-    return f"{seconds * 1e3:.3g} ms" if seconds >= 1e-3 else f"{seconds * 1e6:.3g} us"
-
-
 def _corrections(dep: Deployment, f: dict) -> tuple:
     """(name, what it changed) for each realistic correction that applies to this deployment (the
     measured fidelity keeps the realistic bytes and FLOPs that name the bottleneck, and says
@@ -202,14 +198,15 @@ def _corrections(dep: Deployment, f: dict) -> tuple:
                 f"prompt's attention runs at {c['attention_efficiency'] * dep.prompt / (dep.prompt + c['attention_half_tokens']):.0%} "
                 f"of the {physics.attention_precision(dep)} rate"))
     out.append(("per-step overhead",
-                f"+{_ms(f['step_overhead_seconds'])} per forward pass ({m.layers} layers x "
+                f"+{units.seconds(f['step_overhead_seconds'])} per forward pass ({m.layers} layers x "
                 f"{c['per_layer_overhead_us']:g} us of kernel launches, norms and residual adds"
                 + (f", + {c['per_step_overhead_us']:g} us per pass" if c["per_step_overhead_us"] >= 0.5 else "")
                 + f"), and {c['elementwise_bytes_per_value']:g} bytes per hidden value per layer for each token"))
     if tp > 1:
         step_comm = f["step_extra_seconds"] - f["step_overhead_seconds"]
         out.append(("tensor-parallel communication",
-                    f"+{_ms(step_comm)} per decode step, +{_ms(f['prefill_comm_seconds'])} per prefill: "
+                    f"+{units.seconds(step_comm)} per decode step, "
+                    f"+{units.seconds(f['prefill_comm_seconds'])} per prefill: "
                     f"{c['allreduces_per_layer'] * m.layers} all-reduces across {tp:g} GPUs, "
                     f"{g.allreduce_latency_us:g} us each plus the activations at {c['link_efficiency']:.0%} of "
                     f"{g.link_gbps:g} GB/s"))
@@ -230,7 +227,8 @@ def _corrections(dep: Deployment, f: dict) -> tuple:
                     f"of weights, and the head is read at 16 bits every step"))
     out.append(("batched prefill",
                 f"in the steady state a prompt pays its share of a pass over up to {c['prefill_batch_tokens']:g} "
-                f"prompt tokens (vLLM's budget), weights read once per pass: {_ms(f['prefill_charge_seconds'])}"))
+                f"prompt tokens (vLLM's budget), weights read once per pass: "
+                f"{units.seconds(f['prefill_charge_seconds'])}"))
     if dep.spec_k:
         if dep.draft_model is not None:
             d = dep.draft_model
