@@ -150,11 +150,3 @@ def plan_round(order: list[str], difficulty: int, seed: int, length: int = DEFAU
         used.add(found.index)
         planned.append(found)
     return planned
-
-
-def plan_next(order: list[str], difficulty: int, seed: int, used: frozenset[int], position: int) -> Planned:
-    """One drill question at `position` of a round: the `position`-th concept in `order`
-    (cycling), from a puzzle not yet used."""
-    allowed = set(reachable(difficulty))
-    concepts = [c for c in order if c in allowed] or list(reachable(difficulty))
-    return find(concepts[position % len(concepts)], difficulty, seed, start=0, used=used)
