@@ -2,9 +2,10 @@
 
 They are `StrEnum`s, so a member equals its id string (`Verdict.DECODE_KV == "decode-kv"`) and
 TOML, JSON and saves keep plain strings; a member's repr is its string's too, so a message or a
-list that shows an id reads the same whether the id came from a pack or from the engine. The order of each enum is the one fixed order in which
-options are listed everywhere (DESIGN.md, "Grading"). The words a screen shows for each id live in
-one table, `app/labels.py`; the engine's own text uses `puzzles`/`engine` wording helpers.
+list that shows an id reads the same whether the id came from a pack or from the engine. The
+order of each enum is the one fixed order in which options are listed everywhere (DESIGN.md,
+"Grading"). The words a screen shows for each id live in one table, `app/labels.py`; the
+engine's own text uses `puzzles`/`engine` wording helpers.
 """
 from __future__ import annotations
 
