@@ -446,7 +446,7 @@ def cost_tpot_lines(data, width: int, height: int) -> list[str]:
                                f"{u.dollars(data.best_cost)}/M, TPOT {u.seconds(data.best_tpot)}", "◆"))
     x_label = f"in flight (log); batch = min(in flight, {data.max_batch:,})"
     cost = line_chart([Series(data.concurrency, data.cost, "")], width=width, height=half, x_log=True, y_log=True,
-                      marks=marks_cost, vlines=vlines, y_fmt=dollars,
+                      marks=marks_cost, vlines=vlines, y_fmt=lambda v: u.dollars(v, axis=True),
                       y_label="cost, $ per million output tokens (log)")
     finite = data.tpot[np.isfinite(data.tpot)]
     top = max(float(finite.max()) if finite.size else 0.0, data.budget_seconds) * 1.1
