@@ -5,7 +5,7 @@ of the id, so the screen never shows a raw `kv-capacity` where words belong.
 """
 from __future__ import annotations
 
-from engine.ids import GainBand, Lever, Objective, Verdict
+from engine.ids import Certainty, GainBand, Lever, Objective, Outcome, Verdict
 
 BOTTLENECKS: dict[str, str] = {
     Verdict.DOES_NOT_FIT: "does not fit in memory",
@@ -47,7 +47,7 @@ BOTTLENECK_QUESTIONS: dict[str, str] = {
     Objective.STALL: "What bounds the longest pause a stream sees here?",
 }
 
-CERTAINTIES: dict[str, str] = {"low": "low", "medium": "medium", "high": "high"}
+CERTAINTIES: dict[str, str] = {Certainty.LOW: "low", Certainty.MEDIUM: "medium", Certainty.HIGH: "high"}
 
 OBJECTIVES: dict[str, str] = {
     Objective.COST: "lower the cost per million output tokens",
@@ -86,10 +86,10 @@ ESTIMATES_SHORT: dict[str, str] = {
 
 OUTCOMES: dict[str, tuple[str, str]] = {
     # id -> (symbol, word): colour is never the only signal
-    "cleared": ("✓", "cleared"),
-    "lucky": ("~", "lucky"),
-    "close": ("≈", "close"),
-    "missed": ("✗", "missed"),
+    Outcome.CLEARED: ("✓", "cleared"),
+    Outcome.LUCKY: ("~", "lucky"),
+    Outcome.CLOSE: ("≈", "close"),
+    Outcome.MISSED: ("✗", "missed"),
 }
 
 

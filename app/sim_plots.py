@@ -87,14 +87,6 @@ def millis(value: float) -> str:
     return f"{value * 1e3:.3g}"
 
 
-def dollars(value: float) -> str:
-    if value >= 100:
-        return f"${value:,.0f}"
-    if value >= 1:
-        return f"${value:.3g}"
-    return f"${value:.2g}"
-
-
 def count(value: float | None) -> str:
     return "n/a" if value is None or not math.isfinite(value) else f"{value:,.0f}"
 
@@ -444,17 +436,17 @@ def cost_tpot_lines(data, width: int, height: int) -> list[str]:
     half = max(4, height // 2)
     marks_cost = [Mark(data.current_concurrency, data.current_cost, "")]
     marks_tpot = [Mark(data.current_concurrency, data.current_tpot,
-                       f"now: {data.current_concurrency:,} in flight → {dollars(data.current_cost)}/M, "
+                       f"now: {data.current_concurrency:,} in flight → {u.dollars(data.current_cost)}/M, "
                        f"TPOT {u.seconds(data.current_tpot)}")]
     vlines = []
     if data.best_concurrency is not None:
         marks_cost.append(Mark(data.best_concurrency, data.best_cost, "", "◆"))
         marks_tpot.append(Mark(data.best_concurrency, data.best_tpot,
                                f"cheapest within budget: {data.best_concurrency:,} in flight → "
-                               f"{dollars(data.best_cost)}/M, TPOT {u.seconds(data.best_tpot)}", "◆"))
+                               f"{u.dollars(data.best_cost)}/M, TPOT {u.seconds(data.best_tpot)}", "◆"))
     x_label = f"in flight (log); batch = min(in flight, {data.max_batch:,})"
     cost = line_chart([Series(data.concurrency, data.cost, "")], width=width, height=half, x_log=True, y_log=True,
-                      marks=marks_cost, vlines=vlines, y_fmt=dollars,
+                      marks=marks_cost, vlines=vlines, y_fmt=lambda v: u.dollars(v, axis=True),
                       y_label="cost, $ per million output tokens (log)")
     finite = data.tpot[np.isfinite(data.tpot)]
     top = max(float(finite.max()) if finite.size else 0.0, data.budget_seconds) * 1.1

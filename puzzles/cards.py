@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import textwrap
 
-from engine.ids import Allocator, Scheduler
+from engine.ids import Allocator, Lever, Scheduler
 from engine.bands import GAIN_BANDS, gain_band
 
 from puzzles import fmt
@@ -150,10 +150,10 @@ def card_rows(dep, levers=(), ruled_out=None, objective: str | None = None) -> l
         rule = f"{dep.max_output:,} tokens" if dep.max_output else "four times the average answer, within the context"
         rows.append(("Reservation", f"each request reserves {dep.reserve_length:,} tokens up front: prompt + "
                                     f"longest answer allowed, {longest:,} ({rule})"))
-    if dep.chunked_prefill or "chunked-prefill" in levers:
+    if dep.chunked_prefill or Lever.CHUNKED_PREFILL in levers:
         state = "on" if dep.chunked_prefill else "available"
         rows.append(("Chunked prefill", f"{state}: {dep.chunk_tokens:,}-token chunks between decode steps"))
-    if dep.spec_k or "speculative-decoding" in levers:
+    if dep.spec_k or Lever.SPECULATIVE_DECODING in levers:
         k = dep.spec_k or DEFAULT_SPEC_K
         state = "on" if dep.spec_k else "available"
         named = f" ({dep.draft_model.name})" if dep.draft_model is not None else ""
@@ -168,7 +168,7 @@ def card_rows(dep, levers=(), ruled_out=None, objective: str | None = None) -> l
                                          f"the time (Cohere's measurement: verifying 4 tokens reads about 2.5x one "
                                          f"token's experts, not 4x), so a verification pass reads fewer experts "
                                          f"than as many independent tokens"))
-    for lever, label in (("quantization", "Quantization"), ("kv-quantization", "KV quantization")):
+    for lever, label in ((Lever.QUANTIZATION, "Quantization"), (Lever.KV_QUANTIZATION, "KV quantization")):
         if lever in levers:
             from engine.levers import lever_change
 
@@ -181,13 +181,13 @@ def card_rows(dep, levers=(), ruled_out=None, objective: str | None = None) -> l
         rows.append(("Shared prefix", f"{dep.shared_prefix:,} prompt tokens are one fixed text every request "
                                       f"starts with (not a conversation's own history), stored once for all "
                                       f"when cached ({cached}){paging}"))
-    elif "prefix-caching" in levers:
+    elif Lever.PREFIX_CACHING in levers:
         rows.append(("Shared prefix", "none: no two prompts start with the same tokens"))
     if dep.route_model is not None:
         rows.append(("Small model", f"{dep.route_model.name} ({dep.route_model.id}) could answer "
                                     f"{dep.route_fraction:.0%} of requests; routed, it gets its own replicas of the "
                                     f"fewest {g.id} it fits on (a power of two), scaled to its share"))
-    elif "routing" in levers:
+    elif Lever.ROUTING in levers:
         rows.append(("Small model", "none stated for this traffic"))
     default = dep.reserve_gib is None
     rows.append(("Reserve", f"{dep.reserve_gib_per_gpu:.3g} GiB per GPU for activations and workspace"
@@ -214,9 +214,9 @@ def shown_fields(dep, levers=()) -> set[str]:
     shown = set(_ALWAYS_SHOWN)
     if dep.allocator == Allocator.CONTIGUOUS:
         shown.add("max_output")
-    if dep.chunked_prefill or "chunked-prefill" in levers:
+    if dep.chunked_prefill or Lever.CHUNKED_PREFILL in levers:
         shown.update(("chunked_prefill", "chunk_tokens"))
-    if dep.spec_k or "speculative-decoding" in levers:
+    if dep.spec_k or Lever.SPECULATIVE_DECODING in levers:
         shown.update(("spec_k", "spec_alpha", "spec_draft_cost", "draft_model"))
     if dep.shared_prefix:
         shown.add("prefix_caching")

@@ -14,14 +14,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.ids import Lever, Verdict
+from engine.ids import Lever, Module, Verdict
 
 from puzzles import generator
 from puzzles.puzzle import MODULES
 from puzzles.questions import NAPKIN_IDS, Item, make_item, suitable
 from puzzles.reasons import mechanism_reason
 
-MODULE_CONCEPTS = tuple(m for m in MODULES if m != "clearing-test")
+MODULE_CONCEPTS = tuple(m for m in MODULES if m != Module.CLEARING_TEST)
 CONCEPTS = MODULE_CONCEPTS + NAPKIN_IDS
 ROUND_LENGTHS = (3, 5, 10)
 DEFAULT_ROUND = 5
@@ -29,23 +29,23 @@ SECONDS_PER_PUZZLE = 90
 SCAN_LIMIT = 240  # generated indexes tried per concept before settling for any puzzle
 
 VERDICT_CONCEPT = {
-    Verdict.DOES_NOT_FIT: "kv-cache", Verdict.KV_CAPACITY: "kv-cache", Verdict.DECODE_KV: "kv-cache",
-    Verdict.PREFILL_COMPUTE: "two-phases", Verdict.PREFILL_WEIGHTS: "two-phases",
-    Verdict.DECODE_COMPUTE: "intensity", Verdict.DECODE_WEIGHTS: "intensity",
+    Verdict.DOES_NOT_FIT: Module.KV_CACHE, Verdict.KV_CAPACITY: Module.KV_CACHE, Verdict.DECODE_KV: Module.KV_CACHE,
+    Verdict.PREFILL_COMPUTE: Module.TWO_PHASES, Verdict.PREFILL_WEIGHTS: Module.TWO_PHASES,
+    Verdict.DECODE_COMPUTE: Module.INTENSITY, Verdict.DECODE_WEIGHTS: Module.INTENSITY,
 }
 MECHANISM_LEVERS = (Lever.BATCHING, Lever.PAGED_KV, Lever.PREFIX_CACHING, Lever.SPECULATIVE_DECODING,
                     Lever.ROUTING, Lever.CHUNKED_PREFILL)
 LEVER_CONCEPT = {
-    Lever.BATCHING: "batching", Lever.PAGED_KV: "paged-attention", Lever.PREFIX_CACHING: "prefix-caching",
-    Lever.QUANTIZATION: "quantization", Lever.KV_QUANTIZATION: "kv-cache",
-    Lever.SPECULATIVE_DECODING: "speculative-decoding", Lever.ROUTING: "cost-model",
-    Lever.CHUNKED_PREFILL: "two-phases",
+    Lever.BATCHING: Module.BATCHING, Lever.PAGED_KV: Module.PAGED_ATTENTION, Lever.PREFIX_CACHING: Module.PREFIX_CACHING,
+    Lever.QUANTIZATION: Module.QUANTIZATION, Lever.KV_QUANTIZATION: Module.KV_CACHE,
+    Lever.SPECULATIVE_DECODING: Module.SPECULATIVE_DECODING, Lever.ROUTING: Module.COST_MODEL,
+    Lever.CHUNKED_PREFILL: Module.TWO_PHASES,
 }
 CONCEPT_TITLES = {
-    "two-phases": "prefill against decode", "intensity": "arithmetic intensity",
-    "kv-cache": "the KV cache budget", "batching": "batching", "paged-attention": "paged KV blocks",
-    "prefix-caching": "prefix caching", "speculative-decoding": "speculative decoding",
-    "quantization": "quantization", "cost-model": "the cost model (routing)",
+    Module.TWO_PHASES: "prefill against decode", Module.INTENSITY: "arithmetic intensity",
+    Module.KV_CACHE: "the KV cache budget", Module.BATCHING: "batching", Module.PAGED_ATTENTION: "paged KV blocks",
+    Module.PREFIX_CACHING: "prefix caching", Module.SPECULATIVE_DECODING: "speculative decoding",
+    Module.QUANTIZATION: "quantization", Module.COST_MODEL: "the cost model (routing)",
     "napkin-intensity": "napkin: intensity and the ridge", "napkin-concurrency": "napkin: max concurrency",
     "napkin-spec": "napkin: does speculation help?", "napkin-cost": "napkin: cost per million tokens",
 }
@@ -150,11 +150,3 @@ def plan_round(order: list[str], difficulty: int, seed: int, length: int = DEFAU
         used.add(found.index)
         planned.append(found)
     return planned
-
-
-def plan_next(order: list[str], difficulty: int, seed: int, used: frozenset[int], position: int) -> Planned:
-    """One drill question at `position` of a round: the `position`-th concept in `order`
-    (cycling), from a puzzle not yet used."""
-    allowed = set(reachable(difficulty))
-    concepts = [c for c in order if c in allowed] or list(reachable(difficulty))
-    return find(concepts[position % len(concepts)], difficulty, seed, start=0, used=used)

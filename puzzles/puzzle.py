@@ -9,22 +9,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from engine.deployment import Deployment, deployment_to_dict
-from engine.ids import OBJECTIVE_VERDICTS
+from engine.ids import OBJECTIVE_VERDICTS, Module
 
-MODULES = ("two-phases", "intensity", "kv-cache", "batching", "paged-attention", "prefix-caching",
-           "speculative-decoding", "quantization", "cost-model", "clearing-test")
+MODULES = tuple(str(module) for module in Module)   # the course's chapters, in course order
 
 MODULE_TITLES = {
-    "two-phases": "Two phases, opposite bottlenecks",
-    "intensity": "Arithmetic intensity is the batch size",
-    "kv-cache": "The KV cache is the constraint",
-    "batching": "Batching, the first lever",
-    "paged-attention": "PagedAttention",
-    "prefix-caching": "Prefix caching",
-    "speculative-decoding": "Speculative decoding and its limits",
-    "quantization": "What quantization buys",
-    "cost-model": "The cost model",
-    "clearing-test": "The clearing test",
+    Module.TWO_PHASES: "Two phases, opposite bottlenecks",
+    Module.INTENSITY: "Arithmetic intensity is the batch size",
+    Module.KV_CACHE: "The KV cache is the constraint",
+    Module.BATCHING: "Batching, the first lever",
+    Module.PAGED_ATTENTION: "PagedAttention",
+    Module.PREFIX_CACHING: "Prefix caching",
+    Module.SPECULATIVE_DECODING: "Speculative decoding and its limits",
+    Module.QUANTIZATION: "What quantization buys",
+    Module.COST_MODEL: "The cost model",
+    Module.CLEARING_TEST: "The clearing test",
 }
 
 # Numeric estimates a puzzle may ask for: each is a field of the engine's Report (see keys.py).

@@ -22,7 +22,7 @@ import math
 from dataclasses import dataclass
 
 from engine.analysis import analyze
-from engine.ids import Objective
+from engine.ids import Lever, Objective
 from engine.levers import evaluate_lever
 
 from puzzles import fmt
@@ -76,7 +76,7 @@ def spec_gain(puzzle: Puzzle) -> float | None:
     base = analyze(dep)
     if not base.fits:
         return None
-    return evaluate_lever(dep, base, "speculative-decoding").gain
+    return evaluate_lever(dep, base, Lever.SPECULATIVE_DECODING).gain
 
 
 def suitable(question_id: str, puzzle: Puzzle, key: Key) -> bool:

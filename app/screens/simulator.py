@@ -535,7 +535,7 @@ while a number field has focus.
             best = r.solution.best
             gain = f" {best.gain:.2f}×" if best.gain is not None else ""
             lines.append(f"→ {labels.bottleneck(rep.bottleneck)} · {labels.lever_short(best.name)}{gain}"
-                         f" · {sp.dollars(rep.cost_per_million_output_tokens)}/M · "
+                         f" · {sp.u.dollars(rep.cost_per_million_output_tokens)}/M · "
                          f"{sp.u.seconds(rep.tpot_seconds)}/token")
         if sim.errors:
             name, message = next(iter(sim.errors.items()))
