@@ -30,7 +30,7 @@ def build(parser: argparse.ArgumentParser) -> None:
         help="open-loop arrivals: poisson, or bursty (gaps with twice Poisson's spread)")
     add("--lengths", choices=("fixed", "exponential", "trace"), default="fixed",
         help="prompt and output lengths around their averages (default fixed)")
-    add("--requests", type=int, default=2000, help="requests to simulate (default 2000)")
+    add("--requests", type=int, default=10000, help="requests to simulate (default 10000)")
     add("--seed", type=int, default=0, help="seed of the arrivals and lengths (default 0)")
     add("--slo-ttft", type=float, default=2.0, metavar="SECONDS", help="P99 time-to-first-token target (default 2)")
     add("--slo-tpot", type=float, default=0.2, metavar="SECONDS", help="P99 time-per-output-token target (default 0.2)")

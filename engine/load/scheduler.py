@@ -244,6 +244,7 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
         chunks: list = []
         pf_tokens = 0
         stall = False
+        budget = 0
         if chunk is not None:
             budget = chunk - n_dec
             free = cap - used - n_dec
@@ -306,20 +307,33 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
             continue
 
         steps += 1
+        reps = 1
+        if chunk is not None and len(chunks) == 1 and budget <= 0:
+            # one prompt takes the whole budget: the steps repeat unchanged (no room for anyone
+            # else) until it is nearly done, a decode finishes or the blocks run short
+            i, take = chunks[0]
+            reps = pf_left[i] // take
+            if reps > 1:
+                if n_dec:
+                    while state[heap[0][1]] != DECODE or done_at[heap[0][1]] != heap[0][0]:
+                        heapq.heappop(heap)   # left behind by a preemption
+                    reps = min(reps, heap[0][0] - G)
+                reps = max(1, min(reps, int((cap - used) // (n_dec + take))))
         if stall or (chunks and n_dec == 0):
-            dt = prefill_t(pf_tokens, len(chunks))
+            dt = prefill_t(pf_tokens, len(chunks)) * reps
             prefill_busy += dt
             k = 0
         elif chunks:
-            ctx = (sum_ctx + n_dec * G) / n_dec
-            dt = mixed_t(pf_tokens, n_dec, ctx)
+            ctx = (sum_ctx + n_dec * G) / n_dec + (reps - 1) / 2.0
+            each = mixed_t(pf_tokens, n_dec, ctx)
             own_decode = decode_t(n_dec, ctx)
-            if own_decode > dt:
-                own_decode = dt
-            c_pure += own_decode
-            decode_busy += own_decode
-            prefill_busy += dt - own_decode
-            k = 1
+            if own_decode > each:
+                own_decode = each
+            dt = each * reps
+            c_pure += own_decode * reps
+            decode_busy += own_decode * reps
+            prefill_busy += dt - own_decode * reps
+            k = reps
         else:
             # decode-only: jump to the next step where something changes
             while state[heap[0][1]] != DECODE or done_at[heap[0][1]] != heap[0][0]:
@@ -347,6 +361,7 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
         # prompts that finished this step emit their first token
         if chunks:
             for i, take in chunks:
+                take *= reps
                 pf_left[i] -= take
                 kv_done[i] += take
                 pf_kv += take
