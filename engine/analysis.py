@@ -9,6 +9,7 @@ verdict rule and, in the realistic fidelity, the corrections that moved the figu
 from __future__ import annotations
 
 from engine import physics
+from engine.catalog import PRECISION_BYTES
 from engine.deployment import Deployment
 from engine.ids import Fidelity, Objective, Precision, Scheduler
 from engine.physics import LADDER, harmonic, static_dense_sum, static_ladder_sum  # noqa: F401 (re-exported)
@@ -52,7 +53,7 @@ class Report(Record):
         if cached is None:
             figures = self.__dict__   # a report made by analyze keeps every figure of physics.evaluate
             cached = (_corrections(self.deployment, figures)
-                      if self.fidelity == Fidelity.REALISTIC and self.fits and "step_extra_seconds" in figures else ())
+                      if self.fidelity != Fidelity.FLOOR and self.fits and "step_extra_seconds" in figures else ())
             self.__dict__["_corrections"] = cached
         return cached
 
@@ -118,7 +119,13 @@ def _objective_verdict(r: Report, objective: str) -> str:
 def analyze(dep: Deployment) -> Report:
     """Analyse one deployment: memory budget, batch, decode step, prefill, throughput, verdicts."""
     m, g = dep.model, dep.gpu
-    f = physics.evaluate(dep, physics.numeric_inputs(dep))
+    passes = physics.Passes
+    if dep.fidelity == Fidelity.MEASURED:
+        from engine import measured   # the optional extra, loaded only for this fidelity
+
+        measured.check(dep)
+        passes = measured.passes_for
+    f = physics.evaluate(dep, physics.numeric_inputs(dep), passes=passes)
     gpus = dep.gpus
     if not f["fits"]:
         return _unfit(dep, f)
@@ -180,38 +187,69 @@ def _ms(seconds: float) -> str:
 
 
 def _corrections(dep: Deployment, f: dict) -> tuple:
-    """(name, what it changed) for each realistic correction that applies to this deployment."""
+    """(name, what it changed) for each realistic correction that applies to this deployment (the
+    measured fidelity keeps the realistic bytes and FLOPs that name the bottleneck, and says
+    whose kernels timed its steps)."""
     m, g = dep.model, dep.gpu
     c = physics.constants()
     out = []
+    if dep.fidelity == Fidelity.MEASURED:
+        from engine import measured
+
+        out.append(("measured kernels", f"every pass timed by {measured.backend_label(g)}; fit and capacity are "
+                                        f"Ridge's own memory accounting"))
     tp, groups = f["tensor_parallel"], f["tp_groups"]
+    tokens = f["batch"] / groups * (dep.spec_k + 1)
+    half = c["compute_half_tokens"]
+    out.append(("matrix-multiply efficiency",
+                f"weights stream at {c['bandwidth_efficiency']:.0%} of {g.bandwidth_tbps:g} TB/s and FLOPs run at "
+                f"{c['compute_efficiency']:.0%} of peak, of which a step of {tokens:,.0f} tokens reaches "
+                f"{tokens / (tokens + half):.0%} (a GEMM computes whole tiles: ~{half:.0f} rows); near the ridge "
+                f"the two bounds add up rather than overlap"))
+    out.append(("attention",
+                f"the KV cache streams at {c['kv_bandwidth_efficiency']:.0%} of bandwidth; a {dep.prompt:,}-token "
+                f"prompt's attention runs at {c['attention_efficiency'] * dep.prompt / (dep.prompt + c['attention_half_tokens']):.0%} "
+                f"of the {physics.attention_precision(dep)} rate"))
+    out.append(("per-step overhead",
+                f"+{_ms(f['step_overhead_seconds'])} per forward pass ({m.layers} layers x "
+                f"{c['per_layer_overhead_us']:g} us of kernel launches, norms and residual adds"
+                + (f", + {c['per_step_overhead_us']:g} us per pass" if c["per_step_overhead_us"] >= 0.5 else "")
+                + f"), and {c['elementwise_bytes_per_value']:g} bytes per hidden value per layer for each token"))
     if tp > 1:
         step_comm = f["step_extra_seconds"] - f["step_overhead_seconds"]
         out.append(("tensor-parallel communication",
                     f"+{_ms(step_comm)} per decode step, +{_ms(f['prefill_comm_seconds'])} per prefill: "
                     f"{c['allreduces_per_layer'] * m.layers} all-reduces across {tp:g} GPUs, "
-                    f"{g.allreduce_latency_us:g} us each plus the activations at {g.link_gbps:g} GB/s"))
+                    f"{g.allreduce_latency_us:g} us each plus the activations at {c['link_efficiency']:.0%} of "
+                    f"{g.link_gbps:g} GB/s"))
     if groups > 1:
         out.append(("tensor-parallel domain",
                     f"{dep.gpus} GPUs exceed the {g.tp_domain}-GPU domain of {g.id}: {groups:g} groups of {tp:g} "
                     f"(replicas or pipeline stages), each reading its own weights every step"))
-    out.append(("per-step overhead",
-                f"+{_ms(f['step_overhead_seconds'])} per forward pass ({m.layers} layers x "
-                f"{c['per_layer_overhead_us']:g} us + {c['per_step_overhead_us']:g} us for scheduling and sampling)"))
     precision = f["compute_precision"]
     if precision in (Precision.FP8, Precision.INT8):
-        out.append(("low-precision efficiency",
-                    f"{precision} peak {g.peak_flops(precision) / 1e12:,.0f} -> {f['peak_flops'] / 1e12:,.0f} TFLOP/s "
-                    f"({c['low_precision_efficiency']:.0%} of the datasheet)"))
+        out.append(("low-precision formats",
+                    f"{precision} speeds only the matrix multiplies, at {c['low_precision_efficiency']:.0%} of the "
+                    f"datasheet's {g.peak_flops(precision) / 1e12:,.0f} TFLOP/s; attention, norms and all-reduces "
+                    f"keep their 16-bit cost"))
+    if PRECISION_BYTES[dep.weights] < 2:
+        extra = physics.embedding_params(m) * (2.0 - PRECISION_BYTES[dep.weights])
+        out.append(("16-bit embeddings and head",
+                    f"the checkpoint keeps the embedding table and output head in 16 bits: +{extra / GIB:.2f} GiB "
+                    f"of weights, and the head is read at 16 bits every step"))
+    out.append(("batched prefill",
+                f"in the steady state a prompt pays its share of a pass over up to {c['prefill_batch_tokens']:g} "
+                f"prompt tokens (vLLM's budget), weights read once per pass: {_ms(f['prefill_charge_seconds'])}"))
     if dep.spec_k:
         if dep.draft_model is not None:
             d = dep.draft_model
             out.append(("draft model cost",
                         f"draft {d.id}: its own weights ({f['draft_weight_bytes'] / GIB:.1f} GiB), KV cache and "
-                        f"{d.layers}-layer pass per drafted token"))
+                        f"{d.layers}-layer pass per drafted token; the verification pass is a step over "
+                        f"{tokens:,.0f} tokens, dearer as the batch grows"))
         else:
             out.append(("draft model cost",
-                        f"each drafted token costs {dep.spec_draft_cost:g} of a realistic decode step plus a "
-                        f"pass's {c['per_step_overhead_us']:g} us of scheduling and sampling; name a draft model "
-                        f"to charge its weights and KV cache"))
+                        f"each drafted token costs {dep.spec_draft_cost:g} of a realistic decode step; the "
+                        f"verification pass is a step over {tokens:,.0f} tokens, dearer as the batch grows; name a "
+                        f"draft model to charge its weights and KV cache"))
     return tuple(out)

@@ -110,10 +110,11 @@ class Accelerator(Record):
 
     FIELDS = dict(id=REQUIRED, name=REQUIRED, memory_gib=REQUIRED, bandwidth_tbps=REQUIRED,
                   peak_tflops=REQUIRED, interconnect="", source="",
-                  link_gbps=32.0, tp_domain=2, allreduce_latency_us=25.0)
+                  link_gbps=32.0, tp_domain=2, allreduce_latency_us=25.0, measured_system="")
     # link_gbps: GB/s per direction per GPU that a tensor-parallel all-reduce moves data at;
     # tp_domain: the most GPUs one tensor-parallel group spans (NVLink board 8, bridged pair 2);
     # allreduce_latency_us: a small all-reduce's fixed cost. The defaults are a PCIe Gen4 card's.
+    # measured_system: the system whose kernels the measured fidelity's database holds ('' none).
 
     @property
     def memory_bytes(self) -> float:
@@ -228,7 +229,7 @@ def gpu_from_table(gpu_id: str, table: dict, path: str = "<catalog>") -> Acceler
         _check_number(path, where, f"peak_tflops.{precision}", value, integer=False)
         if value <= 0:
             raise RidgeError(f"{path}: {where}.peak_tflops.{precision} must be positive")
-    for key in ("name", "interconnect", "source"):
+    for key in ("name", "interconnect", "source", "measured_system"):
         if key in table and not isinstance(table[key], str):
             raise RidgeError(f"{path}: {where}.{key} must be a string, got {bounds.shown(repr(table[key]), 60)}")
     for key, (low, high) in bounds.GPU_LIMITS.items():
@@ -239,7 +240,7 @@ def gpu_from_table(gpu_id: str, table: dict, path: str = "<catalog>") -> Acceler
         if key in table:
             bounds.number(table[key], f"{path}: {where}.{key}", low=low, high=high, low_open=key != "allreduce_latency_us",
                           integer=key == "tp_domain")
-    return Accelerator(id=gpu_id, **_clean_texts(table, {"name", "interconnect", "source"}))
+    return Accelerator(id=gpu_id, **_clean_texts(table, {"name", "interconnect", "source", "measured_system"}))
 
 
 # The realistic fidelity's per-accelerator link figures: GB/s each way, GPUs per tensor-parallel

@@ -14,7 +14,7 @@ SCHEDULERS = ("none", "static", "continuous")
 ALLOCATORS = ("contiguous", "paged")
 OBJECTIVES = ("cost", "tpot", "ttft", "stall")
 PRECISIONS = tuple(PRECISION_BYTES)
-FIDELITIES = ("floor", "realistic")
+FIDELITIES = ("floor", "realistic", "measured")
 
 
 class Deployment(Record):
@@ -24,8 +24,9 @@ class Deployment(Record):
     model and gpu are a ModelSpec and an Accelerator; lengths are average tokens; `concurrency`
     is the sequences the traffic wants in flight; spec_k 0 means no speculative decoding;
     max_output 0 means "four times the average output, capped by the context". `fidelity` is
-    "floor" (the course's model) or "realistic" (plus named corrections); `draft_model` is the
-    speculative draft whose own weights and KV cache the realistic fidelity charges.
+    "floor" (the course's model), "realistic" (plus named corrections) or "measured" (step times
+    from measured kernels); `draft_model` is the speculative draft whose own weights and KV cache
+    the realistic and measured fidelities charge.
     """
 
     FIELDS = dict(

@@ -14,7 +14,7 @@ import numpy as np
 from engine import physics
 from engine.analysis import VERDICTS
 from engine.deployment import Deployment
-from engine.ids import Objective
+from engine.ids import Fidelity, Objective
 
 NUMERIC = physics.NUMERIC
 ALL_VERDICTS = physics.VERDICT_CODES
@@ -28,6 +28,8 @@ _SIX = np.array([VERDICTS.index(v) if v in VERDICTS else -1 for v in ALL_VERDICT
 
 def analyze_grid(base: Deployment, **arrays) -> dict[str, np.ndarray]:
     """Evaluate every combination the broadcast of `arrays` describes (see module docstring)."""
+    if base.fidelity == Fidelity.MEASURED:
+        raise ValueError("the measured fidelity times one deployment at a time; a grid takes floor or realistic")
     unknown = set(arrays) - set(NUMERIC)
     if unknown:
         raise ValueError(f"cannot vary {sorted(unknown)[0]} on a grid (numeric fields: {', '.join(NUMERIC)})")
@@ -50,7 +52,7 @@ def analyze_grid(base: Deployment, **arrays) -> dict[str, np.ndarray]:
     out: dict[str, np.ndarray] = {}
     all_fit = bool(fits.all())
     for name, value in f.items():
-        if name in ("capped", "compute_precision", "fits", "_array"):
+        if name in ("capped", "compute_precision", "fits") or name.startswith("_"):
             continue
         arr = np.asarray(value, dtype=float)
         if name not in _ALWAYS and not all_fit:

@@ -65,10 +65,12 @@ class GainBand(StrEnum):
 
 class Fidelity(StrEnum):
     """`floor`: the course's optimistic model, the contract for every seed number. `realistic`:
-    the floor plus named, sourced corrections (DESIGN.md, "Two fidelities")."""
+    the floor plus named, sourced corrections, aimed at measurements. `measured`: step times from
+    a silicon-measured kernel database (DESIGN.md, "Three fidelities")."""
 
     FLOOR = "floor"
     REALISTIC = "realistic"
+    MEASURED = "measured"
 
 
 class Precision(StrEnum):

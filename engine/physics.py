@@ -295,7 +295,11 @@ def cost_per_million(price, gpus, tokens_per_s):
 NUMERIC = ("gpus", "prompt", "output", "concurrency", "reserve_gib", "mfu", "price",
            "shared_prefix", "spec_k", "spec_alpha", "spec_draft_cost", "max_output")
 _DEFAULTS = {"moe_route_reuse": 0.5, "allreduces_per_layer": 2, "activation_bytes": 2.0,
-             "per_layer_overhead_us": 15.0, "per_step_overhead_us": 100.0, "low_precision_efficiency": 0.8}
+             "per_layer_overhead_us": 15.0, "per_step_overhead_us": 100.0, "low_precision_efficiency": 0.8,
+             "bandwidth_efficiency": 1.0, "kv_bandwidth_efficiency": 1.0, "moe_efficiency": 1.0,
+             "compute_efficiency": 1.0, "compute_half_tokens": 0.0, "overlap_sharpness": 64.0,
+             "attention_efficiency": 1.0, "attention_half_tokens": 0.0, "elementwise_bytes_per_value": 0.0,
+             "link_efficiency": 1.0, "prefill_batch_tokens": 8192}
 _CONSTANTS: dict | None = None
 
 
@@ -315,6 +319,12 @@ def compute_precision(dep) -> str:
     """The precision the matrix units run at: the weights' where the chip has it natively
     (INT4 never), else BF16 (weights are upcast)."""
     return dep.weights if dep.weights != Precision.INT4 and dep.gpu.native(dep.weights) else "bf16"
+
+
+def attention_precision(dep) -> str:
+    """The precision attention computes in: the KV cache's where the chip has it natively, else
+    BF16 (a 16-bit cache is attended in 16 bits whatever the weights are)."""
+    return dep.kv if dep.kv in (Precision.FP8, Precision.INT8) and dep.gpu.native(dep.kv) else "bf16"
 
 
 def effective_peak(dep, precision: str, realistic: bool, c: dict) -> float:
@@ -338,21 +348,305 @@ def numeric_inputs(dep) -> dict:
     return cached
 
 
-def evaluate(dep, n: dict, array: bool = False) -> dict:
+def embedding_params(model) -> int:
+    """Parameters of the token embedding and the output head (one matrix when they are tied)."""
+    return model.vocab * model.hidden * (1 if model.tied_embeddings else 2)
+
+
+def checkpoint_weight_bytes(model, bytes_per_weight: float, realistic: bool) -> float:
+    """Bytes the weights occupy. The floor counts every parameter at the stated precision (the
+    course's convention); real quantized checkpoints keep the embedding and the output head in
+    16 bits, which the realistic fidelity counts."""
+    if not realistic or bytes_per_weight >= 2.0:
+        return model.params * bytes_per_weight
+    emb = embedding_params(model)
+    return (model.params - emb) * bytes_per_weight + emb * 2.0
+
+
+def smooth_max(a, b, sharpness):
+    """max(a, b) with a soft corner: a kernel near the ridge is slower than either bound alone,
+    since it neither streams memory nor keeps the tensor cores full. A large sharpness is the max."""
+    if type(a) in _PLAIN and type(b) in _PLAIN:
+        hi, lo = (a, b) if a > b else (b, a)
+        return hi * (1.0 + (lo / hi) ** sharpness) ** (1.0 / sharpness) if hi > 0 else 0.0
+    np = _np()
+    hi, lo = np.maximum(a, b), np.minimum(a, b)
+    safe = np.where(hi > 0, hi, 1.0)
+    return np.where(hi > 0, hi * (1.0 + (lo / safe) ** sharpness) ** (1.0 / sharpness), 0.0)
+
+
+def ramped_seconds(flops, rows, half, rate):
+    """Time for `flops` of matrix multiplies with `rows` rows (tokens in the step) at `rate`: a
+    GEMM computes whole tiles, so it reaches rows / (rows + half) of the rate; small batches run
+    far from peak, large ones near it. Zero rows, zero time."""
+    if type(rows) in _PLAIN:
+        return flops * (rows + half) / (rows * rate) if rows > 0 else 0.0 * flops
+    np = _np()
+    safe = np.where(rows > 0, rows, 1.0)
+    return np.where(rows > 0, flops * (rows + half) / (safe * rate), 0.0 * flops)
+
+
+class PassShape:
+    """One forward pass, per tensor-parallel group: tokens through the linear layers, rows through
+    the output head, independent routing draws (a mixture of experts), KV bytes and attention
+    FLOPs. The fields are floats or arrays."""
+
+    __slots__ = ("tokens", "rows", "route", "kv_bytes", "attn_flops", "attn_length")
+
+    def __init__(self, tokens, rows, route, kv_bytes, attn_flops, attn_length=1.0):
+        self.tokens, self.rows, self.route, self.kv_bytes, self.attn_flops = tokens, rows, route, kv_bytes, attn_flops
+        self.attn_length = attn_length   # tokens each prompt's attention runs over
+
+
+class Passes:
+    """The time of every forward pass one deployment runs, at its fidelity, written once.
+
+    Floor: the course's roofline, max(bytes / bandwidth, FLOPs / peak) over all GPUs, with perfect
+    tensor parallelism and nothing else. Realistic: each correction of DESIGN.md ("Three
+    fidelities"), with the constants of corrections.toml: matrix multiplies at an achieved share of
+    bandwidth and of a peak that ramps with the tokens in the step, a soft corner between the two;
+    the output head (and embeddings) in 16 bits; attention's own kernel, at 16 bits where the cache
+    is; a per-layer and a per-step fixed time; all-reduces over the accelerator's link; GPUs
+    beyond the tensor-parallel domain as separate groups. Methods take floats or numpy arrays.
+    """
+
+    def __init__(self, dep, n: dict, c: dict | None = None) -> None:
+        m, g = dep.model, dep.gpu
+        c = constants() if c is None else c
+        self.dep, self.m, self.c, self.n = dep, m, c, n
+        self.real = real = dep.fidelity != Fidelity.FLOOR
+        gpus = n["gpus"]
+        self.gpus, self.mfu = gpus, n["mfu"]
+        self.k, self.alpha = n["spec_k"], n["spec_alpha"]
+        self.need_spec = type(self.k) not in _PLAIN or self.k > 0
+        self.bpw = PRECISION_BYTES[dep.weights]
+        self.precision = compute_precision(dep)
+        self.peak = effective_peak(dep, self.precision, real, c)
+        self.bw = g.bandwidth_tbps * 1e12
+        self.fpt = 2.0 * m.active_params
+        self.token_kv_bytes = m.kv_values_per_token * PRECISION_BYTES[dep.kv] * kv_replication(gpus, m.kv_heads, m.is_mla)
+        self.reuse = c["moe_route_reuse"]
+        self.expected = spec_expected_tokens(self.k, self.alpha)
+        if real:
+            self.tp, self.groups = tp_layout(gpus, float(g.tp_domain))
+        else:
+            self.tp, self.groups = gpus, 1.0 + 0.0 * gpus
+        self.per_pass = c["per_step_overhead_us"] * 1e-6
+        if not real:
+            self.overhead = 0.0
+            return
+        # Realistic: the parameter split a pass reads, and the fixed times.
+        emb = embedding_params(m)
+        routed = m.moe_layers * m.experts * m.expert_params
+        self.head_bytes = m.vocab * m.hidden * max(2.0, self.bpw)
+        self.body_bytes = (m.params - emb - routed) * self.bpw
+        self.head_flops = 2.0 * m.vocab * m.hidden
+        active_experts = m.moe_layers * m.experts_per_token * m.expert_params
+        self.body_flops = 2.0 * (m.active_params - emb - active_experts)
+        self.expert_flops = 2.0 * active_experts
+        self.attn_peak = effective_peak(dep, attention_precision(dep), True, c)
+        self.overhead = step_overhead_seconds(m.layers, c["per_layer_overhead_us"] * 1e-6, self.per_pass)
+        link = g.link_gbps * 1e9 * c["link_efficiency"]
+        lat = g.allreduce_latency_us * 1e-6
+        fixed = allreduce_seconds(0.0, m.hidden, self.tp, m.layers, lat, link, c["allreduces_per_layer"],
+                                  c["activation_bytes"])
+        per_token = allreduce_seconds(1.0, m.hidden, self.tp, m.layers, lat, link, c["allreduces_per_layer"],
+                                      c["activation_bytes"]) - fixed
+        self.comm_coeffs = (fixed, per_token)
+        self._draft = None
+
+    # -- realistic building blocks (per tensor-parallel group) --------------------------------
+
+    def comm(self, tokens):
+        """All-reduces of one pass over `tokens` tokens in a group (zero at the floor)."""
+        if not self.real:
+            return 0.0 * tokens
+        fixed, per_token = self.comm_coeffs
+        return fixed + per_token * tokens
+
+    def _realistic(self, s: PassShape):
+        """(weight bytes, FLOPs, memory s, compute s, extra s, pass s) of one realistic pass."""
+        m, c, tp = self.m, self.c, self.tp
+        bw = tp * self.bw * c["bandwidth_efficiency"]
+        rate = tp * self.peak * self.mfu * c["compute_efficiency"]
+        half, sharp = c["compute_half_tokens"], c["overlap_sharpness"]
+        w_body, w_head = self.body_bytes, self.head_bytes
+        f_body, f_head = self.body_flops * s.tokens, self.head_flops * s.rows
+        t_body_m, t_body_c = w_body / bw, ramped_seconds(f_body, s.tokens, half, rate)
+        t_head_m = w_head / bw
+        t_head_c = ramped_seconds(f_head, s.rows, half, tp * self.attn_peak_16 * self.mfu * c["compute_efficiency"])
+        lin = smooth_max(t_body_m, t_body_c, sharp) + smooth_max(t_head_m, t_head_c, sharp)
+        mem_t, comp_t = t_body_m + t_head_m, t_body_c + t_head_c
+        w_bytes = w_body + w_head
+        flops = f_body + f_head
+        if m.experts:
+            touched = experts_touched(m.experts, m.experts_per_token, s.route)
+            w_exp = m.moe_layers * touched * m.expert_params * self.bpw
+            f_exp = self.expert_flops * s.tokens
+            eff = c["moe_efficiency"]
+            rows = s.tokens * m.experts_per_token / vmax(touched, 1.0)
+            t_exp_m, t_exp_c = w_exp / (bw * eff), ramped_seconds(f_exp, rows, half, rate * eff)
+            lin = lin + smooth_max(t_exp_m, t_exp_c, sharp)
+            mem_t, comp_t = mem_t + t_exp_m, comp_t + t_exp_c
+            w_bytes, flops = w_bytes + w_exp, flops + f_exp
+        t_kv = s.kv_bytes / (tp * self.bw * c["kv_bandwidth_efficiency"])
+        t_attn = ramped_seconds(s.attn_flops, s.attn_length, c["attention_half_tokens"],
+                                tp * self.attn_peak * self.mfu * c["attention_efficiency"])
+        elementwise = m.layers * s.tokens * m.hidden * c["elementwise_bytes_per_value"] / self.bw
+        extra = self.comm(s.tokens) + self.overhead
+        total = lin + t_kv + t_attn + elementwise + extra
+        return w_bytes, flops, mem_t + t_kv, comp_t + t_attn, extra, total
+
+    @property
+    def attn_peak_16(self) -> float:
+        return self.dep.gpu.peak_flops("bf16")
+
+    # -- decode ------------------------------------------------------------------------------
+
+    def plain_step(self, j, kv_seq_bytes):
+        """One plain decode step (no speculation) of j sequences, in seconds."""
+        if not self.real:
+            mem = memory_seconds(weight_read_bytes(self.m, j, self.bpw) + j * kv_seq_bytes, self.gpus, self.bw)
+            return vmax(mem, compute_seconds(self.fpt * j, self.gpus, self.peak, self.mfu))
+        j = vmax(j, self.groups * vmin(j, 1.0))
+        jg = j / self.groups
+        return self._realistic(PassShape(jg, jg, jg, jg * kv_seq_bytes, 0.0))[5]
+
+    def decode(self, j, kv_seq_bytes, draft_held=None):
+        """One decode step with j sequences in flight, each reading `kv_seq_bytes` of KV (the
+        verification pass when speculating): (weight bytes, KV bytes, FLOPs, memory s, compute s,
+        extra s, step s, TPOT s). With several groups, fewer sequences than groups leave groups
+        idle: the step lasts as long as the busiest group's, one sequence, so j counts as at
+        least one sequence per group."""
+        if not self.real:
+            return self._floor_decode(j, kv_seq_bytes, draft_held)
+        groups = self.groups
+        j = vmax(j, groups * vmin(j, 1.0))
+        jg = j / groups
+        kv_read = j * kv_seq_bytes
+        plain = self._realistic(PassShape(jg, jg, jg, jg * kv_seq_bytes, 0.0))
+        if not self.need_spec:
+            w, flops, mem_t, comp_t, extra, step = plain
+            return groups * w, kv_read, groups * flops, mem_t, comp_t, extra, step, step
+        k = self.k
+        verify = PassShape(jg * (k + 1.0), jg * (k + 1.0), routing_tokens(jg, k, self.reuse), jg * kv_seq_bytes, 0.0)
+        w, flops, mem_t, comp_t, extra, step = self._realistic(verify)
+        tpot = (step + k * self.draft_token_seconds(j, plain[5], draft_held)) / self.expected
+        return groups * w, kv_read, groups * flops, mem_t, comp_t, extra, step, tpot
+
+    def _floor_decode(self, j, kv_seq_bytes, draft_held):
+        m, gpus, bw = self.m, self.gpus, self.bw
+        kv_read = j * kv_seq_bytes
+        plain_w = weight_read_bytes(m, j, self.bpw)
+        plain_mem = memory_seconds(plain_w + kv_read, gpus, bw)
+        plain_comp = compute_seconds(self.fpt * j, gpus, self.peak, self.mfu)
+        plain_step = vmax(plain_mem, plain_comp)
+        zero = 0.0 * plain_step
+        if not self.need_spec:
+            return plain_w, kv_read, self.fpt * j, plain_mem, plain_comp, zero, plain_step, plain_step
+        k = self.k
+        w = weight_read_bytes(m, routing_tokens(j, k, self.reuse), self.bpw)
+        flops = self.fpt * j * (k + 1.0)
+        mem_t = memory_seconds(w + kv_read, gpus, bw)
+        comp_t = compute_seconds(flops, gpus, self.peak, self.mfu)
+        step = vmax(mem_t, comp_t)
+        tpot = (step + k * self.draft_token_seconds(j, plain_step, draft_held)) / self.expected
+        return w, kv_read, flops, mem_t, comp_t, zero, step, tpot
+
+    def draft_token_seconds(self, j, plain_step, draft_held=None):
+        """One drafted token for j sequences. Realistic: a named draft's own pass (its weights,
+        its KV cache, its communication and overhead), else the stated fraction of a realistic
+        step plus a pass's scheduling and sampling. Floor: the stated fraction of a step, or a
+        named draft's bare weight read if that is less, so the floor stays the optimistic bound."""
+        cost = self.n["spec_draft_cost"]
+        named = self.dep.draft_model
+        if named is None:
+            if self.real:
+                return cost * plain_step + vmax(0.0, 1.0 - cost) * self.per_pass
+            return cost * plain_step
+        if not self.real:
+            d_bytes = weight_read_bytes(named, j, self.bpw)
+            d_core = vmax(memory_seconds(d_bytes, self.gpus, self.bw),
+                          compute_seconds(2.0 * named.active_params * j, self.gpus, self.peak, self.mfu))
+            return vmin(cost * plain_step, d_core)
+        return self.draft_passes().decode(j, draft_held)[6]
+
+    def draft_passes(self) -> "Passes":
+        """The named draft model's own passes (same GPUs, precisions and fidelity, no speculation)."""
+        if self._draft is None:
+            n = dict(self.n)
+            n["spec_k"] = 0.0 * self.k
+            self._draft = Passes(self.dep.with_(model=self.dep.draft_model, draft_model=None, spec_k=0), n, self.c)
+        return self._draft
+
+    # -- prefill -----------------------------------------------------------------------------
+
+    def prefill(self, fresh, prompt, prefix, batch=1.0):
+        """A prefill pass of `batch` prompts of `prompt` tokens each, `fresh` of them uncached,
+        in one group: (FLOPs of one prompt, compute s, weight-read s, communication s, pass s)."""
+        m = self.m
+        attn = prefill_attention_flops(m, prompt, prefix)
+        flops = self.fpt * fresh + attn
+        if not self.real:
+            comp = compute_seconds(flops * batch, self.tp, self.peak, self.mfu)
+            mem = memory_seconds(weight_read_bytes(m, fresh * batch, self.bpw), self.tp, self.bw)
+            return flops, comp, mem, 0.0 * comp, vmax(comp, mem)
+        tokens = fresh * batch
+        s = PassShape(tokens, batch, tokens, 0.0 * tokens, attn * batch, prompt)
+        w, _, mem_t, comp_t, extra, total = self._realistic(s)
+        return flops, comp_t, mem_t, self.comm(tokens), total
+
+    def prefill_charge(self, fresh, prompt, prefix, batch):
+        """A request's share of the steady state's prefill time. Floor: its compute on all GPUs
+        (prompts share their passes, so no weight read of their own). Realistic: one pass over as
+        many prompts as the token budget of a batched prefill holds (at most the batch), divided
+        among them and across the groups."""
+        if not self.real:
+            flops = self.fpt * fresh + prefill_attention_flops(self.m, prompt, prefix)
+            return compute_seconds(flops, self.gpus, self.peak, self.mfu)
+        per_pass = vmin(vmax(1.0, vfloor(self.c["prefill_batch_tokens"] / vmax(fresh, 1.0))), vmax(batch, 1.0))
+        return self.prefill(fresh, prompt, prefix, per_pass)[4] / per_pass / self.groups
+
+    def mixed(self, chunk, j, kv_seq_bytes, prompt, prefix=0.0):
+        """A chunked-prefill step: `chunk` tokens of a prompt (with its share of the prompt's
+        attention) beside a decode step of j sequences. Floor: the chunk's share of the prompt's
+        prefill followed by the decode step, as the floor's chunked TTFT counts it. Realistic:
+        one pass over both, reading the weights once."""
+        fresh = prompt - prefix
+        chunks = vmax(1.0, vceil(fresh / chunk))
+        if not self.real:
+            decode = where(j > 0, self.plain_step(vmax(j, 1.0), kv_seq_bytes), 0.0)
+            return self.prefill(fresh, prompt, prefix)[4] / chunks + decode
+        attn = prefill_attention_flops(self.m, prompt, prefix) / chunks
+        jg = j / self.groups
+        s = PassShape(chunk + jg, jg + 1.0, chunk + jg, jg * kv_seq_bytes, attn, prompt)
+        return self._realistic(s)[5]
+
+
+def evaluate(dep, n: dict, array: bool = False, passes=Passes) -> dict:
     """Every figure of the analysis for the categorical choices of `dep` (model, GPU, precisions,
     scheduler, allocator, switches, fidelity) and the numeric inputs `n` (floats, or, with
     `array`, numpy arrays that broadcast together). For scalars that do not fit it stops after
-    the memory figures."""
+    the memory figures. `passes` builds what times the forward passes (the measured fidelity hands
+    in its own kind)."""
+    out = memory_figures(dep, n, array)
+    if not array and not out["fits"]:
+        return out
+    return run_figures(dep, n, out, passes(dep, n), array)
+
+
+def memory_figures(dep, n: dict, array: bool) -> dict:
+    """The memory stage: weights, KV per token and per sequence, what is left for the cache, the
+    most sequences it holds, whether the deployment fits, and the batch."""
     m, g = dep.model, dep.gpu
-    c = constants()
-    real = dep.fidelity == Fidelity.REALISTIC
+    real = dep.fidelity != Fidelity.FLOOR
     gpus, prompt, output, conc = n["gpus"], n["prompt"], n["output"], n["concurrency"]
-    k, mfu = n["spec_k"], n["mfu"]
+    k = n["spec_k"]
     bpw, kvb = PRECISION_BYTES[dep.weights], PRECISION_BYTES[dep.kv]
     precision = compute_precision(dep)
-    peak = effective_peak(dep, precision, real, c)
+    peak = effective_peak(dep, precision, real, constants())
     bw = g.bandwidth_tbps * 1e12
-    weight_bytes = m.params * bpw
+    weight_bytes = checkpoint_weight_bytes(m, bpw, real)
     kv_tok = m.kv_values_per_token * kvb
     repl = kv_replication(gpus, m.kv_heads, m.is_mla)
     stored = kv_tok * repl
@@ -362,12 +656,11 @@ def evaluate(dep, n: dict, array: bool = False) -> dict:
     memory = gpus * g.memory_gib * GIB
     reserve = gpus * n["reserve_gib"] * GIB
     spec_on = k > 0
-    need_spec = type(k) not in _PLAIN or k > 0   # the verification-pass figures differ from a plain step
     draft = dep.draft_model if real else None
     draft_w = 0.0
     draft_tok = 0.0
     if draft is not None:
-        draft_w = where(spec_on, draft.params * bpw, 0.0)
+        draft_w = where(spec_on, checkpoint_weight_bytes(draft, bpw, real), 0.0)
         draft_tok = where(spec_on, draft.kv_values_per_token * kvb * kv_replication(gpus, draft.kv_heads, draft.is_mla), 0.0)
     usable = usable_kv_bytes(gpus, g.memory_gib, weight_bytes, n["reserve_gib"], draft_w)
     if dep.allocator == Allocator.PAGED:
@@ -386,7 +679,8 @@ def evaluate(dep, n: dict, array: bool = False) -> dict:
     out = {"_array": array, "weight_bytes": weight_bytes, "kv_bytes_per_token": kv_tok, "kv_replication": repl,
            "peak_flops": peak, "compute_precision": precision, "ridge": peak / bw, "seq_len_avg": seq,
            "kv_tokens_held": held, "memory_bytes": memory, "reserve_bytes": reserve, "usable_kv_bytes": usable,
-           "kv_bytes_per_sequence": per_seq, "shared_kv_bytes": shared, "draft_weight_bytes": draft_w}
+           "kv_bytes_per_sequence": per_seq, "shared_kv_bytes": shared, "draft_weight_bytes": draft_w,
+           "_stored": stored, "_prefix": prefix, "_draft_tok": draft_tok}
     if not array and (usable <= 0 or usable <= shared):
         out.update(fits=False, max_concurrency=0.0)
         return out
@@ -398,127 +692,58 @@ def evaluate(dep, n: dict, array: bool = False) -> dict:
     if array:
         max_conc = where(fits, max_conc, 0.0)
         out["max_concurrency"] = max_conc
-    batch = (1.0 + 0.0 * conc) if dep.scheduler == Scheduler.NONE else vmin(conc, max_conc)
+    out["batch"] = (1.0 + 0.0 * conc) if dep.scheduler == Scheduler.NONE else vmin(conc, max_conc)
+    return out
 
-    # Tensor parallelism: floor is perfect scaling; realistic stops at the accelerator's domain.
-    if real:
-        tp, groups = tp_layout(gpus, float(g.tp_domain))
-    else:
-        tp, groups = gpus, 1.0 + 0.0 * gpus
-    reuse = c["moe_route_reuse"]
-    fpt = 2.0 * m.active_params
-    kv_seq_read = stored * held
-    link = g.link_gbps * 1e9
-    lat = g.allreduce_latency_us * 1e-6
-    per_layer = c["allreduces_per_layer"]
-    act = c["activation_bytes"]
-    per_pass = c["per_step_overhead_us"] * 1e-6
-    over = step_overhead_seconds(m.layers, c["per_layer_overhead_us"] * 1e-6, per_pass) if real else 0.0
-    alpha = n["spec_alpha"]
-    expected = spec_expected_tokens(k, alpha)
 
-    # A pass's all-reduce time is affine in its tokens: its two coefficients are worked out once
-    # (at the GPU-count's own shape) and the time is then one multiply-add per deployment.
-    comm_coeffs = {}
-
-    def comm(tokens, model=m):
-        if not real:
-            return 0.0
-        coeffs = comm_coeffs.get(model.id)
-        if coeffs is None:
-            fixed = allreduce_seconds(0.0, model.hidden, tp, model.layers, lat, link, per_layer, act)
-            coeffs = comm_coeffs[model.id] = (fixed, (allreduce_seconds(1.0, model.hidden, tp, model.layers, lat, link,
-                                                                         per_layer, act) - fixed) / groups)
-        return coeffs[0] + coeffs[1] * tokens
-
-    named = dep.draft_model
-
-    def draft_token_seconds(j, plain_step):
-        """One drafted token for j sequences. Realistic: a named draft's own pass (its weights,
-        its KV cache, its communication and overhead), else the stated fraction of a realistic
-        step plus a pass's scheduling and sampling. Floor: the stated fraction of a step, or a
-        named draft's bare weight read if that is less, so the floor stays the optimistic bound."""
-        cost = n["spec_draft_cost"]
-        if named is None:
-            if real:
-                return cost * plain_step + vmax(0.0, 1.0 - cost) * per_pass
-            return cost * plain_step
-        d_bytes = groups * weight_read_bytes(named, j / groups, bpw)
-        if real:
-            d_bytes = d_bytes + j * draft_tok * tokens_held(seq, named.layers, named.sliding_layers, named.sliding_window)
-        d_core = vmax(memory_seconds(d_bytes, gpus, bw), compute_seconds(2.0 * named.active_params * j, gpus, peak, mfu))
-        if not real:
-            return vmin(cost * plain_step, d_core)
-        d_over = step_overhead_seconds(named.layers, c["per_layer_overhead_us"] * 1e-6, per_pass)
-        return d_core + comm(j, named) + d_over
-
-    def step_at(j):
-        """One decode step (the verification pass when speculating) with j sequences in flight:
-        (weight bytes, KV bytes, FLOPs, memory s, compute s, extra s, step s, TPOT s). With
-        several groups, fewer sequences than groups leave groups idle: the step lasts as long as
-        the busiest group's, one sequence, so j counts as at least one sequence per group."""
-        if real:
-            j = vmax(j, groups * vmin(j, 1.0))
-        kv_read = j * kv_seq_read
-        plain_w = groups * weight_read_bytes(m, j / groups, bpw)
-        plain_mem = memory_seconds(plain_w + kv_read, gpus, bw)
-        plain_comp = compute_seconds(fpt * j, gpus, peak, mfu)
-        plain_extra = comm(j) + over
-        plain_step = vmax(plain_mem, plain_comp) + plain_extra
-        if not need_spec:
-            return plain_w, kv_read, fpt * j, plain_mem, plain_comp, plain_extra, plain_step, plain_step
-        w = groups * weight_read_bytes(m, routing_tokens(j, k, reuse) / groups, bpw)
-        flops = fpt * j * (k + 1.0)
-        mem_t = memory_seconds(w + kv_read, gpus, bw)
-        comp_t = compute_seconds(flops, gpus, peak, mfu)
-        extra = comm(j * (k + 1.0)) + over
-        step = vmax(mem_t, comp_t) + extra
-        tpot = (step + k * draft_token_seconds(j, plain_step)) / expected
-        return w, kv_read, flops, mem_t, comp_t, extra, step, tpot
-
-    step_w, kv_read, step_flops, mem_t, comp_t, extra, step, tpot = step_at(batch)
+def run_figures(dep, n: dict, out: dict, p: Passes, array: bool) -> dict:
+    """The time stage: the decode step at the batch, prefill alone and batched, chunking, and the
+    steady state's throughput, prefill share and cost."""
+    m = dep.model
+    real = dep.fidelity != Fidelity.FLOOR
+    prompt, output, conc = n["prompt"], n["output"], n["concurrency"]
+    spec_on = n["spec_k"] > 0
+    batch, max_conc, held = out["batch"], out["max_concurrency"], out["kv_tokens_held"]
+    kv_seq_read = out["_stored"] * held
+    prefix = out["_prefix"]
+    draft = dep.draft_model if real else None
+    draft_held = None
+    if draft is not None:
+        draft_held = out["_draft_tok"] * tokens_held(out["seq_len_avg"], draft.layers, draft.sliding_layers,
+                                                     draft.sliding_window)
+    step_w, kv_read, step_flops, mem_t, comp_t, extra, step, tpot = p.decode(batch, kv_seq_read, draft_held)
 
     # Prefill of one request alone (its TTFT) and as charged in the steady state (batched with
-    # other prompts, so it pays its compute, never a weight read of its own).
+    # other prompts, so it never pays a weight read of its own).
     fresh = prompt - prefix
-    prefill_flops = fpt * fresh + prefill_attention_flops(m, prompt, prefix)
-    lone_comp = compute_seconds(prefill_flops, tp, peak, mfu)
-    lone_mem = memory_seconds(weight_read_bytes(m, fresh, bpw), tp, bw)
-    prefill_comm = comm(fresh * groups)
-    prefill = vmax(lone_comp, lone_mem) + prefill_comm + over
-    charge = compute_seconds(prefill_flops, gpus, peak, mfu) + (prefill_comm / groups if real else 0.0)
+    prefill_flops, lone_comp, lone_mem, prefill_comm, prefill = p.prefill(fresh, prompt, prefix)
+    charge = p.prefill_charge(fresh, prompt, prefix, batch)
+    over = p.overhead
     if dep.chunked_prefill:
         chunks = vmax(1.0, vceil(fresh / dep.chunk_tokens))
         chunked = fresh > dep.chunk_tokens
-        stall = where(chunked, (prefill - over) / chunks + over, prefill)
-        ttft = where(chunked, chunks * (stall + step), prefill)
+        if p.real:
+            plain_step = p.plain_step(batch, kv_seq_read)
+            mixed = p.mixed(float(dep.chunk_tokens), batch, kv_seq_read, prompt, prefix)
+            stall = where(chunked, vmax(mixed - plain_step, 0.0), prefill)
+            ttft = where(chunked, chunks * mixed, prefill)
+        else:
+            stall = where(chunked, prefill / chunks, prefill)
+            ttft = where(chunked, chunks * (stall + step), prefill)
     else:
         stall, ttft = prefill, prefill
 
     # Steady state: each sequence costs one prefill and `output` decode tokens.
     if dep.scheduler == Scheduler.STATIC:
-        # The closed form holds for a dense model while a step is linear in the sequences left:
-        # not under speculation, and not with several groups (a draining batch idles some).
-        ladder_needed = spec_on | (groups > 1) if real else spec_on
-        closed = None
-        if not m.experts:
-            fixed = over + (allreduce_seconds(0.0, m.hidden, tp, m.layers, lat, link, per_layer, act) if real else 0.0)
-            per_seq_comm = (comm(1.0) - comm(0.0)) if real else 0.0
-            closed = static_dense_sum(batch, groups * weight_bytes / (gpus * bw), kv_seq_read / (gpus * bw),
-                                      fpt / (gpus * peak * mfu), fixed, per_seq_comm)
-        if closed is not None and not array and not ladder_needed:
-            decode_time = output * closed
-        else:
-            ladder = static_ladder_sum(batch, lambda j: step_at(j)[7])
-            decode_time = output * (ladder if closed is None else where(ladder_needed, ladder, closed))
+        decode_time = output * static_decode_per_token(p, batch, kv_seq_read, draft_held, spec_on, array)
     else:
         decode_time = output * tpot
     tput = throughput(batch, output, charge, decode_time)
     share = prefill_share(batch, charge, decode_time)
-    cost = cost_per_million(n["price"], gpus, tput)
+    cost = cost_per_million(n["price"], n["gpus"], tput)
     capped = (conc > max_conc) if dep.scheduler != Scheduler.NONE else (0.0 * conc > 1.0)
     out.update({
-        "batch": batch, "tensor_parallel": tp, "tp_groups": groups, "decode_weight_bytes_per_step": step_w,
+        "batch": batch, "tensor_parallel": p.tp, "tp_groups": p.groups, "decode_weight_bytes_per_step": step_w,
         "decode_kv_bytes_per_step": kv_read, "decode_bytes_per_step": step_w + kv_read,
         "decode_flops_per_step": step_flops, "decode_memory_seconds": mem_t, "decode_compute_seconds": comp_t,
         "step_extra_seconds": extra, "step_overhead_seconds": over, "step_seconds": step, "tpot_seconds": tpot,
@@ -527,9 +752,24 @@ def evaluate(dep, n: dict, array: bool = False) -> dict:
         "prefill_comm_seconds": prefill_comm, "prefill_seconds": prefill, "prefill_charge_seconds": charge,
         "ttft_seconds": ttft, "worst_stall_seconds": stall, "prefill_share": share,
         "throughput_tokens_per_s": tput, "cost_per_million_output_tokens": cost,
-        "spec_expected_tokens": expected, "capped": capped
+        "spec_expected_tokens": p.expected, "capped": capped
     })
     return out
+
+
+def static_decode_per_token(p: Passes, batch, kv_seq_read, draft_held, spec_on, array: bool):
+    """Decode time per average output length of a static batch (see static_ladder_sum): the
+    floor's dense model without speculation has the exact closed form; everything else is
+    summed over the ladder of a draining batch."""
+    m = p.m
+    if not p.real and not m.experts:
+        closed = static_dense_sum(batch, weight_read_bytes(m, 1.0, p.bpw) / (p.gpus * p.bw),
+                                  kv_seq_read / (p.gpus * p.bw), p.fpt / (p.gpus * p.peak * p.mfu))
+        if not array and not spec_on:
+            return closed
+        ladder = static_ladder_sum(batch, lambda j: p.decode(j, kv_seq_read, draft_held)[7])
+        return where(spec_on, ladder, closed)
+    return static_ladder_sum(batch, lambda j: p.decode(j, kv_seq_read, draft_held)[7])
 
 
 VERDICT_CODES = ("does-not-fit", "kv-capacity", "prefill-compute", "prefill-weights",

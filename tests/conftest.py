@@ -12,6 +12,7 @@ settings.load_profile("ridge")
 
 _ISOLATED = tempfile.mkdtemp(prefix="ridge-tests-")
 os.environ["RIDGE_SAVE_DIR"] = os.path.join(_ISOLATED, "saves")
+os.environ["RIDGE_CACHE_DIR"] = os.path.join(_ISOLATED, "cache")   # the measured fidelity's model configs
 os.environ.pop("RIDGE_CATALOG", None)
 
 

@@ -468,9 +468,10 @@ TRTLLM_405B_H200 = ((2048, 128, 463.1), (32768, 2048, 320.1), (120000, 2048, 71.
 
 
 @pytest.mark.parametrize("prompt,output,measured", TRTLLM_405B_H200)
-def test_realistic_allows_a_published_measurement(prompt, output, measured):
-    """A real stack measured this throughput, so the realistic model must allow at least it
-    (at its best concurrency), and the floor at least the realistic figure."""
+def test_realistic_aims_at_a_published_measurement(prompt, output, measured):
+    """A real stack measured this throughput: the floor (a bound) allows at least it at its best
+    concurrency, and the realistic estimate, which aims at measurements, lands within a factor
+    of two of it, never above the floor."""
     best_real = best_floor = 0.0
     for conc in (16, 64, 256, 1024, 4096):
         common = dict(model="llama-3.1-405b", gpu="h200", gpus=8, weights="fp8", kv="fp8",
@@ -480,7 +481,8 @@ def test_realistic_allows_a_published_measurement(prompt, output, measured):
         assert real["throughput_tokens_per_s"] <= floor["throughput_tokens_per_s"] * (1 + 1e-9)
         best_real = max(best_real, real["throughput_tokens_per_s"])
         best_floor = max(best_floor, floor["throughput_tokens_per_s"])
-    assert best_floor >= best_real >= measured
+    assert best_floor >= measured
+    assert measured / 2 <= best_real <= measured * 2, (best_real, measured)
 
 
 def test_generated_tensor_parallelism_stays_in_the_domain():
