@@ -205,3 +205,19 @@ def test_bad_input_is_one_line_and_exit_2(args, words):
     err = load_error(*args)
     assert err.count("\n") == 1 and len(err) <= 300, err
     assert words in err, err
+
+
+@pytest.mark.parametrize("fidelity", ["realistic", "measured"])
+def test_every_fidelity_runs_and_stays_under_its_own_steady_state(fidelity):
+    model = ("--model", "llama-3.1-70b", "--gpus", "4", "--prompt", "4096", "--output", "512", "--fidelity", fidelity)
+    capacity = solve(*model, "--concurrency", "256")["throughput_tokens_per_s"]
+    overloaded = load(*model, "--qps", "1000", "--requests", "1500")
+    assert overloaded["fidelity"] == fidelity
+    assert overloaded["throughput_tokens_per_s"] <= capacity
+    low = load(*model, "--qps", str(0.05 * overloaded["saturation_qps"]), "--requests", "400")
+    assert low["ttft_p50_seconds"] <= 1.15 * solve(*model)["ttft_seconds"]
+
+
+def test_measured_refuses_an_accelerator_it_has_no_kernels_for():
+    err = load_error("--model", "llama-3.1-8b", "--gpu", "l4", "--qps", "1", "--fidelity", "measured")
+    assert "no measured kernels" in err and err.count("\n") == 1

@@ -18,6 +18,7 @@ import numpy as np
 
 from engine.errors import RidgeError
 from engine.load import links, metrics
+from engine.physics import constants
 from engine.load.scheduler import SHED, InstanceConfig, InstanceRequests, run_instance
 from engine.load.spec import LoadSpec, validate
 from engine.load.steptimes import StepTimes
@@ -93,16 +94,34 @@ def _kv_bytes(dep) -> float:
 
 
 def step_times(dep) -> StepTimes:
-    """The remembered step times of one instance of `dep`, at its fidelity (a run can share them
-    with other runs of the same deployment)."""
-    from engine.load.interim_steps import step_model
+    """The remembered step times of one instance of `dep` at its fidelity, from the engine's one
+    step model (`engine.steps`); a run can share them with other runs of the same deployment."""
+    from engine.steps import step_model
 
-    return StepTimes(step_model(dep, dep.fidelity))
+    return StepTimes(step_model(dep))
+
+
+def one_group(dep, spec: LoadSpec):
+    """(deployment, spec) with each instance one tensor-parallel group: where the fidelity keeps
+    tensor parallelism inside an accelerator's domain (realistic, measured), GPUs beyond it are
+    more replicas, each reading its own weights, as the steady-state analysis counts them."""
+    from engine.physics import tp_layout
+
+    if dep.fidelity == "floor":
+        return dep, spec
+    tp, groups = tp_layout(dep.gpus, dep.gpu.tp_domain)
+    if groups <= 1:
+        return dep, spec
+    tp = int(tp)
+    if dep.gpus % tp:
+        raise RidgeError(f"{dep.gpus} GPUs do not split into whole {tp}-GPU tensor-parallel groups on "
+                         f"{dep.gpu.id}: give --tp {tp} or a multiple of {tp} GPUs")
+    return dep.with_(gpus=tp), spec.with_(replicas=spec.replicas * (dep.gpus // tp))
 
 
 def _config(dep, spec: LoadSpec, capacity: float) -> InstanceConfig:
     return InstanceConfig(max_running=spec.max_running, kv_tokens=capacity, block_tokens=spec.block_tokens,
-                          chunk_tokens=spec.chunk_tokens, max_prefill_tokens=max(dep.model.context, 2048),
+                          chunk_tokens=spec.chunk_tokens, max_prefill_tokens=int(constants()["prefill_batch_tokens"]),
                           queue_cap=spec.queue_cap)
 
 
@@ -114,6 +133,7 @@ def _deal(n: int, ways: int) -> list[np.ndarray]:
 def simulate(dep, spec: LoadSpec, times=None) -> LoadResult:
     """Run the fleet on the spec's traffic and measure it (deterministic for the spec's seed)."""
     validate(spec, dep.gpus)
+    dep, spec = one_group(dep, spec)
     if spec.disaggregate is not None and spec.arrival == "closed":
         raise RidgeError("a closed loop of users is not simulated across split pools; give --qps with --disaggregate")
     report = steady_report(dep, spec)

@@ -8,10 +8,13 @@ takes, and the requests it carried move on. The rules, and where each comes from
    the queue full is shed (admission control). A request whose prompt could never fit in the KV
    cache is refused on arrival (BLIS does the same).
 2. At most `max_running` sequences are in flight (vLLM's `max_num_seqs`); a request is admitted
-   only when the KV blocks its next tokens need are free (vLLM's block manager).
+   only when the KV blocks its next tokens need are free with 1% of the cache to spare (vLLM's
+   block manager and its watermark), and never in a step that had to preempt (vLLM's scheduler:
+   no waiting request is scheduled after a preemption).
 3. Without a chunk budget, a step either prefills whole prompts (as many waiting prompts as fit in
-   max(context, 2048) tokens) while every running stream waits, or decodes one token of every
-   running sequence: prefill first, vLLM's scheduler before chunked prefill.
+   the engine's batched-prefill budget, `prefill_batch_tokens`, or one longer prompt alone) while
+   every running stream waits, or decodes one token of every running sequence: prefill first,
+   vLLM's scheduler before chunked prefill.
 4. With a chunk budget T, every step carries at most T tokens: one decode token per running
    sequence first, then the next chunk of prompts already started, then chunks of newly admitted
    prompts (Sarathi-Serve's stall-free batching, vLLM's chunked-prefill scheduler).
@@ -118,6 +121,7 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
     max_running = cfg.max_running
     chunk = cfg.chunk_tokens
     max_pf = cfg.max_prefill_tokens
+    watermark = 0.01 * cap
     qcap = cfg.queue_cap
     emits_first = req.emits_first
 
@@ -226,7 +230,7 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
         used = sum_own + n_dec * G + n_dec * half + pf_kv
         # 2. requests whose cache arrived from elsewhere go straight to decoding
         while waiting and pf_left[waiting[0]] == 0 and n_running < max_running \
-                and used + own0[waiting[0]] + gen[waiting[0]] + half + n_dec + 1 <= cap:
+                and used + own0[waiting[0]] + gen[waiting[0]] + half + n_dec + 1 + watermark <= cap:
             i = waiting.popleft()
             state[i] = DECODE
             n_running += 1
@@ -236,9 +240,11 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
             enter_decode(i, t)
             used += own0[i] + gen[i] + half
         # 3. the decodes of this step need one more token each: preempt until they fit
+        preempted = False
         while n_dec and used + n_dec > cap:
             if not preempt_newest(t):
                 break
+            preempted = True
             used = sum_own + n_dec * G + n_dec * half + pf_kv
 
         chunks: list = []
@@ -258,12 +264,12 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
                 budget -= take
                 free -= take
                 pf_tokens += take
-            while waiting and budget > 0 and n_running < max_running:
+            while waiting and budget > 0 and n_running < max_running and not preempted:
                 i = waiting[0]
                 if pf_left[i] == 0:
                     break
                 take = min(pf_left[i], budget)
-                if take + half > free:
+                if take + half + watermark > free:
                     break
                 waiting.popleft()
                 state[i] = PREFILL
@@ -277,12 +283,12 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
                 budget -= take
                 free -= take + half
                 pf_tokens += take
-        elif waiting and n_running < max_running and pf_left[waiting[0]] > 0:
+        elif waiting and n_running < max_running and pf_left[waiting[0]] > 0 and not preempted:
             free = cap - used
             while waiting and n_running < max_running:
                 i = waiting[0]
                 take = pf_left[i]
-                if take == 0 or (chunks and pf_tokens + take > max_pf) or take + half > free:
+                if take == 0 or (chunks and pf_tokens + take > max_pf) or take + half + watermark > free:
                     break
                 waiting.popleft()
                 state[i] = PREFILL

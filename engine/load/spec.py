@@ -7,8 +7,8 @@ default is a named choice with its source:
 - `max_running` 256: vLLM's default cap on sequences in flight (`max_num_seqs`).
 - `block_tokens` 16: vLLM's default KV block size.
 - no `chunk_tokens`: whole prompts are prefilled in steps of their own, ahead of decodes (vLLM's
-  scheduler before chunked prefill), with up to max(context, 2048) prompt tokens in one step
-  (vLLM's `max_num_batched_tokens` default then). With `chunk_tokens` T, every step carries at
+  scheduler before chunked prefill), as many as the engine's batched-prefill budget holds
+  (`prefill_batch_tokens` in engine/data/corrections.toml, the steady state's own figure). With `chunk_tokens` T, every step carries at
   most T tokens: the running decodes first, then prompt chunks (Sarathi-Serve's stall-free batch,
   vLLM's chunked-prefill scheduler).
 - SLOs 2 s to the first token and 0.2 s per output token: MLPerf Inference's Llama 2 70B server

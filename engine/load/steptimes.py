@@ -1,4 +1,4 @@
-"""Step times for the load loop: the engine's step model, remembered.
+"""Step times for the load loop: the engine's step model (`engine.steps`), remembered.
 
 A run asks for tens of thousands of steps, most of them alike. The step model answers each new
 shape once and this cache keeps it. Token counts are put in cells by their top six bits (exact up
@@ -49,7 +49,8 @@ class StepTimes:
         key = (c, prompts)
         found = self._prefill.get(key)
         if found is None:
-            found = self._prefill[key] = float(self.model.prefill_seconds(max(int(middle(c)), prompts), prompts))
+            each = max(1, int(round(middle(c) / prompts)))
+            found = self._prefill[key] = float(self.model.prefill_seconds(each, prompts)) * middle(c) / (each * prompts)
         return found if c < 64 else found * tokens / middle(c)
 
     def mixed(self, tokens: int, batch: int, ctx: float) -> float:
