@@ -41,7 +41,7 @@ class Report(Record):
         prefill_charge_seconds=None,
         ttft_seconds=None, worst_stall_seconds=None, prefill_share=None,
         throughput_tokens_per_s=None, cost_per_million_output_tokens=None,
-        spec_expected_tokens=None, bottleneck="does-not-fit", objective_bottleneck="does-not-fit",
+        spec_expected_tokens=None, capacity_ratio=None, decode_time_shares=None, bottleneck="does-not-fit", objective_bottleneck="does-not-fit",
         fidelity="floor", margins=(),
     )
 
@@ -106,14 +106,9 @@ _RUN_KEYS = ("batch",
 
 
 def _objective_verdict(r: Report, objective: str) -> str:
-    f = {"_array": False, "fits": r.fits, "capped": r.deployment.scheduler != Scheduler.NONE and r.deployment.concurrency > (r.max_concurrency or 0),
-         "prefill_share": r.prefill_share, "decode_compute_seconds": r.decode_compute_seconds,
-         "decode_memory_seconds": r.decode_memory_seconds, "decode_kv_bytes_per_step": r.decode_kv_bytes_per_step,
-         "decode_weight_bytes_per_step": r.decode_weight_bytes_per_step,
-         "prefill_compute_seconds": r.prefill_compute_seconds, "prefill_weight_seconds": r.prefill_weight_seconds}
     if not r.fits:
         return "does-not-fit"
-    return physics.VERDICT_CODES[physics.objective_verdict_code(f, objective)]
+    return physics.VERDICT_CODES[physics.objective_verdict_code(r.__dict__, objective)]
 
 
 def analyze(dep: Deployment) -> Report:
@@ -138,13 +133,8 @@ def analyze(dep: Deployment) -> Report:
         "spec_expected_tokens": f["spec_expected_tokens"] if dep.spec_k else None,
         "bottleneck": physics.VERDICT_CODES[physics.verdict_code(f)],
         "objective_bottleneck": physics.VERDICT_CODES[physics.objective_verdict_code(f, dep.objective)],
-        "margins": (
-            ("kv-capacity", dep.concurrency / max_conc),
-            ("prefill-compute", f["prefill_share"] / 0.5),
-            ("decode-compute", f["decode_compute_seconds"] / f["decode_memory_seconds"]),
-            ("decode-kv", f["decode_kv_bytes_per_step"] / f["decode_weight_bytes_per_step"]),
-            ("prefill-weights", _ratio(f["prefill_weight_seconds"], f["prefill_compute_seconds"])),
-        ),
+        "margins": (*physics.rule_ratios(f, Objective.COST),
+                    ("prefill-weights", _ratio(f["prefill_weight_seconds"], f["prefill_compute_seconds"]))),
     })
     if dep.fidelity == Fidelity.FLOOR:
         f["tensor_parallel"], f["tp_groups"] = gpus, 1

@@ -73,8 +73,13 @@ def derivation_lines(solution: Solution) -> list[str]:
         return lines + _lever_lines(solution)
 
     per_seq = r.kv_bytes_per_token * r.kv_replication * r.kv_tokens_held
-    lines.append(f"Avg length   S = {u.count(dep.prompt)} + {u.count(dep.output)}/2 = {u.count(r.seq_len_avg)} tokens, "
-                 f"{u.gib(per_seq)} of KV per sequence")
+    if dep.scheduler == Scheduler.STATIC:
+        lines.append(f"Avg length   S = {u.count(dep.prompt)} + {u.count(dep.output)} = {u.count(r.seq_len_avg)} tokens "
+                     f"(exponential answers: a sequence in flight has on average one whole answer behind it), "
+                     f"{u.gib(per_seq)} of KV per sequence")
+    else:
+        lines.append(f"Avg length   S = {u.count(dep.prompt)} + {u.count(dep.output)}/2 = {u.count(r.seq_len_avg)} tokens, "
+                     f"{u.gib(per_seq)} of KV per sequence")
     if dep.allocator == Allocator.PAGED:
         shared = " (the shared prefix is stored once)" if dep.prefix_caching and dep.shared_prefix else ""
         lines.append(f"Max batch    {u.gib(r.usable_kv_bytes)} / {u.gib(per_seq)} = {u.count(r.max_concurrency)} "
@@ -174,6 +179,11 @@ def _verdict_numbers(r) -> str:
         return f"{u.count(dep.concurrency)} wanted > {u.count(r.max_concurrency)} fit"
     if r.bottleneck == Verdict.PREFILL_COMPUTE:
         return f"prefill share {r.prefill_share:.0%} > 50%"
+    if r.decode_time_shares is not None and r.bottleneck in (Verdict.DECODE_COMPUTE, Verdict.DECODE_KV,
+                                                             Verdict.DECODE_WEIGHTS):
+        compute, kv, weights = r.decode_time_shares
+        return (f"the one that holds for most of the draining batch's decode time: compute-bound {compute:.0%}, "
+                f"waiting on the KV read {kv:.0%}, on the weights {weights:.0%}")
     if r.bottleneck == Verdict.DECODE_COMPUTE:
         return f"compute {u.seconds(r.decode_compute_seconds)} > memory {u.seconds(r.decode_memory_seconds)}"
     if r.bottleneck == Verdict.DECODE_KV:

@@ -52,7 +52,7 @@ def analyze_grid(base: Deployment, **arrays) -> dict[str, np.ndarray]:
     out: dict[str, np.ndarray] = {}
     all_fit = bool(fits.all())
     for name, value in f.items():
-        if name in ("capped", "compute_precision", "fits") or name.startswith("_"):
+        if name in ("capped", "compute_precision", "fits", "decode_time_shares") or name.startswith("_"):
             continue
         arr = np.asarray(value, dtype=float)
         if name not in _ALWAYS and not all_fit:

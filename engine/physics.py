@@ -14,7 +14,7 @@ import math
 import sys
 
 from engine.catalog import PRECISION_BYTES
-from engine.ids import Allocator, Fidelity, Objective, Precision, Scheduler
+from engine.ids import Allocator, Fidelity, Objective, Precision, Scheduler, Verdict
 
 GIB = 2**30
 DEFAULT_RESERVE_SHARE = 0.10      # of each GPU's memory, for activations and workspace (DESIGN.md)
@@ -92,6 +92,15 @@ def tokens_held(length, layers, sliding_layers, window):
         return length
     full = layers - sliding_layers
     return (full * length + sliding_layers * vmin(length, window)) / layers
+
+
+def in_flight_length(prompt, output, scheduler):
+    """Tokens a sequence holds on average while it decodes. Every answer running its average
+    length holds P + O/2 (the course's S). A static batch is modelled with exponential answer
+    lengths (see static_ladder_sum), and then a sequence still in flight has, averaged over the
+    time it runs, one whole average answer behind it (the exponential forgets how long it has
+    run), so it holds P + O."""
+    return prompt + (output if scheduler == Scheduler.STATIC else output / 2)
 
 
 def max_concurrency(usable, per_sequence, shared=0.0):
@@ -235,17 +244,19 @@ def _ladder() -> tuple[int, ...]:
 LADDER = _ladder()
 
 
-def static_ladder_sum(batch, tpot_at):
+def static_ladder_sum(batch, tpot_at, low=0.0):
     """Decode time of a static batch per average output length, with output lengths taken as
     exponential: the batch runs with all `batch` sequences for 1/batch of a mean length, then
     batch-1 for 1/(batch-1), and so on down to the last straggler, so the time is the sum over j
-    of tpot_at(j)/j. Between two rungs of LADDER the sum is taken at the counts' harmonic mean,
-    which is exact wherever the step time is linear in j."""
+    of tpot_at(j)/j (with `low`, over the counts above it only). Between two rungs of LADDER the
+    sum is taken at the counts' harmonic mean, which is exact wherever the step time is linear
+    in j."""
     array = hasattr(batch, "shape")
     top = (_np().nanmax(batch) if batch.size else 0) if array else batch
-    total, prev_edge, prev_h = 0.0, 0.0, 0.0
+    prev_edge = vmin(low, batch)
+    total, prev_h = 0.0, harmonic(prev_edge)
     for rung in LADDER:
-        edge = vmin(float(rung), batch)
+        edge = vmin(vmax(float(rung), low), batch)
         h = harmonic(edge)
         count = edge - prev_edge
         if array:
@@ -259,6 +270,48 @@ def static_ladder_sum(batch, tpot_at):
         if rung >= top:
             break
     return total
+
+
+def first_count(batch, holds):
+    """The fewest sequences in flight, from 1 to `batch`, at which `holds(j)` is true (batch + 1
+    where it never is), for a condition that stays true once it holds as j grows: a bisection,
+    elementwise over arrays."""
+    lo, hi = 0.0 * batch, batch + 1.0
+    while True:
+        gap = hi - lo
+        if not (gap.max() > 1 if hasattr(gap, "shape") and gap.size else gap > 1):
+            return hi
+        mid = vfloor((lo + hi) / 2.0)
+        ok = holds(vmax(mid, 1.0))
+        wide = gap > 1
+        hi = where(wide & ok, mid, hi) if hasattr(gap, "shape") else (mid if ok else hi)
+        lo = where(wide & ~ok, mid, lo) if hasattr(gap, "shape") else (lo if ok else mid)
+
+
+def static_verdict_shares(batch, step_at):
+    """(compute, KV, weights): the share of a draining static batch's decode time during which
+    each decode verdict holds. With j sequences left a step is compute-bound once its FLOP time
+    passes its memory time, and otherwise waits on the KV read once that passes the weight read;
+    both hold from some count upward (the FLOPs and the KV read grow as j, the weight read at
+    most as j), so two bisections find the counts and the ladder sums the time on each side."""
+    def tpot(j):
+        return step_at(j)[7]
+
+    def compute_bound(j):
+        parts = step_at(j)
+        return parts[4] > parts[3]
+
+    def kv_bound(j):
+        parts = step_at(j)
+        return parts[1] > parts[0]
+
+    j_compute = vmin(first_count(batch, compute_bound), batch + 1.0)
+    j_kv = vmin(first_count(batch, kv_bound), j_compute)
+    compute = static_ladder_sum(batch, tpot, j_compute - 1.0)
+    kv = static_ladder_sum(j_compute - 1.0, tpot, j_kv - 1.0)
+    weights = static_ladder_sum(j_kv - 1.0, tpot)
+    total = compute + kv + weights
+    return _div(compute, total), _div(kv, total), _div(weights, total)
 
 
 def static_dense_sum(batch, weight_s, kv_s, flop_s, fixed_s=0.0, per_seq_s=0.0):
@@ -650,7 +703,7 @@ def memory_figures(dep, n: dict, array: bool) -> dict:
     kv_tok = m.kv_values_per_token * kvb
     repl = kv_replication(gpus, m.kv_heads, m.is_mla)
     stored = kv_tok * repl
-    seq = prompt + output / 2
+    seq = in_flight_length(prompt, output, dep.scheduler)
     held = tokens_held(seq, m.layers, m.sliding_layers, m.sliding_window)
     prefix = n["shared_prefix"] if dep.prefix_caching else 0.0 * prompt
     memory = gpus * g.memory_gib * GIB
@@ -736,12 +789,15 @@ def run_figures(dep, n: dict, out: dict, p: Passes, array: bool) -> dict:
     # Steady state: each sequence costs one prefill and `output` decode tokens.
     if dep.scheduler == Scheduler.STATIC:
         decode_time = output * static_decode_per_token(p, batch, kv_seq_read, draft_held, spec_on, array)
+        shares = static_verdict_shares(batch, lambda j: p.decode(j, kv_seq_read, draft_held))
     else:
         decode_time = output * tpot
+        shares = None
     tput = throughput(batch, output, charge, decode_time)
     share = prefill_share(batch, charge, decode_time)
     cost = cost_per_million(n["price"], n["gpus"], tput)
-    capped = (conc > max_conc) if dep.scheduler != Scheduler.NONE else (0.0 * conc > 1.0)
+    capacity = _div(conc, max_conc) if dep.scheduler != Scheduler.NONE else 0.0 * conc
+    capped = capacity > 1.0
     out.update({
         "batch": batch, "tensor_parallel": p.tp, "tp_groups": p.groups, "decode_weight_bytes_per_step": step_w,
         "decode_kv_bytes_per_step": kv_read, "decode_bytes_per_step": step_w + kv_read,
@@ -752,7 +808,8 @@ def run_figures(dep, n: dict, out: dict, p: Passes, array: bool) -> dict:
         "prefill_comm_seconds": prefill_comm, "prefill_seconds": prefill, "prefill_charge_seconds": charge,
         "ttft_seconds": ttft, "worst_stall_seconds": stall, "prefill_share": share,
         "throughput_tokens_per_s": tput, "cost_per_million_output_tokens": cost,
-        "spec_expected_tokens": p.expected, "capped": capped
+        "spec_expected_tokens": p.expected, "capped": capped, "capacity_ratio": capacity,
+        "decode_time_shares": shares,
     })
     return out
 
@@ -772,50 +829,97 @@ def static_decode_per_token(p: Passes, batch, kv_seq_read, draft_held, spec_on, 
     return static_ladder_sum(batch, lambda j: p.decode(j, kv_seq_read, draft_held)[7])
 
 
-VERDICT_CODES = ("does-not-fit", "kv-capacity", "prefill-compute", "prefill-weights",
-                 "decode-compute", "decode-kv", "decode-weights")
+VERDICT_CODES = tuple(str(v) for v in Verdict)   # the fixed option order; grid codes index it
 
 
-def verdict_code(f: dict):
-    """The six-rule whole-deployment verdict, as an index into VERDICT_CODES."""
-    if not f["_array"]:
-        if not f["fits"]:
-            return 0
-        if f["capped"]:
-            return 1
-        if f["prefill_share"] > 0.5:
-            return 2
-        if f["decode_compute_seconds"] > f["decode_memory_seconds"]:
-            return 4
-        return 5 if f["decode_kv_bytes_per_step"] > f["decode_weight_bytes_per_step"] else 6
-    return _select(
-        [~f["fits"] if hasattr(f["fits"], "shape") else not f["fits"], f["capped"], f["prefill_share"] > 0.5,
-         f["decode_compute_seconds"] > f["decode_memory_seconds"],
-         f["decode_kv_bytes_per_step"] > f["decode_weight_bytes_per_step"]],
-        [0, 1, 2, 4, 5], 6)
+def _div(a, b):
+    """a / b for the rules' ratios: a zero denominator reads as far past the threshold (or at
+    it, when both are zero), never as a division error."""
+    if type(a) in _PLAIN and type(b) in _PLAIN:
+        if b > 0:
+            return a / b
+        return math.inf if a > 0 else 1.0
+    np = _np()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(b > 0, a / np.where(b > 0, b, 1.0), np.where(a > 0, np.inf, 1.0))
+
+
+def capacity_ratio(f):
+    """Sequences wanted over sequences the KV cache holds (0 when nothing is batched: one
+    request at a time is never capped by the cache)."""
+    return f["capacity_ratio"]
+
+
+def prefill_share_ratio(f):
+    """The prefill term's share of a sequence's GPU time over one half."""
+    return f["prefill_share"] / 0.5
+
+
+def prefill_flops_ratio(f):
+    """One prompt's prefill FLOP time over its weight-read time."""
+    return _div(f["prefill_compute_seconds"], f["prefill_weight_seconds"])
+
+
+def decode_compute_ratio(f):
+    """Decode compute time over memory time in one step; for a static batch, whose step changes
+    as it drains, the share of decode time that is compute-bound over the larger other share
+    (the verdict is the one that holds for most of the decode time)."""
+    shares = f.get("decode_time_shares")
+    if shares is not None:
+        return _div(shares[0], vmax(shares[1], shares[2]))
+    return _div(f["decode_compute_seconds"], f["decode_memory_seconds"])
+
+
+def decode_kv_ratio(f):
+    """KV bytes over weight bytes read in one step; for a static batch, the share of decode time
+    waiting on the KV read over the share waiting on the weights."""
+    shares = f.get("decode_time_shares")
+    if shares is not None:
+        return _div(shares[1], shares[2])
+    return _div(f["decode_kv_bytes_per_step"], f["decode_weight_bytes_per_step"])
+
+
+# The verdict rules, one ordered table per objective (DESIGN.md, "Engine semantics" and "What the
+# bottleneck question asks"): after does-not-fit, the first rule whose ratio exceeds 1 names the
+# verdict, else the default. The scalar analysis, the grid, the margins and the keys all read it.
+RULES = {
+    Objective.COST: (((Verdict.KV_CAPACITY, capacity_ratio), (Verdict.PREFILL_COMPUTE, prefill_share_ratio),
+                      (Verdict.DECODE_COMPUTE, decode_compute_ratio), (Verdict.DECODE_KV, decode_kv_ratio)),
+                     Verdict.DECODE_WEIGHTS),
+    Objective.TPOT: (((Verdict.KV_CAPACITY, capacity_ratio), (Verdict.DECODE_COMPUTE, decode_compute_ratio),
+                      (Verdict.DECODE_KV, decode_kv_ratio)), Verdict.DECODE_WEIGHTS),
+    Objective.TTFT: (((Verdict.PREFILL_COMPUTE, prefill_flops_ratio),), Verdict.PREFILL_WEIGHTS),
+    Objective.STALL: (((Verdict.PREFILL_COMPUTE, prefill_flops_ratio),), Verdict.PREFILL_WEIGHTS),
+}
+
+
+def rule_ratios(f: dict, objective: str) -> list[tuple[str, object]]:
+    """(verdict, deciding ratio) of each rule that decides `objective`, in order (threshold 1)."""
+    rules, _ = RULES[objective]
+    return [(str(verdict), ratio(f)) for verdict, ratio in rules]
 
 
 def objective_verdict_code(f: dict, objective: str):
     """What bounds `objective` (DESIGN.md, "What the bottleneck question asks"), as an index into
-    VERDICT_CODES: the six rules for cost; the cap or the binding decode term for TPOT; for TTFT
-    and the stall, whether one prompt's prefill waits on its FLOPs or on reading the weights."""
-    if objective == Objective.COST:
-        return verdict_code(f)
+    VERDICT_CODES: does-not-fit, then the first rule of RULES whose ratio exceeds 1."""
+    rules, default = RULES[objective]
+    fits = f["fits"]
     if not f["_array"]:
-        if not f["fits"]:
+        if not fits:
             return 0
-        if objective == Objective.TPOT:
-            if f["capped"]:
-                return 1
-            if f["decode_compute_seconds"] > f["decode_memory_seconds"]:
-                return 4
-            return 5 if f["decode_kv_bytes_per_step"] > f["decode_weight_bytes_per_step"] else 6
-        return 2 if f["prefill_compute_seconds"] > f["prefill_weight_seconds"] else 3
-    unfit = ~f["fits"]
-    if objective == Objective.TPOT:
-        return _select([unfit, f["capped"], f["decode_compute_seconds"] > f["decode_memory_seconds"],
-                        f["decode_kv_bytes_per_step"] > f["decode_weight_bytes_per_step"]], [0, 1, 4, 5], 6)
-    return _select([unfit, f["prefill_compute_seconds"] > f["prefill_weight_seconds"]], [0, 2], 3)
+        for verdict, ratio in rules:
+            if ratio(f) > 1:
+                return VERDICT_CODES.index(verdict)
+        return VERDICT_CODES.index(default)
+    conditions = [~fits if hasattr(fits, "shape") else not fits]
+    conditions += [ratio(f) > 1 for _, ratio in rules]
+    codes = [0] + [VERDICT_CODES.index(verdict) for verdict, _ in rules]
+    return _select(conditions, codes, VERDICT_CODES.index(default))
+
+
+def verdict_code(f: dict):
+    """The six-rule whole-deployment verdict, as an index into VERDICT_CODES."""
+    return objective_verdict_code(f, Objective.COST)
 
 
 def _select(conditions, codes, default):

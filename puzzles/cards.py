@@ -114,8 +114,9 @@ def card_rows(dep, levers=(), ruled_out=None, objective: str | None = None) -> l
     alloc = {"paged": "paged KV blocks", "contiguous": "one contiguous KV region per request"}[dep.allocator]
     rows.append(("Serving", f"{serving} · {alloc}"))
     if dep.scheduler == Scheduler.STATIC:
-        rows.append(("Answer spread", "lengths vary widely (exponential around the average); a static batch "
-                                      "runs until its longest answer ends"))
+        rows.append(("Answer spread", "lengths vary widely (exponential around the average): a static batch "
+                                      "runs until its longest answer ends, and a sequence still in flight holds "
+                                      "on average its prompt plus one whole average answer"))
     if dep.allocator == Allocator.CONTIGUOUS:
         longest = dep.reserve_length - dep.prompt
         rule = f"{dep.max_output:,} tokens" if dep.max_output else "four times the average answer, within the context"

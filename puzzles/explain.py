@@ -29,25 +29,25 @@ def prefill_bound(r) -> bool:
 
 
 def rule_holds(verdict: str, r) -> bool:
-    """Whether a verdict's own rule is true for this report (ignoring the rules before it). The
-    prefill verdicts are judged as what bounds one request's prefill when the objective is the
-    first token or the stall, and as the prefill share of GPU time otherwise."""
-    dep = r.deployment
+    """Whether a verdict's own rule is true for this report (ignoring the rules before it), read
+    from the engine's one rule table (`engine.physics.RULES`): the objective's own rules first,
+    then the six rules of cost, then what bounds one prompt's prefill. A default verdict
+    (decode-weights, prefill-weights) holds where the rule just before it does not."""
+    from engine import physics
+
     if verdict == Verdict.DOES_NOT_FIT:
         return not r.fits
     if not r.fits:
         return False
-    if verdict == Verdict.KV_CAPACITY:
-        return dep.concurrency > r.max_concurrency and dep.scheduler != Scheduler.NONE
-    if verdict == Verdict.PREFILL_COMPUTE:
-        return prefill_bound(r) if dep.objective in (Objective.TTFT, Objective.STALL) else r.prefill_share > 0.5
-    if verdict == Verdict.PREFILL_WEIGHTS:
-        return not prefill_bound(r)
-    if verdict == Verdict.DECODE_COMPUTE:
-        return r.decode_compute_seconds > r.decode_memory_seconds
-    if verdict == Verdict.DECODE_KV:
-        return r.decode_kv_bytes_per_step > r.decode_weight_bytes_per_step
-    return r.decode_kv_bytes_per_step <= r.decode_weight_bytes_per_step
+    figures = r.__dict__
+    for objective in (r.deployment.objective, Objective.COST, Objective.TTFT):
+        rules, default = physics.RULES[objective]
+        for rule, ratio in rules:
+            if rule == verdict:
+                return bool(ratio(figures) > 1)
+        if default == verdict:
+            return not rules[-1][1](figures) > 1
+    return False
 
 
 def verdict_fact(verdict: str, r) -> str:
@@ -76,12 +76,24 @@ def verdict_fact(verdict: str, r) -> str:
     if verdict == Verdict.PREFILL_COMPUTE:
         return (f"prefill takes {fmt.pct(r.prefill_share)} of the GPU time "
                 f"({fmt.secs(r.prefill_seconds)} per request, {fmt.num(dep.output)} output tokens at {fmt.secs(r.tpot_seconds)})")
+    if r.decode_time_shares is not None and verdict in (Verdict.DECODE_COMPUTE, Verdict.DECODE_KV,
+                                                          Verdict.DECODE_WEIGHTS):
+        return static_shares_text(r)
     if verdict == Verdict.DECODE_COMPUTE:
         return (f"a step's arithmetic takes {fmt.secs(r.decode_compute_seconds)} against "
                 f"{fmt.secs(r.decode_memory_seconds)} of memory traffic "
                 f"(intensity {fmt.num(r.intensity)} against a ridge of {fmt.num(r.ridge)})")
     return (f"a step reads {fmt.gb(r.decode_kv_bytes_per_step)} of KV cache and "
             f"{fmt.gb(r.decode_weight_bytes_per_step)} of weights")
+
+
+def static_shares_text(r) -> str:
+    """How a draining static batch splits its decode time between the three decode verdicts."""
+    compute, kv, weights = r.decode_time_shares
+    return (f"as the static batch drains, its steps are compute-bound for {fmt.pct(compute)} of the decode time, "
+            f"wait on the KV read for {fmt.pct(kv)} and on the weight read for {fmt.pct(weights)} (its first step, "
+            f"all {fmt.num(r.batch)} sequences: {fmt.secs(r.decode_compute_seconds)} of arithmetic against "
+            f"{fmt.secs(r.decode_memory_seconds)} of memory traffic)")
 
 
 def why_not_verdict(guess: str, key: Key, truth: str | None = None) -> str:

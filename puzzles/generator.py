@@ -242,14 +242,15 @@ class _Shape:
     recipe can pick a concurrency that lands where it aims before building anything. They are
     the engine's own formulas without the corner cases; the engine still has the last word."""
 
-    def __init__(self, model, gpu, gpus: int, weights: str, kv: str, prompt: int, output: int) -> None:
+    def __init__(self, model, gpu, gpus: int, weights: str, kv: str, prompt: int, output: int,
+                 scheduler: str = Scheduler.CONTINUOUS) -> None:
         self.model, self.gpus, self.output = model, gpus, output
         compute = weights if weights != Precision.INT4 and gpu.native(weights) else "bf16"
         self.peak = gpus * gpu.peak_flops(compute)
         self.bandwidth = gpus * gpu.bandwidth_tbps * 1e12
         self.ridge = gpu.peak_flops(compute) / (gpu.bandwidth_tbps * 1e12)
         self.bpw = PRECISION_BYTES[weights]
-        self.seq = prompt + output / 2
+        self.seq = physics.in_flight_length(prompt, output, scheduler)
         held = physics.tokens_held(self.seq, model.layers, model.sliding_layers, model.sliding_window)
         self.kv_seq = _stored_per_token(model, kv, gpus) * held
         self.capacity = _usable(model, gpu, gpus, weights) / self.kv_seq
@@ -529,7 +530,7 @@ def r_prefill_route(rng, level):
 def r_compute_batching(rng, level):
     model, gpu, n = _base(rng, level, models=level.big_models + ("qwen2.5-7b", "llama-3-8b"), room=0.4)
     p, o = _lengths(rng, model, (20, 100), (200, 700))
-    shape = _Shape(model, gpu, n, "bf16", "bf16", p, o)
+    shape = _Shape(model, gpu, n, "bf16", "bf16", p, o, Scheduler.STATIC)
     c = _choose_batch(rng, shape, 64, 20000, compute_over_memory=(1.3, 1.7), share=(0, 0.25), kv_over_weights=(0, 0.4))
     return dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, concurrency=c, scheduler="static", objective="cost")
 

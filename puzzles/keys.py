@@ -29,7 +29,7 @@ from functools import cached_property
 
 from engine import physics
 from engine.deployment import Deployment
-from engine.ids import OBJECTIVE_VERDICTS, Fidelity, Objective, Scheduler, Verdict
+from engine.ids import Fidelity, Scheduler, Verdict
 from engine.levers import DEFAULT_SPEC_K, GAIN_BANDS, LEVERS, Solution, evaluate_lever, gain_band, solve
 
 from puzzles import fmt
@@ -43,7 +43,6 @@ LEVER_MARGIN = 1.15     # the best lever's gain must be at least 1.15x the runne
 BAND_MARGIN = 1.05      # the best gain must be more than 5% from a band edge
 BAND_TOLERANCE = 1.10   # a gain within 10% of a band edge accepts both bands beside it
 UNOFFERED_MARGIN = 1.02  # an unoffered lever may not beat the offered best by more than 2%
-RULES = ("does-not-fit", "kv-capacity", "prefill-compute", "decode-compute", "decode-kv")
 
 
 def objective_bottleneck(report) -> str:
@@ -251,31 +250,19 @@ def unoffered_winners(solution: Solution, offered, ruled_out=(), margin: float =
 
 def verdict_margins(solution: Solution) -> list[tuple[str, float]]:
     """Each rule's deciding ratio (threshold 1) for the rules, in order, that decide what bounds
-    the objective, up to and including its verdict.
+    the objective, up to and including its verdict (`engine.physics.RULES`, the one table).
 
     The first rule (does the deployment fit?) is always included: weights plus reserve over memory
-    when it fits, the engine's own ratio when it does not. For cost the rules are the six of
-    DESIGN.md; for TPOT the cap and the decode terms; for TTFT and the stall, one prompt's prefill
-    FLOP time over its weight-read time. The KV-capacity rule is skipped when nothing is batched
-    (it cannot fire then)."""
+    when it fits, the engine's own ratio when it does not. The KV-capacity rule is skipped when
+    nothing is batched (it cannot fire then)."""
     r = solution.report
     if not r.fits:
         return [(name, ratio) for name, ratio in r.margins if name == Verdict.DOES_NOT_FIT]
-    out = [("does-not-fit", (r.weight_bytes + r.reserve_bytes) / r.memory_bytes)]
-    objective = r.deployment.objective
+    out = [(str(Verdict.DOES_NOT_FIT), (r.weight_bytes + r.reserve_bytes) / r.memory_bytes)]
     verdict = objective_bottleneck(r)
-    engine = dict(r.margins)
-    if objective == Objective.COST:
-        rules = RULES[1:]
-    elif objective == Objective.TPOT:
-        rules = ("kv-capacity", "decode-compute", "decode-kv")
-    else:
-        if r.prefill_weight_seconds:
-            out.append(("prefill-compute", r.prefill_compute_seconds / r.prefill_weight_seconds))
-        return out
-    for rule in rules:
+    for rule, ratio in physics.rule_ratios(r.__dict__, r.deployment.objective):
         if not (rule == Verdict.KV_CAPACITY and r.deployment.scheduler == Scheduler.NONE):
-            out.append((rule, engine[rule]))
+            out.append((rule, float(ratio)))
         if rule == verdict:
             break
     return out

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from engine import physics
 from engine.analysis import harmonic
 from engine.ids import Allocator, Lever, Objective, Scheduler, Verdict
 from engine.levers import Solution
@@ -163,7 +164,10 @@ def reason_holds(reason: str, solution: Solution) -> bool:
         return not r.fits and r.weight_bytes + r.reserve_bytes <= r.memory_bytes
     if not r.fits:
         return False
-    memory_bound = r.decode_memory_seconds >= r.decode_compute_seconds
+    # The decode rules of the engine's one table: for a static batch they read the share of its
+    # draining decode time, so a first step past the ridge does not make the batch compute-bound.
+    memory_bound = not physics.decode_compute_ratio(r.__dict__) > 1
+    kv_over_weights = physics.decode_kv_ratio(r.__dict__) > 1
     verdict = r.objective_bottleneck
     if reason == Reason.KV_CAP:
         return dep.scheduler != Scheduler.NONE and dep.concurrency > r.max_concurrency
@@ -176,9 +180,9 @@ def reason_holds(reason: str, solution: Solution) -> bool:
     if reason == Reason.IDLE_FLOPS:
         return r.decode_compute_seconds < 0.5 * r.decode_memory_seconds
     if reason == Reason.KV_READ:
-        return memory_bound and r.decode_kv_bytes_per_step > r.decode_weight_bytes_per_step
+        return memory_bound and kv_over_weights
     if reason == Reason.WEIGHT_READ:
-        return memory_bound and r.decode_weight_bytes_per_step >= r.decode_kv_bytes_per_step
+        return memory_bound and not kv_over_weights
     if reason == Reason.SERIAL_REQUESTS:
         return dep.scheduler == Scheduler.NONE and dep.concurrency > 1
     if reason == Reason.STRAGGLER_SLOTS:
@@ -245,6 +249,10 @@ def reason_fact(reason: str, solution: Solution) -> str:
     if reason == Reason.PREFILL_FLOPS:
         return (f"prefill takes {fmt.pct(r.prefill_share)} of the GPU time "
                 f"({fmt.secs(r.prefill_seconds)} per request against {fmt.num(dep.output)} steps of {fmt.secs(r.tpot_seconds)})")
+    if r.decode_time_shares is not None and reason in (Reason.AT_RIDGE, Reason.KV_READ, Reason.WEIGHT_READ):
+        from puzzles.explain import static_shares_text
+
+        return static_shares_text(r)
     if reason in (Reason.AT_RIDGE, Reason.IDLE_FLOPS):
         return (f"intensity {fmt.num(r.intensity)} FLOP/B against a ridge of {fmt.num(r.ridge)}: "
                 f"the step's arithmetic takes {fmt.secs(r.decode_compute_seconds)} against "
