@@ -73,6 +73,10 @@ def hidden_input_problems(puzzle: Puzzle, key: Key) -> list[tuple[str, str]]:
 def contract_problems(puzzle: Puzzle, key: Key) -> list[tuple[str, str]]:
     """(field, message) for every breach of the grading contract (DESIGN.md, "Robust keys" and
     "Grading"), for a built-in or a generated puzzle alike."""
+    if puzzle.load is not None:
+        from puzzles.load_check import load_problems
+
+        return load_problems(puzzle, key)
     out: list[tuple[str, str]] = []
     for part, floor, realistic in key.flips:
         out.append(("deployment", f"not robust: the {part.replace('_', ' ')} is {floor} at the floor but "

@@ -31,4 +31,10 @@ def value(name: str, x: float | None) -> str:
         return small_bytes(x)
     if name == "throughput_tokens_per_s":
         return f"{num(x)} tokens/s"
+    if name == "utilisation":
+        return f"{x:.0%} of capacity"
+    if name == "saturation_qps":
+        return f"{x:,.3g} requests/s"
+    if name == "mean_in_system":
+        return f"{x:,.3g} requests"
     return num(x)

@@ -218,7 +218,11 @@ def solve_both(dep: Deployment, levers: tuple[str, ...]) -> tuple[Solution, Solu
 
 def compute_key(puzzle: Puzzle) -> Key:
     """The engine's key for a puzzle: solve its deployment over the levers it offers, under both
-    fidelities."""
+    fidelities (a load puzzle: run its traffic, `puzzles.load_keys`)."""
+    if puzzle.load is not None:
+        from puzzles.load_keys import compute_load_key
+
+        return compute_load_key(puzzle)
     return key_from_solution(*solve_both(puzzle.deployment, puzzle.levers))
 
 
@@ -294,6 +298,8 @@ def ambiguity(solution: Solution, verdict_margin: float = VERDICT_MARGIN, lever_
     `band_margin=None` skips the band-edge rule: hand-authored puzzles may sit on an edge (halving
     every byte gains exactly 2x, the point of several lessons), because grading accepts either
     neighbouring band when the gain is within 10% of their edge. The generator keeps the rule."""
+    if hasattr(solution, "load"):   # a load puzzle: puzzles.load_check judges its margins
+        return []
     problems: list[tuple[str, str]] = []
     low = math.log(verdict_margin)
     for rule, ratio in verdict_margins(solution):

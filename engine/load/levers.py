@@ -7,7 +7,7 @@ each lever changes, stated on a load puzzle's card:
 - batching: let up to 256 sequences run at once (vLLM's default), where the cap is lower;
 - prefix-caching, quantization, kv-quantization: as in the steady state (`engine.levers`);
 - chunked-prefill: a token budget per step (`lever_chunk_tokens`, 512 unless the card says),
-  decodes first; where prefill is already chunked, the tighter budget;
+  decodes first; where prefill is already chunked, that budget instead of the current one;
 - more-gpus: twice the fleet (twice the replicas, or both pools twice as large);
 - disaggregation: the same GPUs split into a prefill and a decode pool (`lever_split`, else half
   and half), each prompt's KV cache sent over the link;
@@ -59,7 +59,7 @@ def lever_change(dep, spec: LoadSpec, name: str) -> tuple:
         return (changed, spec, note) if changed is not None else (None, None, note)
     if name == Lever.CHUNKED_PREFILL:
         budget = max(spec.lever_chunk_tokens, spec.max_running)
-        if spec.chunk_tokens is not None and spec.chunk_tokens <= budget:
+        if spec.chunk_tokens == budget:
             return None, None, f"prefill already chunked at {spec.chunk_tokens} tokens per step"
         was = "whole prompts" if spec.chunk_tokens is None else f"{spec.chunk_tokens} tokens"
         return dep, spec.with_(chunk_tokens=budget), f"at most {budget} tokens per step, decodes first (was {was})"
@@ -162,7 +162,10 @@ def run_outcome(dep, spec: LoadSpec, objective: str, times=None):
 
 def evaluate_lever(dep, spec: LoadSpec, objective: str, name: str, before: float | None,
                    times_for) -> LoadLeverResult:
-    changed, new_spec, note = lever_change(dep, spec, name)
+    if objective == Objective.GPUS_FOR_SLO and name == Lever.DISAGGREGATION and spec.disaggregate is None:
+        changed, new_spec, note = dep, spec, "size a prefill pool and a decode pool instead of replicas"
+    else:
+        changed, new_spec, note = lever_change(dep, spec, name)
     if changed is None:
         return LoadLeverResult(name, 1.0 if before is not None else None, note)
     if objective == Objective.GPUS_FOR_SLO:

@@ -1,0 +1,214 @@
+"""Answer keys of load puzzles: computed by the request-level simulation (`engine.load`), never typed.
+
+A load puzzle's objective is a percentile or a budget (P99 TTFT, P99 TPOT, goodput per GPU, the
+GPUs the SLOs need). Its key holds the same four parts as any key, so the one grader judges it:
+
+- bottleneck: what the objective's tail is made of (`engine.load.verdicts`);
+- best lever: the offered lever with the largest gain on the objective (`engine.load.levers`);
+- gain band: the realistic fidelity's band (DESIGN.md, "Robust keys"; its gain is the key's
+  `gain`), with the neighbouring band where that gain is within 10% of an edge (the floor's gain
+  is shown beside it as the optimistic ceiling it is);
+- reason: the quantity that decides it (`puzzles.load_reasons`).
+
+The floor and the realistic fidelity are both run at the puzzle's arrival seed; `puzzles.load_check`
+also runs other seeds and the measured fidelity. A key's `solution` is a `LoadView`: the load
+run and its levers, plus the steady-state report of the same deployment at the scheduler's cap,
+so the parts of the game that read a steady-state figure (an estimate, a misconception) still can.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from engine.ids import Fidelity, Objective
+from engine.levers import GAIN_BANDS, gain_band
+
+from puzzles.keys import UNFIT_BAND, accepted_bands, at_fidelity
+from puzzles.puzzle import ESTIMATE_NAMES, Puzzle
+
+
+@dataclass
+class LoadLever:
+    """One lever's effect on a load objective (the shape `puzzles` reads: name, gain, note; no
+    steady-state report)."""
+
+    name: str
+    gain: float | None
+    note: str
+    value: float | None = None
+    report: object = None
+
+
+@dataclass
+class LoadView:
+    """A load puzzle's solution at one fidelity: the engine's `LoadSolution`, the puzzle's load
+    spec, and the steady-state report of the deployment at the scheduler's cap."""
+
+    load: object
+    spec: object
+    report: object
+    levers: tuple
+
+    @property
+    def fidelity(self) -> str:
+        return self.report.deployment.fidelity
+
+    @property
+    def best(self) -> LoadLever:
+        return self.levers[0]
+
+    @property
+    def best_lever(self) -> str:
+        return self.levers[0].name
+
+    @property
+    def run(self):
+        """The load run the verdict was read from."""
+        return self.load.result
+
+    @property
+    def utilisation(self) -> float:
+        f = self.run.figures
+        return f["arrival_rate_per_s"] / f["saturation_qps"] if f["saturation_qps"] else math.inf
+
+
+def is_load(solution) -> bool:
+    return isinstance(solution, LoadView)
+
+
+def solve_view(puzzle: Puzzle, fidelity: str, spec=None, times_for=None) -> LoadView:
+    """The puzzle solved at one fidelity (and, with `spec`, another seed or setting)."""
+    from engine.analysis import analyze
+    from engine.load.levers import solve_load
+
+    dep = at_fidelity(puzzle.deployment, fidelity)
+    spec = spec or puzzle.load
+    solution = solve_load(dep, spec, puzzle.objective, tuple(puzzle.levers), times_for)
+    report = analyze(dep.with_(concurrency=spec.max_running, scheduler="continuous", allocator="paged"))
+    levers = tuple(LoadLever(lv.name, lv.gain, lv.note, lv.value) for lv in solution.levers)
+    return LoadView(solution, spec, report, levers)
+
+
+@dataclass
+class LoadKey:
+    """The engine's answer to a load puzzle (the attributes `puzzles.keys.Key` has)."""
+
+    bottleneck: str
+    best_lever: str
+    gain: float | None
+    gain_band: str
+    reason: str
+    deciding: str
+    levers: tuple
+    estimates: dict
+    solution: LoadView = field(repr=False)
+    realistic: LoadView | None = field(default=None, repr=False)
+    bands: tuple = ()
+    deployment_bottleneck: str = ""
+
+    @cached_property
+    def derivation(self) -> tuple[str, ...]:
+        from puzzles.load_reasons import derivation_lines
+
+        return tuple(derivation_lines(self.solution, self.realistic))
+
+    def lever_gain(self, name: str) -> float | None:
+        return next((lv.gain for lv in self.levers if lv.name == name), None)
+
+    @property
+    def gain_bands(self) -> tuple:
+        return self.bands
+
+    @property
+    def realistic_bottleneck(self) -> str | None:
+        return self.realistic.load.verdict if self.realistic is not None else None
+
+    @property
+    def realistic_best_lever(self) -> str | None:
+        return self.realistic.best_lever if self.realistic is not None else None
+
+    @property
+    def realistic_gain(self) -> float | None:
+        return self.realistic.best.gain if self.realistic is not None else None
+
+    @property
+    def flips(self) -> list[tuple[str, str, str]]:
+        if self.realistic is None:
+            return []
+        out = []
+        if self.realistic_bottleneck != self.bottleneck:
+            out.append(("bottleneck", self.bottleneck, self.realistic_bottleneck))
+        if self.realistic_best_lever != self.best_lever:
+            out.append(("best_lever", self.best_lever, self.realistic_best_lever))
+        return out
+
+    def fidelity_json(self) -> dict:
+        out = {"floor": _view_json(self.solution)}
+        if self.realistic is not None:
+            out["realistic"] = _view_json(self.realistic)
+        return out
+
+    def to_json(self) -> dict:
+        return {
+            "bottleneck": self.bottleneck, "best_lever": self.best_lever, "gain_band": self.gain_band,
+            "reason": self.reason, "gain": _finite(self.gain), "gain_bands": list(self.bands),
+            "deployment_bottleneck": self.deployment_bottleneck, "deciding": self.deciding,
+            "levers": [{"name": lv.name, "gain": _finite(lv.gain), "band": gain_band(lv.gain), "note": lv.note}
+                       for lv in self.levers],
+            "fidelities": self.fidelity_json(),
+            "estimates": {k: _finite(v) for k, v in self.estimates.items()},
+            "derivation": list(self.derivation),
+        }
+
+
+def _finite(x):
+    return None if isinstance(x, float) and not math.isfinite(x) else x
+
+
+def _view_json(view: LoadView) -> dict:
+    g = view.best.gain
+    return {"bottleneck": view.load.verdict, "best_lever": view.best_lever, "gain": _finite(g),
+            "gain_band": gain_band(g) if g is not None else UNFIT_BAND,
+            "objective": _finite(view.load.value), "tail_shares": {k: round(v, 4) for k, v in view.load.shares.items()},
+            "levers": [{"name": lv.name, "gain": _finite(lv.gain)} for lv in view.levers]}
+
+
+def true_estimates(view: LoadView) -> dict[str, float | None]:
+    """Every estimate's true value: the load run's (Little's law, utilisation, the knee's rate)
+    and the steady-state figures of the deployment at the scheduler's cap."""
+    from puzzles.keys import true_estimates as steady_estimates
+
+    class _Steady:
+        report = view.report
+
+    out = steady_estimates(_Steady)
+    f = view.run.figures
+    out.update(mean_in_system=f["mean_in_system"], utilisation=view.utilisation, saturation_qps=f["saturation_qps"])
+    return {name: out.get(name) for name in ESTIMATE_NAMES}
+
+
+def key_from_views(floor: LoadView, realistic: LoadView | None = None, measured: LoadView | None = None) -> LoadKey:
+    """The key: the floor's verdict, best lever and reason; the realistic band (and the measured
+    one, when given), the floor's only where it is the same."""
+    from puzzles.load_reasons import deciding_text, key_reason
+
+    best = floor.best
+    real_gain = realistic.best.gain if realistic is not None and realistic.best_lever == best.name else None
+    gains = [real_gain] if real_gain is not None else [best.gain]
+    if measured is not None and measured.best_lever == best.name:
+        gains.append(measured.best.gain)
+    key_band = gain_band(gains[0]) if gains[0] is not None else UNFIT_BAND
+    reason = key_reason(floor)
+    return LoadKey(
+        bottleneck=floor.load.verdict, best_lever=best.name, gain=gains[0], gain_band=key_band or GAIN_BANDS[0],
+        reason=reason, deciding=deciding_text(reason, floor), levers=floor.levers, estimates=true_estimates(floor),
+        solution=floor, realistic=realistic, bands=accepted_bands(gains),
+        deployment_bottleneck=str(floor.report.bottleneck),
+    )
+
+
+def compute_load_key(puzzle: Puzzle) -> LoadKey:
+    """The engine's key for a load puzzle: its objective under the floor and realistic step
+    times, at the puzzle's arrival seed."""
+    return key_from_views(solve_view(puzzle, Fidelity.FLOOR), solve_view(puzzle, Fidelity.REALISTIC))
