@@ -83,6 +83,10 @@ ESTIMATES: dict[str, str] = {
     "spec_expected_tokens": "tokens per verification",
     "prefill_share": "prefill share of GPU time",
     "throughput_tokens_per_s": "throughput (tokens/s)",
+    "mean_in_system": "requests in the system (Little's law)",
+    "utilisation": "utilisation (arrivals / capacity)",
+    "saturation_qps": "capacity (requests/s)",
+    "cost_per_million_input_tokens": "$ per million input tokens",
 }
 
 ESTIMATES_SHORT: dict[str, str] = {
@@ -96,6 +100,10 @@ ESTIMATES_SHORT: dict[str, str] = {
     "cost_per_million_output_tokens": "$ per M tokens",
     "spec_expected_tokens": "Tokens/verify",
     "throughput_tokens_per_s": "Tokens/s",
+    "mean_in_system": "In system",
+    "utilisation": "Utilisation",
+    "saturation_qps": "Capacity (req/s)",
+    "cost_per_million_input_tokens": "$ per M input",
 }
 
 OUTCOMES: dict[str, tuple[str, str]] = {

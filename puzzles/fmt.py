@@ -23,7 +23,7 @@ def value(name: str, x: float | None) -> str:
         return "n/a"
     if name.endswith("_seconds"):
         return secs(x)
-    if name == "cost_per_million_output_tokens":
+    if name in ("cost_per_million_output_tokens", "cost_per_million_input_tokens"):
         return dollars(x)
     if name == "weight_bytes":
         return f"{num(x)} B ({gb(x)})"

@@ -184,7 +184,9 @@ def true_estimates(view: LoadView) -> dict[str, float | None]:
 
     out = steady_estimates(_Steady)
     f = view.run.figures
-    out.update(mean_in_system=f["mean_in_system"], utilisation=view.utilisation, saturation_qps=f["saturation_qps"])
+    out.update(mean_in_system=f["mean_in_system"], utilisation=view.utilisation, saturation_qps=f["saturation_qps"],
+               cost_per_million_input_tokens=f["cost_per_million_input_tokens"],
+               cost_per_million_output_tokens=f["cost_per_million_output_tokens"])
     return {name: out.get(name) for name in ESTIMATE_NAMES}
 
 

@@ -35,7 +35,7 @@ ESTIMATE_NAMES = ("intensity", "ridge", "max_concurrency", "kv_bytes_per_token",
                   "tpot_seconds", "ttft_seconds", "cost_per_million_output_tokens",
                   "spec_expected_tokens", "throughput_tokens_per_s",
                   # a load run's (engine.load): Little's law, utilisation, where the knee sits
-                  "mean_in_system", "utilisation", "saturation_qps")
+                  "mean_in_system", "utilisation", "saturation_qps", "cost_per_million_input_tokens")
 
 ESTIMATE_UNITS = {
     "intensity": "FLOP per byte", "ridge": "FLOP per byte", "max_concurrency": "sequences",
@@ -43,6 +43,7 @@ ESTIMATE_UNITS = {
     "ttft_seconds": "seconds", "cost_per_million_output_tokens": "dollars",
     "spec_expected_tokens": "tokens per verification", "throughput_tokens_per_s": "tokens per second",
     "mean_in_system": "requests", "utilisation": "share of capacity", "saturation_qps": "requests per second",
+    "cost_per_million_input_tokens": "dollars",
 }
 
 OBJECTIVE_TEXT = {
