@@ -198,9 +198,15 @@ def _load_rows(dep, rows, levers, ruled_out, objective, load) -> list[tuple[str,
                            f"sequences running; {sched}{queue}; evicted sequences recompute"),
              ("SLOs", f"P99 TTFT ≤ {load.slo_ttft:g} s, P99 TPOT ≤ {load.slo_tpot:g} s (goodput counts requests "
                       f"within both)")]
+    if dep.shared_prefix:
+        rows.append(("Shared prefix", f"{dep.shared_prefix:,} prompt tokens are the same fixed text on every "
+                                      f"request ({'cached' if dep.prefix_caching else 'not cached'})"))
+    elif "prefix-caching" in levers:
+        rows.append(("Shared prefix", "none: no two prompts start with the same tokens"))
     levers = tuple(levers)
     if "batching" in levers:
-        rows.append(("Batching lever", "let up to 256 sequences run at once"))
+        rows.append(("Batching lever", "let up to 256 sequences run at once"
+                     + (" (already so)" if load.max_running >= 256 else "")))
     if "chunked-prefill" in levers:
         rows.append(("Chunking lever", f"at most {max(load.lever_chunk_tokens, load.max_running):,} tokens per step, "
                                         "decodes first"))
