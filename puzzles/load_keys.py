@@ -69,8 +69,11 @@ class LoadView:
 
     @property
     def utilisation(self) -> float:
+        """Offered rate over the steady-state capacity (a closed loop: the rate its users
+        reached). Past 1 the queue grows without end."""
         f = self.run.figures
-        return f["arrival_rate_per_s"] / f["saturation_qps"] if f["saturation_qps"] else math.inf
+        rate = f["offered_rate_per_s"] if f["offered_rate_per_s"] is not None else f["arrival_rate_per_s"]
+        return rate / f["saturation_qps"] if f["saturation_qps"] else math.inf
 
 
 def is_load(solution) -> bool:

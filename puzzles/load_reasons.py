@@ -147,8 +147,8 @@ def reason_fact(reason: str, view) -> str:
     spec = view.spec
     dep = view.report.deployment
     if reason in (Reason.NEAR_CAPACITY, Reason.UNBOUNDED_QUEUE):
-        return (f"requests arrive at {f['arrival_rate_per_s']:.3g}/s against a steady-state capacity of "
-                f"{f['saturation_qps']:.3g}/s ({fmt.pct(view.utilisation)} utilisation)")
+        return (f"requests arrive at {view.utilisation * f['saturation_qps']:.3g}/s against a steady-state capacity "
+                f"of {f['saturation_qps']:.3g}/s ({fmt.pct(view.utilisation)} utilisation)")
     if reason == Reason.BURSTY_ARRIVALS:
         kind = "in bursts (gaps twice as spread as Poisson's)" if spec.arrival == "bursty" else f"as a {spec.arrival} stream"
         return f"requests arrive {kind}"
@@ -295,8 +295,9 @@ def derivation_lines(view, realistic=None) -> list[str]:
     metric = _tail_metric(view)
     shares = _shares(view, metric)
     lines = [fleet_line(dep, view.spec),
-             f"steady-state capacity {f['saturation_qps']:.3g} requests/s; arrivals {f['arrival_rate_per_s']:.3g}/s "
-             f"({fmt.pct(view.utilisation)}); {f['mean_in_system']:.3g} requests in the system on average "
+             f"steady-state capacity {f['saturation_qps']:.3g} requests/s; arrivals "
+             f"{view.utilisation * f['saturation_qps']:.3g}/s ({fmt.pct(view.utilisation)}); "
+             f"{f['mean_in_system']:.3g} requests in the system on average "
              f"(Little's law)",
              f"TTFT P50 {fmt.secs(f['ttft_p50_seconds'])}, P99 {fmt.secs(f['ttft_p99_seconds'])} (alone "
              f"{fmt.secs(f['lone_ttft_seconds'])}); TPOT P50 {fmt.secs(f['tpot_p50_seconds'])}, P99 "
