@@ -175,6 +175,10 @@ class Result:
         self.solution = solution
         self.report: Report = solution.report
         self._key = None
+        from engine.compare import measured_placeholder
+
+        # The measured column: a line (pending, or why there is none) until a worker measures it.
+        self.measured = measured_placeholder(deployment)
 
     @property
     def key(self):

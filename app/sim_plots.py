@@ -320,7 +320,8 @@ def results_lines(result, width: int = 60, with_derivation: bool = True) -> list
     lines += plots.bar_chart(bars, width=max(30, width), baseline=1.0)
     from engine.compare import side_by_side_lines
 
-    lines += ["", "The course's floor beside the realistic figure:"] + side_by_side_lines(sol, indent="")
+    lines += ["", "The course's floor, the realistic figure and measured kernels:"]
+    lines += side_by_side_lines(sol, indent="", measured=getattr(result, "measured", None))
     if with_derivation:
         lines += ["", "How the engine got there:"] + derivation(result)
     return lines

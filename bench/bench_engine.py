@@ -1,7 +1,7 @@
 """Engine speed, measured side by side with ridgepoint (a peer sizing tool) in the same run.
 
 Run by hand: `.venv/bin/python bench/bench_engine.py [--rounds N] [--process-runs N] [--grid N]`.
-It is not part of the test suite. Four figures, each printed with its target and PASS/MISS:
+It is not part of the test suite. Five figures, each printed with its target and PASS/MISS:
 
 1. median microseconds for one `engine.analysis.analyze(dep)` against ridgepoint's median for one
    evaluation (`ridgepoint._core.fit_registry(..., as_json=True)`, timed in a loop inside the
@@ -12,8 +12,13 @@ It is not part of the test suite. Four figures, each printed with its target and
 3. deployments per second through the numpy path (`engine.grid.analyze_grid`, a concurrency x
    prompt grid, every figure incl. the worst stall, in the realistic fidelity, the costlier one)
    -- at least 10x ridgepoint's evaluations per second;
-4. whole-process time of `ridge solve ... --json` against `ridgepoint fit ... --json`, runs
-   interleaved, medians compared -- within 2x.
+4. whole-process time of `ridge solve ... --json` (the floor) against `ridgepoint fit ... --json`,
+   runs interleaved, medians compared -- no slower than the peer's CLI;
+5. the measured fidelity (when its extra is installed): in a fresh process per model and
+   accelerator, the first estimate (`analyze` at `measured`: importing the kernel database and
+   building its engine) -- under 3 s; each later estimate of the same model and accelerator at
+   another batch, prompt and output -- under 5 ms (a full measured solve of every lever, which
+   builds the levers' own engines, is printed beside them).
 
 Per-evaluation figures use one deployment of each kind (small dense, large dense, mixture of
 experts, latent attention + MoE), each paired with the same model on the same hardware in
@@ -306,13 +311,82 @@ def main() -> int:
     print(f"   ours {om:.1f} ms (min {min(ours_p) * 1e3:.1f}), ridgepoint {pm:.1f} ms (min {min(peer_p) * 1e3:.1f}), "
           f"{args.process_runs} runs each")
     print(f"   FIGURE 4  ridge solve {om:.1f} ms vs ridgepoint fit {pm:.1f} ms = {om / pm:.2f}x; "
-          f"target within 2x: {verdict(om <= 2 * pm)}\n")
+          f"target no slower than the peer: {verdict(om <= pm)}\n")
 
-    results = [ratio1 <= 10 and worst <= 10, solve_all < 400, ratio3 >= 10, om <= 2 * pm]
-    print(f"Summary: {sum(results)} of 4 targets met "
+    results = [ratio1 <= 10 and worst <= 10, solve_all < 400, ratio3 >= 10, om <= pm]
+    measured = measured_figure()
+    if measured is not None:
+        results.append(measured)
+    print(f"Summary: {sum(results)} of {len(results)} targets met "
           f"(analyze {ratio1:.2f}x peer; solve in both fidelities {solve_all:.0f} µs; grid {ratio3:.1f}x peer; "
           f"process {om / pm:.2f}x peer)")
     return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# 5. The measured fidelity: one fresh process per model and accelerator, so nothing is cached.
+
+MEASURED_CASES = (("llama-3-70b", "h100-sxm", 4), ("mixtral-8x7b", "h200", 2), ("llama-3-8b", "l40s", 1),
+                  ("qwen2.5-72b", "b200", 2), ("llama-3.1-8b", "a100-80gb", 1))
+MEASURED_WORKER = r"""
+import json, statistics, sys, time
+t0 = time.perf_counter()
+sys.path.insert(0, sys.argv[1])
+from engine.analysis import analyze
+from engine.catalog import builtin_catalog
+from engine.deployment import build_deployment
+from engine.levers import solve
+dep = build_deployment(builtin_catalog(), sys.argv[2], sys.argv[3], gpus=int(sys.argv[4]), fidelity="measured")
+t1 = time.perf_counter()
+analyze(dep)
+first = time.perf_counter() - t1
+later = []
+for i in range(40):
+    d = dep.with_(concurrency=1 + 7 * i, prompt=64 + 97 * i, output=32 + 41 * i)
+    t = time.perf_counter()
+    analyze(d)
+    later.append(time.perf_counter() - t)
+t = time.perf_counter()
+solve(dep.with_(concurrency=48))
+solve_first = time.perf_counter() - t
+t = time.perf_counter()
+solve(dep.with_(concurrency=96, prompt=700))
+solve_later = time.perf_counter() - t
+print(json.dumps({"first": first, "process": time.perf_counter() - t0, "later": later,
+                  "solve_first": solve_first, "solve_later": solve_later}))
+"""
+
+
+def measured_figure() -> bool | None:
+    """Figure 5; None (and a line saying why) when the measured extra is not installed."""
+    import tempfile
+
+    from engine import measured
+
+    problem = measured.unavailable()
+    print("5. The measured fidelity: a fresh process per model and accelerator (empty config cache)")
+    if problem:
+        print(f"   skipped: {problem}\n")
+        return None
+    firsts, laters = [], []
+    for model, gpu, gpus in MEASURED_CASES:
+        with tempfile.TemporaryDirectory() as cache:
+            env = {**os.environ, "RIDGE_CACHE_DIR": cache, "HF_HUB_OFFLINE": "1"}
+            done = subprocess.run([sys.executable, "-c", MEASURED_WORKER, str(ROOT), model, gpu, str(gpus)],
+                                  capture_output=True, text=True, env=env)
+        if done.returncode != 0:
+            raise SystemExit(f"measured worker failed for {model} on {gpu}: {done.stderr.strip()[-300:]}")
+        out = json.loads(done.stdout)
+        firsts.append(out["first"])
+        laters += out["later"]
+        print(f"   {model + ' on ' + str(gpus) + ' x ' + gpu:<30} first estimate {out['first']:6.2f} s; "
+              f"later median {statistics.median(out['later']) * 1e3:6.3f} ms, max {max(out['later']) * 1e3:6.3f} ms; "
+              f"full solve {out['solve_first']:5.2f} s first, {out['solve_later'] * 1e3:6.2f} ms later")
+    worst_first, worst_later = max(firsts), max(laters)
+    ok = worst_first < 3.0 and worst_later < 0.005
+    print(f"   FIGURE 5  first estimate at most {worst_first:.2f} s (target under 3 s), each later at most "
+          f"{worst_later * 1e3:.3f} ms (target under 5 ms): {verdict(ok)}\n")
+    return ok
 
 
 if __name__ == "__main__":

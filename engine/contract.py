@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 from engine.deployment import deployment_to_dict
+from engine.ids import Fidelity
 from engine.levers import Solution, gain_band
 
 CONTRACT_KEYS = (
@@ -65,11 +66,25 @@ def solution_to_json(solution: Solution) -> dict:
     out["objective_bottleneck"] = r.objective_bottleneck
     out["corrections"] = [{"name": name, "changed": changed} for name, changed in r.corrections]
     out["floor"] = floor_json(solution.floor_solution)
+    realistic = solution.realistic_solution
+    out["realistic"] = floor_json(realistic) if realistic is not None else None
+    if dep.fidelity == Fidelity.MEASURED:
+        from engine import measured
+
+        out["measured"] = dict(floor_json(solution), backend=measured.backend_label(dep.gpu))
+        out["measured_reason"] = None
+    else:
+        out["measured"] = None
+        out["measured_reason"] = MEASURED_NOT_REQUESTED
     return out
 
 
+MEASURED_NOT_REQUESTED = "not requested: --fidelity measured times the steps with measured kernels"
+
+
 def floor_json(floor: Solution) -> dict:
-    """The floor's figures for the objective and each lever's gain (the `floor` key)."""
+    """One fidelity's figures for the objective and each lever's gain (the `floor`, `realistic`
+    and `measured` keys share this shape; a lever without a gain says why in `note`)."""
     r = floor.report
     return {
         "objective_value": _clean(r.objective_value()),
@@ -81,5 +96,7 @@ def floor_json(floor: Solution) -> dict:
         "best_lever": floor.best_lever,
         "best_gain": _clean(floor.best.gain),
         "gain_band": gain_band(floor.best.gain),
-        "levers": [{"name": lv.name, "gain": _clean(lv.gain), "band": gain_band(lv.gain)} for lv in floor.levers],
+        "levers": [{"name": lv.name, "gain": _clean(lv.gain), "band": gain_band(lv.gain), "note": lv.note}
+                   for lv in floor.levers],
+        "fidelity": r.deployment.fidelity,
     }

@@ -111,13 +111,16 @@ def derivation_lines(solution: Solution) -> list[str]:
                  f"{g.bandwidth_tbps:g} TB/s = {r.ridge:,.0f}")
     if dep.fidelity == Fidelity.FLOOR:
         tail = "(perfect tensor-parallel scaling, no communication cost, no per-step overhead)"
+    elif dep.fidelity == Fidelity.MEASURED:
+        tail = "(timed by the measured kernels; the two terms are the realistic ones, which name the bound)"
     else:
-        tail = f"plus {u.seconds(r.step_extra_seconds)} of communication and per-step overhead (realistic)"
+        tail = (f"at achieved rates, plus {u.seconds(r.step_extra_seconds)} of communication and per-step "
+                f"overhead (realistic)")
     lines.append(f"Step time    memory {u.gb(r.decode_bytes_per_step)} / ({dep.gpus} x {g.bandwidth_tbps:g} TB/s) = "
                  f"{u.seconds(r.decode_memory_seconds)}; compute at MFU {dep.mfu:g} = {u.seconds(r.decode_compute_seconds)} "
                  f"-> {u.seconds(r.step_seconds)} {tail}")
     if dep.spec_k:
-        if dep.fidelity == Fidelity.REALISTIC and dep.draft_model is not None:
+        if dep.fidelity != Fidelity.FLOOR and dep.draft_model is not None:
             draft = (f"plus {dep.spec_k} passes of the draft {dep.draft_model.id} (its own weights, KV cache and "
                      f"overhead)")
         else:
@@ -164,7 +167,8 @@ def derivation_lines(solution: Solution) -> list[str]:
     if solution.floor is not None:
         from engine.compare import side_by_side_lines
 
-        lines.append("Fidelities   the course's floor beside the realistic figure:")
+        three = " and the measured kernels" if dep.fidelity == Fidelity.MEASURED else ""
+        lines.append(f"Fidelities   the course's floor beside the realistic figure{three}:")
         lines += side_by_side_lines(solution)
     return lines
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from engine.analysis import Report, analyze
 from engine.catalog import PRECISION_BYTES
 from engine.deployment import Deployment
+from engine.errors import RidgeError
 from engine.ids import Allocator, Fidelity, Lever, Precision, Scheduler
 from engine.record import REQUIRED, Record
 
@@ -139,11 +140,21 @@ def evaluate_lever(dep: Deployment, base: Report, name: str) -> LeverResult:
     if name == Lever.ROUTING:
         if not base.fits:
             return LeverResult(name=name, gain=None, note=note + " (the large model still does not fit)")
-        after, note = routing_value(dep, base)
+        try:
+            after, note = routing_value(dep, base)
+        except RidgeError as exc:
+            if dep.fidelity != Fidelity.MEASURED:
+                raise
+            return LeverResult(name=name, gain=None, note=f"{note} (not measured: {exc})")
         if after is None:
             return LeverResult(name=name, gain=1.0 if base.fits else None, note=note)
         return LeverResult(name=name, gain=before / after if before is not None else None, note=note)
-    report = analyze(changed)
+    try:
+        report = analyze(changed)
+    except RidgeError as exc:
+        if dep.fidelity != Fidelity.MEASURED:
+            raise
+        return LeverResult(name=name, gain=None, note=f"{note} (not measured: {exc})")
     if not report.fits:
         return LeverResult(name=name, gain=None, note=note + " (does not fit)", report=report)
     if before is None:
@@ -153,9 +164,10 @@ def evaluate_lever(dep: Deployment, base: Report, name: str) -> LeverResult:
 
 class Solution(Record):
     """A deployment's report plus every lever, ranked best first. A realistic solution carries the
-    floor's solution of the same deployment as `floor`, so both can be shown side by side."""
+    floor's solution of the same deployment as `floor`; a measured one carries the floor's and the
+    realistic one (`realistic`), so all can be shown side by side."""
 
-    FIELDS = dict(report=REQUIRED, levers=REQUIRED, floor=None)
+    FIELDS = dict(report=REQUIRED, levers=REQUIRED, floor=None, realistic=None)
 
     @property
     def fidelity(self) -> str:
@@ -165,6 +177,13 @@ class Solution(Record):
     def floor_solution(self) -> "Solution":
         """The floor's solution (this one when it is the floor)."""
         return self.floor if self.floor is not None else self
+
+    @property
+    def realistic_solution(self) -> "Solution | None":
+        """The realistic solution (this one when it is realistic; None under the floor)."""
+        if self.fidelity == Fidelity.REALISTIC:
+            return self
+        return self.realistic
 
     @property
     def best(self) -> LeverResult:
@@ -194,15 +213,21 @@ def rank_levers(results) -> tuple:
 
 
 def solve(dep: Deployment, levers: tuple[str, ...] = LEVERS, base: Report | None = None,
-          floor: "Solution | None" = None) -> Solution:
+          floor: "Solution | None" = None, realistic: "Solution | None" = None) -> Solution:
     """Analyse a deployment (or reuse `base`, its report) and every lever, ranked best first. In
-    the realistic fidelity the floor's solution is solved too (or `floor` reused) and attached."""
+    the realistic fidelity the floor's solution is solved too (or `floor` reused) and attached; in
+    the measured one the realistic solution as well (or `realistic` reused). Under `measured` a
+    lever the database cannot time has no gain and says why; the base itself raises RidgeError."""
     base = analyze(dep) if base is None else base
     ranked = rank_levers(evaluate_lever(dep, base, name) for name in levers)
     if dep.fidelity == Fidelity.FLOOR:
         return Solution(report=base, levers=ranked)
     if floor is None:
         floor = solve(dep.with_(fidelity="floor"), levers)
+    if dep.fidelity == Fidelity.MEASURED:
+        if realistic is None:
+            realistic = solve(dep.with_(fidelity="realistic"), levers, floor=floor)
+        return Solution(report=base, levers=ranked, floor=floor, realistic=realistic)
     return Solution(report=base, levers=ranked, floor=floor)
 
 

@@ -171,6 +171,27 @@ def _quiet() -> None:
         log.propagate = False
 
 
+class _libyaml:
+    """While an engine is built, yaml.safe_load parses with libyaml's C loader (same documents,
+    same results) instead of the pure-Python one: the package reads its system files with it,
+    and that was a third of a first estimate's 2-3 s. Builds hold _LOCK, and nothing else in
+    Ridge reads YAML, so the swap is seen by the build alone."""
+
+    def __enter__(self):
+        import yaml
+
+        self.saved = yaml.safe_load
+        if getattr(yaml, "__with_libyaml__", False):
+            yaml.safe_load = lambda stream: yaml.load(stream, Loader=yaml.CSafeLoader)
+        return self
+
+    def __exit__(self, *exc):
+        import yaml
+
+        yaml.safe_load = self.saved
+        return False
+
+
 class Kernels:
     """One built engine: a model on a system at a tensor-parallel width and precisions. Times are
     in seconds (the database answers in milliseconds); results are memoised per shape."""
@@ -272,7 +293,8 @@ def _build(model, system: str, tp: int, weights: str, kv: str) -> Kernels:
         moe = "fp8_block" if weights == "fp8" else _GEMM[weights]
         options.update(moe_quant_mode=moe, moe_tp_size=tp, moe_ep_size=1)
     try:
-        handle = EngineHandle.compile(folder, system, BACKEND, **options)
+        with _libyaml():
+            handle = EngineHandle.compile(folder, system, BACKEND, **options)
         handle.decode_step_latency(1, 1, 2)     # loads the tables now, not at the first real query
     except Exception as exc:  # the package raises many kinds; each becomes one line
         detail = " ".join(str(exc).split())[:160]
@@ -356,8 +378,9 @@ def _measured_passes_class(Passes):
             per_pass = min(max(1, int(self.c["prefill_batch_tokens"] // max(fresh, 1))), max(1, int(batch)))
             return self.kern.prefill(prompt, per_pass, prompt - fresh) / per_pass / self.groups
 
-        def mixed(self, chunk, j, kv_seq_bytes, prompt, prefix=0.0):
-            return self.kern.mixed(chunk, self._per_group(j), self._context(kv_seq_bytes), prompt)
+        def mixed(self, chunk, j, kv_seq_bytes, prompt, prefix=0.0, verify=False):
+            decoding = self._per_group(j) * (int(self.k) + 1 if verify else 1)
+            return self.kern.mixed(chunk, decoding, self._context(kv_seq_bytes), prompt)
 
     return _MeasuredPasses
 

@@ -488,23 +488,24 @@ class Passes:
         if not real:
             self.overhead = 0.0
             return
-        # Realistic: the parameter split a pass reads, and the fixed times.
-        emb = embedding_params(m)
-        routed = m.moe_layers * m.experts * m.expert_params
-        self.head_bytes = m.vocab * m.hidden * max(2.0, self.bpw)
-        self.body_bytes = (m.params - emb - routed) * self.bpw
-        self.head_flops = 2.0 * m.vocab * m.hidden
-        active_experts = m.moe_layers * m.experts_per_token * m.expert_params
-        self.body_flops = 2.0 * (m.active_params - emb - active_experts)
-        self.expert_flops = 2.0 * active_experts
+        # Realistic: the parameter split a pass reads (worked out once per model and precision),
+        # and the fixed times.
+        split = m.__dict__.get("_pass_split")
+        if split is None or split[0] != self.bpw:
+            emb = embedding_params(m)
+            routed = m.moe_layers * m.experts * m.expert_params
+            active_experts = m.moe_layers * m.experts_per_token * m.expert_params
+            split = (self.bpw, m.vocab * m.hidden * max(2.0, self.bpw), (m.params - emb - routed) * self.bpw,
+                     2.0 * m.vocab * m.hidden, 2.0 * (m.active_params - emb - active_experts), 2.0 * active_experts)
+            m.__dict__["_pass_split"] = split   # a cache on the immutable spec, like numeric_inputs
+        _, self.head_bytes, self.body_bytes, self.head_flops, self.body_flops, self.expert_flops = split
         self.attn_peak = effective_peak(dep, attention_precision(dep), True, c)
         self.overhead = step_overhead_seconds(m.layers, c["per_layer_overhead_us"] * 1e-6, self.per_pass)
         link = g.link_gbps * 1e9 * c["link_efficiency"]
-        lat = g.allreduce_latency_us * 1e-6
-        fixed = allreduce_seconds(0.0, m.hidden, self.tp, m.layers, lat, link, c["allreduces_per_layer"],
-                                  c["activation_bytes"])
-        per_token = allreduce_seconds(1.0, m.hidden, self.tp, m.layers, lat, link, c["allreduces_per_layer"],
-                                      c["activation_bytes"]) - fixed
+        fixed = allreduce_seconds(0.0, m.hidden, self.tp, m.layers, g.allreduce_latency_us * 1e-6, link,
+                                  c["allreduces_per_layer"], c["activation_bytes"])
+        ring = 2.0 * (self.tp - 1.0) / self.tp
+        per_token = m.layers * c["allreduces_per_layer"] * ring * m.hidden * c["activation_bytes"] / link
         self.comm_coeffs = (fixed, per_token)
         self._draft = None
 
@@ -660,11 +661,12 @@ class Passes:
         per_pass = vmin(vmax(1.0, vfloor(self.c["prefill_batch_tokens"] / vmax(fresh, 1.0))), vmax(batch, 1.0))
         return self.prefill(fresh, prompt, prefix, per_pass)[4] / per_pass / self.groups
 
-    def mixed(self, chunk, j, kv_seq_bytes, prompt, prefix=0.0):
+    def mixed(self, chunk, j, kv_seq_bytes, prompt, prefix=0.0, verify=False):
         """A chunked-prefill step: `chunk` tokens of a prompt (with its share of the prompt's
-        attention) beside a decode step of j sequences. Floor: the chunk's share of the prompt's
-        prefill followed by the decode step, as the floor's chunked TTFT counts it. Realistic:
-        one pass over both, reading the weights once."""
+        attention) beside a decode step of j sequences (their verification pass, with `verify`,
+        when speculating). Floor: the chunk's share of the prompt's prefill followed by the
+        decode step, as the floor's chunked TTFT counts it. Realistic: one pass over both,
+        reading the weights once."""
         fresh = prompt - prefix
         chunks = vmax(1.0, vceil(fresh / chunk))
         if not self.real:
@@ -672,7 +674,10 @@ class Passes:
             return self.prefill(fresh, prompt, prefix)[4] / chunks + decode
         attn = prefill_attention_flops(self.m, prompt, prefix) / chunks
         jg = j / self.groups
-        s = PassShape(chunk + jg, jg + 1.0, chunk + jg, jg * kv_seq_bytes, attn, prompt)
+        k = self.k if verify else 0.0
+        tokens = jg * (k + 1.0)
+        s = PassShape(chunk + tokens, tokens + 1.0, chunk + routing_tokens(jg, k, self.reuse), jg * kv_seq_bytes,
+                      attn, prompt)
         return self._realistic(s)[5]
 
 
@@ -776,9 +781,8 @@ def run_figures(dep, n: dict, out: dict, p: Passes, array: bool) -> dict:
         chunks = vmax(1.0, vceil(fresh / dep.chunk_tokens))
         chunked = fresh > dep.chunk_tokens
         if p.real:
-            plain_step = p.plain_step(batch, kv_seq_read)
-            mixed = p.mixed(float(dep.chunk_tokens), batch, kv_seq_read, prompt, prefix)
-            stall = where(chunked, vmax(mixed - plain_step, 0.0), prefill)
+            mixed = p.mixed(float(dep.chunk_tokens), batch, kv_seq_read, prompt, prefix, verify=True)
+            stall = where(chunked, vmax(mixed - step, 0.0), prefill)
             ttft = where(chunked, chunks * mixed, prefill)
         else:
             stall = where(chunked, prefill / chunks, prefill)

@@ -6,7 +6,8 @@ The JSON keys are a contract other tools read: `id`, `module`, `title`, `difficu
 card's rows: every input the key depends on, in words), `ask` (the options in their one fixed
 order; the bottleneck options are those that can bound the objective), `hints`; with the key,
 also `answer` (`bottleneck` is what bounds the objective; `gain_bands` every band accepted;
-`fidelities` the floor's and the realistic answer side by side).
+`fidelities` the floor's and the realistic answer side by side, and, from the command line, the
+measured one or why there is none).
 """
 from __future__ import annotations
 
@@ -44,12 +45,17 @@ BOTTLENECK_QUESTION = {
 BAND_RULE = "a gain within 10% of a band edge accepts the bands on both sides of it"
 
 
-def answer_json(puzzle: Puzzle, key: Key) -> dict:
+def answer_json(puzzle: Puzzle, key: Key, measured: bool = False) -> dict:
+    """The key as JSON; with `measured`, `fidelities` also has the measured fidelity's answer
+    (loads the kernel database: the command line asks for it, a live room never does)."""
+    fidelities = key.fidelity_json()
+    if measured:
+        fidelities.update(measured_fidelity_json(key))
     return {
         "bottleneck": key.bottleneck, "best_lever": key.best_lever, "gain_band": key.gain_band,
         "reason": key.reason, "reason_text": REASONS[key.reason], "gain": _clean(key.gain),
         "gain_bands": list(key.bands), "deployment_bottleneck": key.deployment_bottleneck,
-        "fidelities": key.fidelity_json(), "deciding": key.deciding,
+        "fidelities": fidelities, "deciding": key.deciding,
         "levers": [{"name": lv.name, "gain": _clean(lv.gain), "band": gain_band(lv.gain), "note": lv.note}
                    for lv in key.levers],
         "estimates": {name: _clean(value) for name, value in key.estimates.items() if value is not None},
@@ -57,7 +63,35 @@ def answer_json(puzzle: Puzzle, key: Key) -> dict:
     }
 
 
-def puzzle_json(puzzle: Puzzle, key: Key | None = None) -> dict:
+def measured_fidelity_json(key: Key) -> dict:
+    """`measured` (verdict, best lever, gain, band and every offered lever's gain under the
+    measured kernels, and which kernels) and `measured_reason` (null, or why there is none: an
+    accelerator or precision without measured kernels, or the extra not installed)."""
+    from engine.compare import measured_of, measured_problem
+    from engine.errors import RidgeError
+
+    solution = key.realistic if key.realistic is not None else key.solution
+    dep = solution.report.deployment
+    problem = measured_problem(dep)
+    if problem is None:
+        try:
+            m = measured_of(solution)
+        except RidgeError as exc:
+            problem = str(exc)
+    if problem is not None:
+        return {"measured": None, "measured_reason": problem}
+    from engine import measured as kernels
+    from puzzles.keys import objective_bottleneck
+
+    g = m.best.gain if m.report.fits else None
+    return {"measured": {"bottleneck": objective_bottleneck(m.report), "best_lever": m.best_lever,
+                         "gain": _clean(g), "gain_band": gain_band(g) if g is not None else None,
+                         "levers": [{"name": lv.name, "gain": _clean(lv.gain), "note": lv.note} for lv in m.levers],
+                         "backend": kernels.backend_label(dep.gpu)},
+            "measured_reason": None}
+
+
+def puzzle_json(puzzle: Puzzle, key: Key | None = None, measured: bool = False) -> dict:
     out = {
         "id": puzzle.id, "module": puzzle.module, "title": puzzle.title, "difficulty": puzzle.difficulty,
         "scenario": puzzle.scenario, "deployment": {k: _clean(v) for k, v in puzzle.deployment_dict().items()},
@@ -75,7 +109,7 @@ def puzzle_json(puzzle: Puzzle, key: Key | None = None) -> dict:
     if puzzle.load is not None:
         out["load"] = puzzle.load.to_dict()
     if key is not None:
-        out["answer"] = answer_json(puzzle, key)
+        out["answer"] = answer_json(puzzle, key, measured)
     return out
 
 

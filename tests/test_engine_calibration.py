@@ -88,3 +88,33 @@ if __name__ == "__main__":
             floor, real, meas = 1 / floor, 1 / real, 1 / meas
         r = real / meas if p["metric"] != "throughput_tokens_per_s" else meas / real
         print(f"{p['what'][:72]:<72} {floor * scale:>10.4g} {real * scale:>10.4g} {meas * scale:>10.4g}  {unit:<6} {r:.2f}")
+
+
+@needs_measured
+def test_realistic_aims_at_measured_deployments_end_to_end():
+    """The same targets where players meet the figures: TPOT, TTFT and cost of whole deployments
+    (seeded draws over covered models, accelerators, widths, precisions, lengths and batch 1-256)."""
+    import random
+
+    from engine.analysis import analyze
+    from engine.deployment import build_deployment
+    from engine.errors import RidgeError
+
+    cat, rng = builtin_catalog(), random.Random(5)
+    ratios = {"tpot_seconds": [], "ttft_seconds": [], "cost_per_million_output_tokens": []}
+    gpus = [g for g in cat.gpus.values() if g.measured_system]
+    while len(ratios["tpot_seconds"]) < 80:
+        weights = rng.choice(["bf16", "fp8"])
+        try:
+            dep = build_deployment(cat, rng.choice(sorted(cat.models)), rng.choice(gpus), gpus=rng.choice([1, 2, 4, 8]),
+                                   prompt=rng.choice([128, 512, 2048, 8000]), output=rng.choice([64, 256, 1024]),
+                                   concurrency=rng.choice([1, 4, 16, 64, 256]), weights=weights, kv=weights)
+            measured, real = analyze(dep.with_(fidelity="measured")), analyze(dep.with_(fidelity="realistic"))
+        except RidgeError:
+            continue    # a model or precision the database has no kernels for
+        if measured.fits and real.fits and measured.batch == real.batch:
+            for name, values in ratios.items():
+                values.append(getattr(real, name) / getattr(measured, name))
+    for name, values in ratios.items():
+        s = calibration.summary(values)
+        assert 0.9 <= s["median"] <= 1.1 and s["within_25"] >= 0.85, (name, s)

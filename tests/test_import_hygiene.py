@@ -98,3 +98,24 @@ def test_solve_path_is_lean():
     )
     for heavy in ("textual", "numpy", "pydantic", "rich"):
         assert heavy not in loaded, heavy
+
+
+@pytest.mark.parametrize("fidelity", ["floor", "realistic"])
+def test_the_floor_and_realistic_paths_never_load_the_kernel_database(fidelity):
+    """The measured fidelity's optional extra is loaded only when asked for: not by `ridge solve`
+    at the other fidelities, not by `ridge puzzles check`, and not by importing any module of
+    the app (start-up)."""
+    loaded = _loaded_after(
+        "import io, contextlib\nfrom app.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    main(['solve', '--model', 'mixtral-8x7b', '--gpus', '2', '--json', '--fidelity', '{fidelity}'])\n"
+        "    main(['puzzles', 'show', 'two-phases-08', '--answer'])"
+    )
+    assert "aiconfigurator_core" not in loaded
+
+
+def test_starting_the_app_never_loads_the_kernel_database():
+    modules = [m for m in modules_of("app") if not m.startswith("app.screenshots") and m != "app.__main__"]
+    loaded = _loaded_after("import importlib\n" + "".join(f"importlib.import_module({m!r})\n" for m in modules)
+                           + "from app.game import make_app\nmake_app()")
+    assert "textual" in loaded and "aiconfigurator_core" not in loaded

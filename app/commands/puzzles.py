@@ -102,7 +102,7 @@ def _show(args) -> int:
     puzzle = bank.get(args.id)
     key = bank.key(puzzle) if args.answer else None
     if args.json:
-        _out(json.dumps(puzzle_json(puzzle, key), indent=2))
+        _out(json.dumps(puzzle_json(puzzle, key, measured=True), indent=2))
         return 0
     _out("\n".join(card_lines(puzzle, hints=args.hints)))
     if key is not None:
@@ -128,7 +128,7 @@ def _generate(args) -> int:
         raise RidgeError(f"--start must be zero or more, got {args.start}")
     made = generator.generate(args.seed, args.count, args.difficulty, start=args.start)
     if args.json:
-        _out(json.dumps([puzzle_json(g.puzzle, g.key if args.answer else None) for g in made], indent=2))
+        _out(json.dumps([puzzle_json(g.puzzle, g.key if args.answer else None, measured=True) for g in made], indent=2))
         return 0
     for i, g in enumerate(made):
         if i:

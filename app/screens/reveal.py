@@ -115,36 +115,54 @@ def comparison_rows(prediction: dict, key, grade) -> list[tuple[str, str, str, s
     return rows
 
 
-def fidelity_table(key) -> tuple[list[tuple[str, str, str]], list[str]] | None:
-    """The floor and the realistic figure side by side, for the objective and every lever, and
-    the corrections that moved them, in words (None when the key has no solution to compare)."""
+def measured_start(key) -> str | None:
+    """What the measured column shows before its worker answers: PENDING when the worker will
+    fill it, else why it stays empty (None when there is no table)."""
+    solution = getattr(key, "realistic", None) or getattr(key, "solution", None)
+    if solution is None:
+        return None
+    from engine.compare import measured_placeholder
+
+    return measured_placeholder(solution.report.deployment)
+
+
+def fidelity_table(key, measured=None) -> tuple[list[tuple[str, ...]], list[str]] | None:
+    """The floor, the realistic figure and, once known, the measured one side by side, for the
+    objective and every lever, and what moved them, in words (None when the key has no solution
+    to compare). `measured` is the measured Solution, or the line the column shows instead."""
     solution = getattr(key, "solution", None)
     if solution is None:
         return None
-    from engine.compare import correction_lines, fidelity_rows, realistic_of
+    from engine.compare import correction_lines, fidelity_rows, measured_lines, realistic_of
 
     real = getattr(key, "realistic", None) or realistic_of(solution)
-    rows = [tuple(labels.humanize(cell) for cell in row) for row in fidelity_rows(real)]
+    rows = [tuple(labels.humanize(cell) for cell in row) for row in fidelity_rows(real, measured)]
     levers = {lv.name for lv in real.levers}
     rows = [tuple(labels.lever(cell) if cell in levers else cell for cell in row) for row in rows]
-    return rows, [labels.humanize(line) for line in correction_lines(real.report)]
+    notes = [labels.humanize(line) for line in correction_lines(real.report)]
+    notes += [labels.humanize(line) for line in measured_lines(measured)]
+    return rows, notes
 
 
 def fidelity_lines(table, width: int = 60) -> list[str]:
     """`fidelity_table` laid out for `width`: a long cell wraps inside its column, never back
     at the left edge."""
-    import textwrap
-
     if not table:
         return []
-    rows, corrections = table
-    label_w = min(max(len(row[0]) for row in rows), max(10, width // 3))
-    cell = max(8, (width - label_w - 2) // 2)
-    lines = columns([("", "floor", "realistic"), *rows], [label_w, cell, cell])
+    rows, notes = table
+    count = len(rows[0]) - 1
+    label_w = min(max(len(row[0]) for row in rows), max(10, width // (count + 1)))
+    cell = max(8, (width - label_w - count) // count)
+    header = ("", "floor", "realistic", "measured")[:count + 1]
+    lines = columns([header, *rows], [label_w] + [cell] * count)
+    corrections = [n for n in notes if not n.startswith("measured")]
     if corrections:
         lines += textwrap.wrap("corrections that moved the realistic figures:", max(20, width))
         for line in corrections:
             lines += textwrap.wrap(line, max(20, width), initial_indent="  - ", subsequent_indent="    ")
+    for line in notes:
+        if line.startswith("measured"):
+            lines += textwrap.wrap(line, max(20, width), subsequent_indent="  ")
     return lines
 
 
@@ -187,6 +205,7 @@ A gain within 10% of a band edge accepts both bands.
     def __init__(self, locked: PredictionLocked) -> None:
         super().__init__(id="reveal")
         self.locked = locked  # the puzzle, prediction, key, grade, hints used and how to record it
+        self.measured = None  # the measured column: a Solution, or the line shown instead
         self.attempt = None
         self.saving = None
         self.queued = False
@@ -249,11 +268,11 @@ A gain within 10% of a band edge accepts both bands.
                     yield LeverChart([(lv.name, lv.gain, labels.humanize(lv.note)) for lv in key.levers],
                                      key.best_lever, self.locked.prediction["lever"], label=labels.lever,
                                      title="Every lever, ranked by its gain", width_hint=right, id="lever-chart")
-                    fidelities = fidelity_table(key)
-                    if fidelities:
-                        yield TextBlock(lambda w: fidelity_lines(fidelities, w),
-                                        title="The course's floor beside the realistic figure", width_hint=right,
-                                        id="fidelities")
+                    self.measured = measured_start(key)
+                    if fidelity_table(key) is not None:
+                        yield TextBlock(lambda w: fidelity_lines(fidelity_table(key, self.measured), w),
+                                        title="The course's floor, the realistic figure and measured kernels",
+                                        width_hint=right, id="fidelities")
                     roofline = self.roofline(right)
                     if roofline is not None:
                         yield roofline
@@ -315,6 +334,28 @@ A gain within 10% of a band edge accepts both bands.
         gc.enable()
         if self.locked.record is not None:
             self.saving = self._save()
+        from engine.compare import PENDING
+
+        if self.measured == PENDING:
+            self._measure()
+
+    @work(thread=True, group="measured", exclusive=True, exit_on_error=False, name="measured kernels")
+    def _measure(self) -> None:
+        """Fill the measured column off the UI thread: the first estimate for a model and
+        accelerator builds an engine (seconds), so the reveal never waits for it."""
+        from engine.compare import measure
+
+        key = self.locked.key
+        try:
+            result = measure(getattr(key, "realistic", None) or key.solution)
+        except Exception as error:  # noqa: BLE001 - the column says so; the reveal stays
+            result = f"the measured kernels failed ({type(error).__name__})"
+        self.app.call_from_thread(self._measured, result)
+
+    def _measured(self, result) -> None:
+        self.measured = result
+        for block in self.query("#fidelities"):
+            block.redraw_same_width()
 
     @work(thread=True, group="save", exit_on_error=False, name="save attempt")
     def _save(self) -> None:

@@ -43,6 +43,10 @@ class _Chart(Static, can_focus=True):
         self.drawn_lines = len(body)
         self.update(Content("\n").join(body))
 
+    def redraw_same_width(self) -> None:
+        """Draw again at the width last drawn: what the lines show has changed."""
+        self.redraw(self._drawn_width or self._width_hint or self.content_size.width or 60)
+
     def on_mount(self) -> None:
         self.redraw(self._width_hint or self.content_size.width or 60)
 
