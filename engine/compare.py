@@ -11,8 +11,9 @@ the optional kernel database: callers that must not wait run it in a worker.
 from __future__ import annotations
 
 from engine import units as u
+from engine.bands import gain_band
 from engine.ids import Fidelity, Objective
-from engine.levers import Solution, gain_band, solve
+from engine.levers import Solution, solve
 
 OBJECTIVE_LABELS = {"cost": "cost per million output tokens", "tpot": "TPOT", "ttft": "TTFT",
                     "stall": "worst decode stall"}

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import math
 
+from engine.bands import gain_band
 from engine.deployment import deployment_to_dict
 from engine.ids import Fidelity
-from engine.levers import Solution, gain_band
+from engine.levers import Solution
 
 CONTRACT_KEYS = (
     "params", "active_params", "weight_bytes", "kv_bytes_per_token", "ridge", "seq_len_avg",

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from engine import units as u
 from engine.analysis import experts_touched, harmonic
+from engine.bands import gain_band
 from engine.catalog import PRECISION_BYTES
 from engine.ids import Allocator, Fidelity, Objective, Scheduler, Verdict
-from engine.levers import Solution, gain_band
+from engine.levers import Solution
 from engine.physics import constants, routing_tokens
 
 VERDICT_TEXT = {

@@ -8,6 +8,7 @@ nothing to share, no smaller model stated) reports a gain of exactly 1 with a no
 from __future__ import annotations
 
 from engine.analysis import Report, analyze
+from engine.bands import GAIN_BANDS, gain_band  # noqa: F401 (the bands live in engine.bands)
 from engine.catalog import PRECISION_BYTES
 from engine.deployment import Deployment
 from engine.errors import RidgeError
@@ -16,21 +17,7 @@ from engine.record import REQUIRED, Record
 
 LEVERS = ("batching", "paged-kv", "prefix-caching", "quantization", "kv-quantization",
           "speculative-decoding", "chunked-prefill", "more-gpus", "routing")
-GAIN_BANDS = ("under-1.25x", "1.25-2x", "2-4x", "over-4x")
 DEFAULT_SPEC_K = 4
-
-
-def gain_band(gain: float | None) -> str | None:
-    """The magnitude band a gain falls in: under 1.25x, 1.25-2x, 2-4x or over 4x."""
-    if gain is None:
-        return None
-    if gain < 1.25:
-        return "under-1.25x"
-    if gain < 2.0:
-        return "1.25-2x"
-    if gain < 4.0:
-        return "2-4x"
-    return "over-4x"
 
 
 class LeverResult(Record):
@@ -70,6 +57,12 @@ def lever_change(dep: Deployment, name: str) -> tuple[Deployment | None, str]:
             return None, "prefix caching already on"
         if dep.shared_prefix == 0:
             return None, "no shared prompt prefix to cache"
+        if dep.allocator == Allocator.CONTIGUOUS:
+            # Requests share cached blocks only through a block table: prefix caching is built on
+            # paged KV (vLLM's automatic prefix caching hashes full blocks), so it turns paging on.
+            return (dep.with_(prefix_caching=True, allocator="paged"),
+                    f"reuse the {dep.shared_prefix}-token shared prefix, stored once in paged KV blocks "
+                    f"(prefix caching needs them, so the lever turns paging on)")
         return dep.with_(prefix_caching=True), f"reuse the {dep.shared_prefix}-token shared prefix"
     if name == Lever.QUANTIZATION:
         eight = _eight_bit(dep)
@@ -77,7 +70,8 @@ def lever_change(dep: Deployment, name: str) -> tuple[Deployment | None, str]:
         if dep.weights == Precision.BF16:
             return dep.with_(weights=eight, kv=kv), f"weights and KV cache -> {eight}"
         if dep.weights != Precision.INT4:
-            return dep.with_(weights="int4", kv=kv), "weights -> int4 (computed at bf16)"
+            also = f", KV cache -> {kv}" if kv != dep.kv else ""
+            return dep.with_(weights="int4", kv=kv), f"weights -> int4 (computed at bf16){also}"
         if kv != dep.kv:
             return dep.with_(kv=kv), f"KV cache -> {eight}"
         return None, "already at int4 weights and 8-bit KV"

@@ -3,17 +3,22 @@
 For each pack: the file parses, the schema is strict, ids are unique across all the packs checked,
 and every deployment builds. For each puzzle (`puzzle_problems`, which the generator's tests run on
 generated puzzles too), against its engine-computed key:
-- robust: the verdict and the best lever are the same at the floor and at the realistic fidelity
-  (the message names both answers);
+- robust (`puzzles.keys.robustness_problems`, DESIGN.md "Robust keys"): the verdict and the best lever are the
+  same under the floor, the realistic fidelity and, where the optional extra runs and covers the
+  accelerator and precisions, the measured kernels; the band is the realistic gain's, so no band
+  starting more than 5% above it is accepted (a floor of 2.00 beside a realistic 1.45 lets only
+  `1.25-2x` through), and each fidelity's own band is one the key accepts. The message names the puzzle,
+  the fidelity and both answers;
 - the bottleneck options are only the verdicts that can bound the objective, and the key's is one;
 - options (verdicts, levers, reasons) are in the one fixed order;
-- no lever the puzzle does not offer beats the offered best by more than 2% (at either fidelity)
+- no lever the puzzle does not offer comes within 2% of the offered best (at any fidelity)
   unless `ruled_out` names it, and a ruled-out lever is not also offered;
 - the key's reason is among the candidates, and no other candidate holds for this deployment
   (`puzzles.reasons.reason_holds`), so a true reason is never graded wrong;
 - the card is complete: changing any input the card does not show leaves the key as it is;
-- every asked estimate exists, the answer is not borderline (`puzzles.keys.ambiguity`; a gain
-  near a band edge is allowed, since both bands are accepted there), and the author's `expect`
+- every asked estimate exists, the answer is not borderline at the floor nor at the realistic
+  fidelity (`puzzles.keys.ambiguity`; a gain near a band edge is allowed, since both bands are
+  accepted there), and the author's `expect`
   block agrees with the engine.
 Every problem is one PackError line naming file, line, puzzle id and field.
 """
@@ -22,11 +27,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine.catalog import Catalog
-from engine.ids import OBJECTIVE_VERDICTS
+from engine.ids import OBJECTIVE_VERDICTS, Fidelity
 from engine.levers import LEVERS
 
 from puzzles.errors import PackError
-from puzzles.keys import Key, ambiguity, compute_key, solve_both, unoffered_winners
+from puzzles.keys import Key, ambiguity, compute_key, robustness_problems, shown_gain, solve_both
 from puzzles.puzzle import Puzzle, fixed_order
 from puzzles.reasons import REASONS, reason_holds
 
@@ -42,6 +47,7 @@ _PERTURB = {
 
 def _answer(key: Key) -> tuple:
     return (key.bottleneck, key.best_lever, key.bands)
+
 
 
 def hidden_input_problems(puzzle: Puzzle, key: Key) -> list[tuple[str, str]]:
@@ -70,17 +76,14 @@ def hidden_input_problems(puzzle: Puzzle, key: Key) -> list[tuple[str, str]]:
     return out
 
 
-def contract_problems(puzzle: Puzzle, key: Key) -> list[tuple[str, str]]:
+def contract_problems(puzzle: Puzzle, key: Key, measured: bool = False) -> list[tuple[str, str]]:
     """(field, message) for every breach of the grading contract (DESIGN.md, "Robust keys" and
     "Grading"), for a built-in or a generated puzzle alike."""
     if puzzle.load is not None:
         from puzzles.load_check import load_problems
 
-        return load_problems(puzzle, key)
-    out: list[tuple[str, str]] = []
-    for part, floor, realistic in key.flips:
-        out.append(("deployment", f"not robust: the {part.replace('_', ' ')} is {floor} at the floor but "
-                                  f"{realistic} at the realistic fidelity"))
+        return load_problems(puzzle, key, measured=measured)
+    out = robustness_problems(key, puzzle.levers, puzzle.ruled_out, measured)
     allowed = tuple(str(v) for v in OBJECTIVE_VERDICTS[puzzle.objective])
     if puzzle.verdicts != allowed:
         out.append(("objective", f"the bottleneck options {list(puzzle.verdicts)} are not the verdicts that "
@@ -94,31 +97,21 @@ def contract_problems(puzzle: Puzzle, key: Key) -> list[tuple[str, str]]:
     for lever in puzzle.ruled_out:
         if lever in puzzle.levers:
             out.append(("ruled_out", f"{lever} is ruled out and offered at once"))
-    solutions = [("floor", key.solution)] + ([("realistic", key.realistic)] if key.realistic is not None else [])
-    for fidelity, solution in solutions:
-        for result in unoffered_winners(solution, puzzle.levers, puzzle.ruled_out):
-            best = solution.best
-            shown = f"{result.gain:.2f}x" if result.gain is not None else "makes it fit"
-            out.append(("levers", f"{result.name} is not offered but beats the offered best {best.name} "
-                                  f"({shown} against {_gain(best.gain)}, {fidelity}); offer it or rule it out "
-                                  f"in words (ruled_out)"))
     if key.reason not in puzzle.reasons:
         out.append(("reasons", f"the key's reason '{key.reason}' ({REASONS[key.reason]}) is not among "
                                f"the candidates {list(puzzle.reasons)}"))
+    solutions = [solution for _, solution in key.judged()]
     for reason in puzzle.reasons:
-        if reason != key.reason and any(reason_holds(reason, solution) for _, solution in solutions):
+        if reason != key.reason and any(reason_holds(reason, solution) for solution in solutions):
             out.append(("reasons", f"the candidate '{reason}' ({REASONS[reason]}) is also true here, so a player "
                                    f"who picks it would be graded wrong for a true reason; offer a false one"))
     out.extend(hidden_input_problems(puzzle, key))
     return out
 
 
-def _gain(g) -> str:
-    return f"{g:.2f}x" if g is not None else "n/a"
-
-
-def puzzle_problems(puzzle: Puzzle, key: Key | None = None) -> list[PackError]:
-    """Everything wrong with one loaded puzzle, judged by its engine key."""
+def puzzle_problems(puzzle: Puzzle, key: Key | None = None, measured: bool = False) -> list[PackError]:
+    """Everything wrong with one loaded puzzle, judged by its engine key (and the measured kernels
+    too with `measured`, where they run)."""
     key = key or compute_key(puzzle)
 
     def err(field: str, message: str) -> PackError:
@@ -130,9 +123,11 @@ def puzzle_problems(puzzle: Puzzle, key: Key | None = None) -> list[PackError]:
         return PackError(message, path=puzzle.source or None, line=line, puzzle=puzzle.id, field=field)
 
     problems = []
-    for field, message in ambiguity(key.solution, band_margin=None):
-        problems.append(err(field if field != "levers" else "deployment", f"ambiguous: {message}"))
-    for field, message in contract_problems(puzzle, key):
+    for fidelity, solution in key.judged():
+        for field, message in ambiguity(solution, band_margin=None):
+            where = "" if fidelity == Fidelity.FLOOR else f" ({fidelity})"
+            problems.append(err(field if field != "levers" else "deployment", f"ambiguous{where}: {message}"))
+    for field, message in contract_problems(puzzle, key, measured):
         problems.append(err(field, message))
     for name in puzzle.estimates:
         if key.estimates.get(name) is None:
@@ -145,7 +140,9 @@ def puzzle_problems(puzzle: Puzzle, key: Key | None = None) -> list[PackError]:
             continue
         if wanted != actual[field]:
             extra = ""
-            if field in ("best_lever", "gain_band"):
+            if field == "gain_band" and key.gain is not None:
+                extra = f" ({key.best_lever} gains {shown_gain(key)})"
+            elif field == "best_lever":
                 ranked = ", ".join(f"{lv.name} {lv.gain:.2f}x" if lv.gain is not None else f"{lv.name} n/a"
                                    for lv in key.levers[:3])
                 extra = f" (ranked: {ranked})"
@@ -154,8 +151,10 @@ def puzzle_problems(puzzle: Puzzle, key: Key | None = None) -> list[PackError]:
     return problems
 
 
-def check_paths(paths: list[str | Path], catalog: Catalog | None = None) -> tuple[list[PackError], int, int]:
-    """(problems, puzzles checked, packs read) for the given pack files."""
+def check_paths(paths: list[str | Path], catalog: Catalog | None = None,
+                measured: bool = True) -> tuple[list[PackError], int, int]:
+    """(problems, puzzles checked, packs read) for the given pack files, judged under the measured
+    kernels too where they run (`measured`)."""
     from puzzles.schema import load_pack
 
     problems: list[PackError] = []
@@ -174,5 +173,5 @@ def check_paths(paths: list[str | Path], catalog: Catalog | None = None) -> tupl
                 continue
             seen[puzzle.id] = puzzle
             count += 1
-            problems.extend(puzzle_problems(puzzle))
+            problems.extend(puzzle_problems(puzzle, measured=measured))
     return problems, count, packs

@@ -101,12 +101,11 @@ def _fits_concept(concept: str, gen) -> bool:
     return concept == deciding_concept(gen.key)
 
 
-def _target_may_fit(concept: str, difficulty: int, index: int) -> bool:
+def _target_may_fit(concept: str, difficulty: int, seed: int, index: int) -> bool:
     """A cheap filter: could the generator's target for this index exercise `concept`?"""
     if concept in NAPKIN_IDS:
         return True
-    targets = generator.TARGETS[difficulty]
-    verdict, lever = targets[index % len(targets)]
+    verdict, lever = generator.target_for(seed, difficulty, index)
     return concept in concepts_of_pair(verdict, lever)
 
 
@@ -119,7 +118,7 @@ def find(concept: str, difficulty: int, seed: int, start: int = 0, used: frozens
             continue
         if fallback is None:
             fallback = index
-        if not _target_may_fit(concept, difficulty, index):
+        if not _target_may_fit(concept, difficulty, seed, index):
             continue
         gen = generator.make(seed, difficulty, index)
         if _fits_concept(concept, gen):

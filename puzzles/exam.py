@@ -29,6 +29,7 @@ from puzzles import generator
 from puzzles.grading import ESTIMATE_TOLERANCE as TOLERANCE
 from puzzles.grading import Grade, decided_text, objective_bottleneck, plain_words
 from puzzles.grading import grade as grade_one
+from puzzles.keys import shown_gain
 from puzzles.puzzle import OBJECTIVE_TEXT, Puzzle
 from puzzles.questions import (NAPKIN_IDS, QUESTIONS, SPEC_FIELD, SPEC_HELPS_ABOVE, Item, distance_text, make_item,
                                suitable, truth_text)
@@ -226,7 +227,7 @@ def item_markdown(n: int, item: Item, p: dict, j: Grade, words: Callable[[str, s
     key, puzzle = item.key, item.puzzle
     marks = part_marks(j)
     tick = {True: "✓", False: "✗"}
-    gain = f"{key.gain:.2f}x" if key.gain is not None else "makes it fit"
+    gain = shown_gain(key) if key.gain is not None else "makes it fit"
     question = item.question
     lines = [f"## {n}. {puzzle.title}", "",
              f"{key.derivation[0] if key.derivation else puzzle.title}. Goal: "

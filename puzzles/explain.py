@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from engine.compare import OBJECTIVE_LABELS
 from engine.ids import Lever, Objective, Scheduler, Verdict
-from engine.levers import DEFAULT_SPEC_K, gain_band
+from engine.bands import gain_band
+from engine.levers import DEFAULT_SPEC_K
 
 from puzzles import fmt
-from puzzles.keys import Key
+from puzzles.keys import Key, shown_gain
 from puzzles.puzzle import OBJECTIVE_TEXT, Puzzle
-from puzzles.reasons import REASONS, reason_fact
+from puzzles.reasons import REASONS, reason_fact, static_shares_text
 
 
 def _load(key) -> bool:
@@ -90,15 +91,6 @@ def verdict_fact(verdict: str, r) -> str:
                 f"(intensity {fmt.num(r.intensity)} against a ridge of {fmt.num(r.ridge)})")
     return (f"a step reads {fmt.gb(r.decode_kv_bytes_per_step)} of KV cache and "
             f"{fmt.gb(r.decode_weight_bytes_per_step)} of weights")
-
-
-def static_shares_text(r) -> str:
-    """How a draining static batch splits its decode time between the three decode verdicts."""
-    compute, kv, weights = r.decode_time_shares
-    return (f"as the static batch drains, its steps are compute-bound for {fmt.pct(compute)} of the decode time, "
-            f"wait on the KV read for {fmt.pct(kv)} and on the weight read for {fmt.pct(weights)} (its first step, "
-            f"all {fmt.num(r.batch)} sequences: {fmt.secs(r.decode_compute_seconds)} of arithmetic against "
-            f"{fmt.secs(r.decode_memory_seconds)} of memory traffic)")
 
 
 def why_not_verdict(guess: str, key: Key, truth: str | None = None) -> str:
@@ -194,13 +186,11 @@ def _mechanism(name: str, r, a, note: str) -> str:
 
 
 def _gains_text(key: Key) -> str:
-    """The best lever's gain at the floor and, beside it, at the realistic fidelity, with every
-    band a prediction may name."""
+    """The best lever's realistic gain, which keys the band, with the floor's beside it as the
+    ceiling, and every band a prediction may name."""
     if key.gain is None:
-        return "makes it fit"
-    real = key.realistic_gain
-    beside = f", {fmt.gain(real)} realistic" if real is not None else ""
-    return f"{fmt.gain(key.gain)} at the floor{beside}; accepted: {' or '.join(key.bands)}"
+        return f"makes it fit, which counts as {key.gain_band}"
+    return f"{shown_gain(key)}; accepted: {' or '.join(key.bands)}"
 
 
 def reveal_lines(puzzle: Puzzle, key: Key) -> list[str]:

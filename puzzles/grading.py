@@ -35,19 +35,18 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine import bands as engine_bands
 from engine.errors import RidgeError
 from engine.ids import Certainty, GainBand, Lever, Outcome, Verdict
 
 from puzzles import fmt
 from puzzles.explain import band_text, lever_story, why_not_verdict
-from puzzles.keys import BAND_EDGES
 from puzzles.puzzle import ESTIMATE_NAMES, Puzzle
 from puzzles.questions import QUESTIONS, SPEC_FIELD, SPEC_HELPS_ABOVE
 from puzzles.reasons import MEASURES, REASONS, Reason, accepted_reasons
 from puzzles.scoring import points
 
 ESTIMATE_TOLERANCE = 1.5      # a factor either way, judged on a log scale
-BAND_EDGE_TOLERANCE = 1.10    # a neighbouring band counts when the gain is within 10% of the edge
 ANSWER, REASON, CHECK = "answer", "reason", "check"
 ANSWER_PARTS = ("bottleneck", "lever", "gain_band")
 
@@ -216,16 +215,13 @@ def estimate_right(value: float | None, truth: float | None) -> bool:
 
 
 def accepted_bands(key) -> frozenset[str]:
-    """The key's band (every band the key names, e.g. both fidelities'), plus the neighbour of
-    each when the true gain lies within 10% of the edge between them."""
-    bands = set(getattr(key, "gain_bands", None) or (key.gain_band,))
-    order = list(GainBand)
-    if key.gain is not None and math.isfinite(key.gain) and key.gain > 0:
-        for i, edge in enumerate(BAND_EDGES):
-            if abs(math.log(key.gain / edge)) <= math.log(BAND_EDGE_TOLERANCE):
-                if order[i] in bands or order[i + 1] in bands:
-                    bands |= {order[i], order[i + 1]}
-    return frozenset(str(b) for b in bands)
+    """Every band the key accepts (`puzzles.keys`: the realistic gain's band, and its neighbour
+    within 10% of an edge). A key without that list (a hand-made one) accepts its own band and
+    what `engine.bands` accepts for its gain."""
+    bands = getattr(key, "gain_bands", None)
+    if bands:
+        return frozenset(str(b) for b in bands)
+    return frozenset({str(key.gain_band), *engine_bands.bands_for(key.gain)})
 
 
 def band_right(chosen: str, key) -> bool:
@@ -416,12 +412,23 @@ def decided_line(outcome: str, parts: Sequence[Part], words: Callable[[str, str]
 def part_lines(grade: Grade, words: Callable[[str, str], str] = plain_words) -> list[str]:
     """One line per part judged: ✓ or ✗, yours, the engine's, and how it counted; ◆ marks a part
     that decided the outcome."""
-    return lines_for_parts(grade.parts, grade.key.gain, words)
+    return lines_for_parts(grade.parts, _gain_words(grade.key), words)
 
 
-def lines_for_parts(parts: Sequence[Part], gain_value: float | None,
+def _gain_words(key) -> str:
+    """The best lever's gain as the reveal states it (the realistic figure, the floor's as its
+    ceiling); a hand-made key without them shows its one gain."""
+    from puzzles.keys import Key, shown_gain
+
+    if isinstance(key, Key):
+        return shown_gain(key)
+    return fmt.gain(key.gain) if key.gain is not None else "it makes the deployment fit"
+
+
+def lines_for_parts(parts: Sequence[Part], gain_value: float | str | None,
                     words: Callable[[str, str], str] = plain_words) -> list[str]:
-    """`part_lines` for parts and the best lever's gain (as a JSON reader rebuilds them)."""
+    """`part_lines` for parts and the best lever's gain, a number or the words for it (as a JSON
+    reader rebuilds them)."""
     lines = []
     for part in parts:
         mark = "✓" if part.right else "✗"
@@ -433,7 +440,10 @@ def lines_for_parts(parts: Sequence[Part], gain_value: float | None,
             if part.counts == CHECK:
                 line += " (a check on your working; it does not change the outcome)"
         elif part.name == "gain_band":
-            gain = fmt.gain(gain_value) if gain_value is not None else "it makes the deployment fit"
+            if isinstance(gain_value, str):
+                gain = gain_value
+            else:
+                gain = fmt.gain(gain_value) if gain_value is not None else "it makes the deployment fit"
             line += f" → engine: {value_text(part, part.engine, words)} ({gain})"
             if part.note:
                 line += f"; {part.note}"
@@ -466,7 +476,7 @@ def _feedback(key, p: Prediction, verdict: Verdict, parts: list[Part], outcome: 
         if p.lever:
             lines.append(f"Lever: you chose {lever_story(p.lever, key)}.")
         lines.append(f"The best offered is {lever_story(key.best_lever, key)}.")
-    gain = fmt.gain(key.gain) if key.gain is not None else "unbounded (it makes the deployment fit)"
+    gain = _gain_words(key) if key.gain is not None else "unbounded (it makes the deployment fit)"
     if by_name["gain_band"].right:
         note = "" if p.gain_band == key.gain_band else f" (next to {band_text(key.gain_band)}, and the gain is near the edge)"
         lines.append(f"Gain band right: {key.best_lever} gains {gain}{note}.")

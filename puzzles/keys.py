@@ -6,20 +6,26 @@ and its magnitude band, the deciding quantity (a reason id, see `puzzles.reasons
 value of every estimate a puzzle may ask for, and the worked derivation with this deployment's
 numbers.
 
-A key is computed under both fidelities (DESIGN.md, "Robust keys"): the course's floor decides
-every figure shown, and the realistic solution must agree on the verdict and the best lever
-(`flips` lists where it does not; `puzzles.check` and the generator reject those). Where the two
-gains fall in different bands, both bands are accepted, and so is a neighbouring band whenever a
-gain lies within 10% of the edge between them: `bands` is every band a prediction may name.
+Robust keys (DESIGN.md, "Robust keys"). A key is judged under every fidelity: the course's floor,
+the realistic estimate and, where the optional extra is installed and covers the accelerator and
+precisions, the measured kernels (`judged`). The verdict and the best lever must be the same
+under each (`flips` lists where they are not; `puzzles.check` and the generator reject those).
+The floor decides every figure of the derivation, but its gain is a ceiling, not the answer:
+the band is keyed on the realistic gain (`band_gain`), with the neighbouring band accepted where
+that gain lies within 10% of an edge, and the floor's band counts only where it is one of those.
+So a floor gain of exactly 2.00 beside a realistic 1.45 keys `1.25-2x` alone. The key itself uses
+the floor and the realistic fidelity only, so it is the same on every machine (a player without
+the extra grades alike, and a saved answer re-grades alike); `puzzles.check` holds the measured
+fidelity to it where it runs: the same verdict and lever, and a band the key accepts.
 
 `ambiguity` lists what would make a puzzle unfair: a verdict within 10% of a rule's threshold, a
 best lever less than 15% ahead of the runner-up, or (for the generator) a gain within 5% of a band
-edge. `unoffered_winners` lists the levers a puzzle does not offer that beat its best by more than
-2%, which a scenario must rule out in words.
+edge. `unoffered_winners` lists the levers a puzzle does not offer that come within 2% of its
+best or beat it, which a scenario must rule out in words (`ruled_out`).
 
 A deployment that does not fit has no gain to measure: the best lever is the one that makes it fit
 with the best objective, and its band is `over-4x` by convention (from nothing served to
-something served is more than any finite factor).
+something served is more than any finite factor); the card says so.
 """
 from __future__ import annotations
 
@@ -28,21 +34,22 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from engine import physics
+from engine.bands import BAND_EDGES, UNFIT_BAND, accepted_bands, gain_band
 from engine.deployment import Deployment
+from engine.errors import RidgeError
 from engine.ids import Fidelity, Scheduler, Verdict
-from engine.levers import DEFAULT_SPEC_K, GAIN_BANDS, LEVERS, Solution, evaluate_lever, gain_band, solve
+from engine.levers import DEFAULT_SPEC_K, LEVERS, Solution, evaluate_lever, solve
 
 from puzzles import fmt
 from puzzles.puzzle import ESTIMATE_NAMES, Puzzle
 from puzzles.reasons import deciding_text, key_reason
 
-UNFIT_BAND = "over-4x"
-BAND_EDGES = (1.25, 2.0, 4.0)
 VERDICT_MARGIN = 1.10   # every rule's deciding ratio must be outside [1/1.1, 1.1]
 LEVER_MARGIN = 1.15     # the best lever's gain must be at least 1.15x the runner-up's
 BAND_MARGIN = 1.05      # the best gain must be more than 5% from a band edge
-BAND_TOLERANCE = 1.10   # a gain within 10% of a band edge accepts both bands beside it
-UNOFFERED_MARGIN = 1.02  # an unoffered lever may not beat the offered best by more than 2%
+BAND_REACH = 1.05       # an accepted band may start at most 5% above the realistic gain
+UNOFFERED_MARGIN = 0.98  # an unoffered lever within 2% of the offered best (or above it) must be ruled out
+KEY_FIDELITY = Fidelity.REALISTIC   # the fidelity whose gain keys the band
 
 
 def objective_bottleneck(report) -> str:
@@ -56,20 +63,11 @@ def at_fidelity(dep: Deployment, fidelity: str) -> Deployment:
     return dep if dep.fidelity == fidelity else dep.with_(fidelity=fidelity)
 
 
-def accepted_bands(gains, fits: bool = True) -> tuple[str, ...]:
-    """Every band a prediction may name for these gains (one per fidelity): each gain's own band,
-    and the band across an edge that a gain lies within 10% of. In the fixed band order."""
-    if not fits:
-        return (UNFIT_BAND,)
-    found = set()
-    for g in gains:
-        if g is None or not math.isfinite(g) or g <= 0:
-            continue
-        found.add(gain_band(g))
-        for i, edge in enumerate(BAND_EDGES):
-            if abs(math.log(g / edge)) <= math.log(BAND_TOLERANCE) + 1e-12:
-                found.update((GAIN_BANDS[i], GAIN_BANDS[i + 1]))
-    return tuple(b for b in GAIN_BANDS if b in found) or (GAIN_BANDS[0],)
+def _finite_gain(solution: Solution | None, lever: str) -> float | None:
+    """`lever`'s gain in `solution` (None where there is none, or the deployment does not fit)."""
+    if solution is None or not solution.report.fits:
+        return None
+    return next((lv.gain for lv in solution.levers if lv.name == lever), None)
 
 
 @dataclass
@@ -77,9 +75,10 @@ class Key:
     """The engine's answer to one puzzle. Treat as immutable; `derivation` is worked on demand.
 
     `bottleneck` bounds the objective (floor); `deployment_bottleneck` is the six-rule verdict of
-    the whole deployment. `gain`/`gain_band` are the floor's; `realistic` is the same offered
-    levers solved at the realistic fidelity (None where the engine has none), and `bands` every
-    band accepted."""
+    the whole deployment. `gain` is the floor's gain of the best lever (the ceiling it cannot
+    beat); `band_gain` the realistic gain that keys `gain_band`; `bands` every band accepted.
+    `realistic` is the offered levers solved at the realistic fidelity (None where the engine has
+    none); `measured` is solved on first use, where that fidelity runs (see `judged`)."""
 
     bottleneck: str
     best_lever: str
@@ -93,13 +92,19 @@ class Key:
     realistic: Solution | None = field(default=None, repr=False)
     bands: tuple = ()
     deployment_bottleneck: str = ""
+    band_gain: float | None = None
 
     @cached_property
     def derivation(self) -> tuple[str, ...]:
         return tuple(derivation_lines(self.solution))
 
     def lever_gain(self, name: str) -> float | None:
+        """The floor's gain of lever `name` (its ceiling)."""
         return next((lv.gain for lv in self.levers if lv.name == name), None)
+
+    def band_lever_gain(self, name: str) -> float | None:
+        """Lever `name`'s gain at the fidelity that keys the band (the floor's where there is none)."""
+        return _finite_gain(self.realistic, name) if self.realistic is not None else self.lever_gain(name)
 
     @property
     def gain_bands(self) -> tuple:
@@ -120,33 +125,100 @@ class Key:
             return None
         return self.realistic.best.gain
 
+    @cached_property
+    def _measured(self) -> tuple[Solution | None, str | None]:
+        from engine.compare import measured_of, measured_problem
+
+        solution = self.realistic if self.realistic is not None else self.solution
+        problem = measured_problem(solution.report.deployment)
+        if problem is not None:
+            return None, problem
+        try:
+            return measured_of(solution), None
+        except RidgeError as exc:   # a kernel the database lacks for this model (one line says which)
+            return None, str(exc)
+
     @property
-    def flips(self) -> list[tuple[str, str, str]]:
-        """(part, floor's answer, realistic answer) wherever the two fidelities disagree."""
-        if self.realistic is None:
-            return []
-        out = []
-        if self.realistic_bottleneck != self.bottleneck:
-            out.append(("bottleneck", self.bottleneck, self.realistic_bottleneck))
-        if self.realistic_best_lever != self.best_lever:
-            out.append(("best_lever", self.best_lever, self.realistic_best_lever))
+    def measured(self) -> Solution | None:
+        """The offered levers solved on the measured kernels (`engine.compare.measured_of`), or None
+        where that fidelity does not run here (`measured_reason` says why: the extra is not
+        installed, or the accelerator, precisions or model are not in the database)."""
+        return self._measured[0]
+
+    @property
+    def measured_reason(self) -> str | None:
+        return self._measured[1]
+
+    def judged(self, measured: bool = False) -> list[tuple[str, Solution]]:
+        """(fidelity, solution) for every fidelity this key is judged under, floor first; the
+        measured one only when asked for and where it runs (it builds kernels: seconds at first)."""
+        out = [(str(Fidelity.FLOOR), self.solution)]
+        if self.realistic is not None:
+            out.append((str(Fidelity.REALISTIC), self.realistic))
+        if measured and self.measured is not None:
+            out.append((str(Fidelity.MEASURED), self.measured))
         return out
 
-    def fidelity_json(self) -> dict:
-        """Both fidelities side by side: the floor's and the realistic verdict, lever and gain."""
-        out = {"floor": {"bottleneck": self.bottleneck, "best_lever": self.best_lever,
-                         "gain": _finite(self.gain), "gain_band": self.gain_band}}
-        if self.realistic is not None:
-            g = self.realistic_gain
-            out["realistic"] = {"bottleneck": self.realistic_bottleneck, "best_lever": self.realistic_best_lever,
-                                "gain": _finite(g), "gain_band": gain_band(g) if g is not None else UNFIT_BAND,
-                                "levers": [{"name": lv.name, "gain": _finite(lv.gain)} for lv in self.realistic.levers]}
+    def flips(self, measured: bool = False) -> list[tuple[str, str, str, str]]:
+        """(part, fidelity, floor's answer, that fidelity's answer) wherever a fidelity disagrees
+        with the floor on the verdict or the best lever. A lever the measured kernels cannot time
+        (a precision the database lacks) is not judged there."""
+        out = []
+        for fidelity, solution in self.judged(measured)[1:]:
+            verdict = objective_bottleneck(solution.report)
+            if verdict != self.bottleneck:
+                out.append(("bottleneck", fidelity, self.bottleneck, verdict))
+            if fidelity == Fidelity.MEASURED and _unmeasured(solution, self.best_lever):
+                continue
+            if solution.best_lever != self.best_lever:
+                out.append(("best_lever", fidelity, self.best_lever, solution.best_lever))
+        return out
+
+    def band_problems(self, measured: bool = False) -> list[tuple[str, str]]:
+        """(fidelity, message) where a fidelity's own band of the best lever is not accepted, or
+        an accepted band starts more than 5% above the realistic gain (a floor of exactly 2.00
+        beside a realistic 1.85 must not let `2-4x` through: the 10% edge rule is for gains that
+        sit on an edge, and the flattering side of it is held to 5%)."""
+        if not self.solution.report.fits:
+            return []
+        out = []
+        g = self.band_gain
+        if g is not None:
+            from engine.bands import band_range
+
+            for band in self.bands:
+                low, _ = band_range(band)
+                if g * BAND_REACH < low:
+                    out.append((str(KEY_FIDELITY), f"{band} is accepted but the realistic gain is {g:.2f}x, "
+                                                   f"more than 5% below it"))
+        for fidelity, solution in self.judged(measured)[1:]:
+            other = _finite_gain(solution, self.best_lever)
+            if other is None or _unmeasured(solution, self.best_lever):
+                continue
+            if gain_band(other) not in self.bands:
+                out.append((fidelity, f"{self.best_lever} gains {other:.2f}x ({gain_band(other)}) at the {fidelity} "
+                                      f"fidelity, a band the key ({'|'.join(self.bands)}) does not accept"))
+        return out
+
+    def fidelity_json(self, measured: bool = False) -> dict:
+        """Every fidelity side by side: its verdict, best lever and gain (and each lever's gain);
+        `measured` only when asked for and where it runs."""
+        out = {}
+        for fidelity, solution in self.judged(measured):
+            fits = solution.report.fits
+            g = solution.best.gain if fits else None
+            entry = {"bottleneck": objective_bottleneck(solution.report), "best_lever": solution.best_lever,
+                     "gain": _finite(g), "gain_band": gain_band(g) if g is not None else UNFIT_BAND}
+            if fidelity != Fidelity.FLOOR:
+                entry["levers"] = [{"name": lv.name, "gain": _finite(lv.gain)} for lv in solution.levers]
+            out[fidelity] = entry
         return out
 
     def to_json(self) -> dict:
         return {
             "bottleneck": self.bottleneck, "best_lever": self.best_lever, "gain_band": self.gain_band,
-            "reason": self.reason, "gain": _finite(self.gain), "gain_bands": list(self.bands),
+            "reason": self.reason, "gain": _finite(self.gain), "band_gain": _finite(self.band_gain),
+            "gain_bands": list(self.bands),
             "deployment_bottleneck": self.deployment_bottleneck, "deciding": self.deciding,
             "levers": [{"name": lv.name, "gain": _finite(lv.gain), "band": gain_band(lv.gain), "note": lv.note}
                        for lv in self.levers],
@@ -154,6 +226,25 @@ class Key:
             "estimates": {k: _finite(v) for k, v in self.estimates.items()},
             "derivation": list(self.derivation),
         }
+
+
+def shown_gain(key: Key) -> str:
+    """The best lever's gain as a reveal states it: the realistic figure that keys the band, with
+    the floor's beside it (its ceiling where it is the larger: the course's flattering figure)."""
+    if key.gain is None:
+        return "it makes the deployment fit"
+    if key.band_gain is None or fmt.gain(key.band_gain) == fmt.gain(key.gain):
+        return fmt.gain(key.gain)
+    if key.gain > key.band_gain:
+        return f"{fmt.gain(key.band_gain)} realistic; the floor's {fmt.gain(key.gain)} is its ceiling"
+    return f"{fmt.gain(key.band_gain)} realistic; the course's floor gives {fmt.gain(key.gain)}"
+
+
+def _unmeasured(solution: Solution, lever: str) -> bool:
+    """Whether the measured kernels could not time `lever` (`engine.levers.evaluate_lever` says
+    so in its note and carries no report)."""
+    result = next((lv for lv in solution.levers if lv.name == lever), None)
+    return result is None or (result.report is None and "(not measured:" in result.note)
 
 
 def _finite(x):
@@ -185,23 +276,24 @@ def true_estimates(solution: Solution) -> dict[str, float | None]:
 
 def key_from_solution(solution: Solution, realistic: Solution | None = None) -> Key:
     """Build a key from an already-solved deployment (the generator solves once and reuses it);
-    `realistic` is the same levers solved at the realistic fidelity, when there is one."""
+    `realistic` is the same levers solved at the realistic fidelity, when there is one. The band
+    is the realistic gain's (the floor's where there is no realistic solution)."""
     r = solution.report
     best = solution.best
-    band = gain_band(best.gain) if r.fits else UNFIT_BAND
+    floor_gain = best.gain if r.fits else None
+    band_gain = _finite_gain(realistic, best.name) if realistic is not None else floor_gain
+    band = gain_band(band_gain) if r.fits and band_gain is not None else UNFIT_BAND
     reason = key_reason(solution)
-    gains = [best.gain if r.fits else None]
-    if realistic is not None and realistic.report.fits and realistic.best_lever == best.name:
-        gains.append(realistic.best.gain)
     return Key(
-        bottleneck=objective_bottleneck(r), best_lever=best.name, gain=best.gain if r.fits else None,
-        gain_band=band or GAIN_BANDS[0], reason=reason, deciding=deciding_text(reason, solution),
+        bottleneck=objective_bottleneck(r), best_lever=best.name, gain=floor_gain,
+        gain_band=band, reason=reason, deciding=deciding_text(reason, solution),
         levers=solution.levers, estimates=true_estimates(solution), solution=solution, realistic=realistic,
-        bands=accepted_bands(gains, r.fits), deployment_bottleneck=str(r.bottleneck),
+        bands=accepted_bands([band_gain], r.fits), deployment_bottleneck=str(r.bottleneck), band_gain=band_gain,
     )
 
 
 def offered_order(levers) -> tuple[str, ...]:
+    levers = tuple(levers)
     return tuple(name for name in LEVERS if name in levers)
 
 
@@ -217,8 +309,9 @@ def solve_both(dep: Deployment, levers: tuple[str, ...]) -> tuple[Solution, Solu
 
 
 def compute_key(puzzle: Puzzle) -> Key:
-    """The engine's key for a puzzle: solve its deployment over the levers it offers, under both
-    fidelities (a load puzzle: run its traffic, `puzzles.load_keys`)."""
+    """The engine's key for a puzzle: solve its deployment over the levers it offers, at the floor
+    and the realistic fidelity (the measured one is solved on demand: `Key.measured`); a load
+    puzzle runs its traffic (`puzzles.load_keys`)."""
     if puzzle.load is not None:
         from puzzles.load_keys import compute_load_key
 
@@ -227,9 +320,10 @@ def compute_key(puzzle: Puzzle) -> Key:
 
 
 def _beats(result, best, margin: float) -> bool:
-    """Whether lever result `result` beats `best` by more than `margin` on the same base."""
-    if best.gain is not None:
-        return result.gain is not None and result.gain > best.gain * margin
+    """Whether lever result `result` beats `best` times `margin` on the same base (a margin under 1
+    counts a near tie)."""
+    if best.gain is not None:   # a lever that changes nothing (gain 1) needs no ruling out
+        return result.gain is not None and result.gain > max(best.gain * margin, 1.0)
     if result.report is None or not result.report.fits:
         return False
     if best.report is None or not best.report.fits:
@@ -238,8 +332,10 @@ def _beats(result, best, margin: float) -> bool:
 
 
 def unoffered_winners(solution: Solution, offered, ruled_out=(), margin: float = UNOFFERED_MARGIN) -> list:
-    """LeverResults of the levers neither offered nor ruled out that beat the offered best by
-    more than `margin` (2%) on this solution's deployment."""
+    """LeverResults of the levers neither offered nor ruled out that come within `margin` of the
+    offered best (2%) or beat it, on this solution's deployment: a player cannot name them, so
+    the card must say why they are out of play. A lever the measured kernels cannot time is
+    left to the other fidelities."""
     dep = solution.report.deployment
     best = solution.best
     out = []
@@ -249,6 +345,32 @@ def unoffered_winners(solution: Solution, offered, ruled_out=(), margin: float =
         result = evaluate_lever(dep, solution.report, name)
         if _beats(result, best, margin):
             out.append(result)
+    return out
+
+
+def robustness_problems(key: Key, offered, ruled_out=(), measured: bool = False) -> list[tuple[str, str]]:
+    """(field, message) for every breach of "Robust keys" (DESIGN.md), for a pack's puzzle and a
+    generated draw alike: the verdict and the best lever are the same under every fidelity
+    judged (the measured one where it runs and `measured` asks for it); the band is the realistic
+    one (no accepted band starting more than 5% above the realistic gain, each fidelity's own
+    band accepted); and no lever the puzzle does not offer comes within 2% of the offered best at any
+    fidelity unless `ruled_out` names it. Each message names the fidelity and both answers."""
+    out: list[tuple[str, str]] = []
+    for part, fidelity, floor, other in key.flips(measured):
+        out.append(("deployment", f"not robust: the {part.replace('_', ' ')} is {floor} at the floor but "
+                                  f"{other} at the {fidelity} fidelity"))
+    for fidelity, message in key.band_problems(measured):
+        out.append(("deployment", f"not robust ({fidelity}): {message}"))
+    for fidelity, solution in key.judged(measured):
+        for result in unoffered_winners(solution, offered, ruled_out):
+            best = solution.best
+            shown = f"{result.gain:.2f}x" if result.gain is not None else "makes it fit"
+            above = result.gain > best.gain if result.gain is not None and best.gain is not None else best.gain is None
+            verb = "beats" if above else "ties (within 2%)"
+            ahead = f"{best.gain:.2f}x" if best.gain is not None else "n/a"
+            out.append(("levers", f"{result.name} is not offered but {verb} the offered best {best.name} "
+                                  f"({shown} against {ahead}, {fidelity}); offer it or rule it out "
+                                  f"in words (ruled_out)"))
     return out
 
 
@@ -328,24 +450,7 @@ def ambiguity(solution: Solution, verdict_margin: float = VERDICT_MARGIN, lever_
 
 
 def derivation_lines(solution: Solution) -> list[str]:
-    """The engine's worked derivation when it is available, else a short one of our own."""
-    try:
-        from engine.derivation import derivation_lines as engine_lines
-    except ImportError:  # pragma: no cover - only before engine.derivation exists
-        return _fallback_derivation(solution)
+    """The engine's worked derivation of the floor's figures."""
+    from engine.derivation import derivation_lines as engine_lines
+
     return list(engine_lines(solution))
-
-
-def _fallback_derivation(solution: Solution) -> list[str]:
-    r = solution.report
-    dep = r.deployment
-    lines = [f"{dep.model.id} on {dep.gpus} x {dep.gpu.id}, prompt {dep.prompt}, output {dep.output}, "
-             f"concurrency {dep.concurrency}",
-             f"weights {fmt.gb(r.weight_bytes)}; KV {fmt.num(r.kv_bytes_per_token)} B/token; ridge {r.ridge:.0f}"]
-    if r.fits:
-        lines += [f"max concurrency {r.max_concurrency}, batch {r.batch}, intensity {r.intensity:.1f}",
-                  f"TPOT {fmt.secs(r.tpot_seconds)}, TTFT {fmt.secs(r.ttft_seconds)}, prefill share {fmt.pct(r.prefill_share)}",
-                  f"cost {fmt.dollars(r.cost_per_million_output_tokens)} per million output tokens"]
-    lines.append(f"verdict {r.bottleneck}")
-    lines += [f"  {lv.name}: {fmt.gain(lv.gain)} ({lv.note})" for lv in solution.levers]
-    return lines

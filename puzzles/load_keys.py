@@ -6,8 +6,8 @@ GPUs the SLOs need). Its key holds the same four parts as any key, so the one gr
 - bottleneck: what the objective's tail is made of (`engine.load.verdicts`);
 - best lever: the offered lever with the largest gain on the objective (`engine.load.levers`);
 - gain band: the realistic fidelity's band (DESIGN.md, "Robust keys"; its gain is the key's
-  `gain`), with the neighbouring band where that gain is within 10% of an edge (the floor's gain
-  is shown beside it as the optimistic ceiling it is);
+  `band_gain`), with the neighbouring band where that gain is within 10% of an edge (the floor's
+  gain, the key's `gain`, is shown beside it as the optimistic ceiling it is);
 - reason: the quantity that decides it (`puzzles.load_reasons`).
 
 The floor and the realistic fidelity are both run at the puzzle's arrival seed; `puzzles.load_check`
@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from engine.ids import Fidelity, Objective
-from engine.levers import GAIN_BANDS, gain_band
+from engine.bands import GAIN_BANDS, UNFIT_BAND, accepted_bands, gain_band
 
-from puzzles.keys import UNFIT_BAND, accepted_bands, at_fidelity
+from puzzles.keys import at_fidelity
 from puzzles.puzzle import ESTIMATE_NAMES, Puzzle
 
 
@@ -95,7 +95,9 @@ def solve_view(puzzle: Puzzle, fidelity: str, spec=None, times_for=None) -> Load
 
 @dataclass
 class LoadKey:
-    """The engine's answer to a load puzzle (the attributes `puzzles.keys.Key` has)."""
+    """The engine's answer to a load puzzle (the attributes `puzzles.keys.Key` has). `gain` is the
+    floor's gain of the best lever (its optimistic ceiling), `band_gain` the realistic gain that
+    keys `gain_band`."""
 
     bottleneck: str
     best_lever: str
@@ -109,6 +111,12 @@ class LoadKey:
     realistic: LoadView | None = field(default=None, repr=False)
     bands: tuple = ()
     deployment_bottleneck: str = ""
+    band_gain: float | None = None
+
+    # a load run under the measured kernels builds an engine and runs every lever (seconds):
+    # `ridge puzzles check` judges it (puzzles.load_check); no screen waits for it
+    measured = None
+    measured_reason = "a load run's measured step times are judged by `ridge puzzles check`"
 
     @cached_property
     def derivation(self) -> tuple[str, ...]:
@@ -118,6 +126,10 @@ class LoadKey:
 
     def lever_gain(self, name: str) -> float | None:
         return next((lv.gain for lv in self.levers if lv.name == name), None)
+
+    def band_lever_gain(self, name: str) -> float | None:
+        view = self.realistic if self.realistic is not None else self.solution
+        return next((lv.gain for lv in view.levers if lv.name == name), None)
 
     @property
     def gain_bands(self) -> tuple:
@@ -135,27 +147,33 @@ class LoadKey:
     def realistic_gain(self) -> float | None:
         return self.realistic.best.gain if self.realistic is not None else None
 
-    @property
-    def flips(self) -> list[tuple[str, str, str]]:
-        if self.realistic is None:
-            return []
-        out = []
-        if self.realistic_bottleneck != self.bottleneck:
-            out.append(("bottleneck", self.bottleneck, self.realistic_bottleneck))
-        if self.realistic_best_lever != self.best_lever:
-            out.append(("best_lever", self.best_lever, self.realistic_best_lever))
+    def judged(self, measured: bool = False) -> list[tuple[str, LoadView]]:
+        out = [(str(Fidelity.FLOOR), self.solution)]
+        if self.realistic is not None:
+            out.append((str(Fidelity.REALISTIC), self.realistic))
         return out
 
-    def fidelity_json(self) -> dict:
-        out = {"floor": _view_json(self.solution)}
-        if self.realistic is not None:
-            out["realistic"] = _view_json(self.realistic)
+    def flips(self, measured: bool = False) -> list[tuple[str, str, str, str]]:
+        """(part, fidelity, floor's answer, that fidelity's) where the realistic run disagrees."""
+        out = []
+        for fidelity, view in self.judged()[1:]:
+            if view.load.verdict != self.bottleneck:
+                out.append(("bottleneck", fidelity, self.bottleneck, view.load.verdict))
+            if view.best_lever != self.best_lever:
+                out.append(("best_lever", fidelity, self.best_lever, view.best_lever))
         return out
+
+    def band_problems(self, measured: bool = False) -> list[tuple[str, str]]:
+        return []   # puzzles.load_check judges a load key's bands across fidelities and seeds
+
+    def fidelity_json(self, measured: bool = False) -> dict:
+        return {fidelity: _view_json(view) for fidelity, view in self.judged()}
 
     def to_json(self) -> dict:
         return {
             "bottleneck": self.bottleneck, "best_lever": self.best_lever, "gain_band": self.gain_band,
-            "reason": self.reason, "gain": _finite(self.gain), "gain_bands": list(self.bands),
+            "reason": self.reason, "gain": _finite(self.gain), "band_gain": _finite(self.band_gain),
+            "gain_bands": list(self.bands),
             "deployment_bottleneck": self.deployment_bottleneck, "deciding": self.deciding,
             "levers": [{"name": lv.name, "gain": _finite(lv.gain), "band": gain_band(lv.gain), "note": lv.note}
                        for lv in self.levers],
@@ -206,7 +224,8 @@ def key_from_views(floor: LoadView, realistic: LoadView | None = None, measured:
     key_band = gain_band(gains[0]) if gains[0] is not None else UNFIT_BAND
     reason = key_reason(floor)
     return LoadKey(
-        bottleneck=floor.load.verdict, best_lever=best.name, gain=gains[0], gain_band=key_band or GAIN_BANDS[0],
+        bottleneck=floor.load.verdict, best_lever=best.name, gain=best.gain, band_gain=gains[0],
+        gain_band=key_band or GAIN_BANDS[0],
         reason=reason, deciding=deciding_text(reason, floor), levers=floor.levers, estimates=true_estimates(floor),
         solution=floor, realistic=realistic, bands=accepted_bands(gains),
         deployment_bottleneck=str(floor.report.bottleneck),

@@ -102,10 +102,10 @@ def _choices(key, prediction, found: dict[str, str]) -> None:
     dep = key.solution.report.deployment
     pair = {prediction.lever, key.best_lever}
     if pair == {"quantization", "kv-quantization"}:
-        found.setdefault("weights-vs-kv-quant", f"here {key.best_lever} gains {fmt.gain(key.gain)} and "
-                                                f"{prediction.lever} {fmt.gain(key.lever_gain(prediction.lever))}")
+        found.setdefault("weights-vs-kv-quant", f"here {key.best_lever} gains {fmt.gain(key.band_gain)} and "
+                                                f"{prediction.lever} {fmt.gain(key.band_lever_gain(prediction.lever))}")
     elif prediction.lever == Lever.QUANTIZATION and prediction.gain_band in (GainBand.FROM_2_TO_4, GainBand.OVER_4):
-        g = key.lever_gain("quantization")
+        g = key.band_lever_gain("quantization")
         if g is not None and g < 1.9:
             what = ("the KV cache is already 8-bit, so only the weights shrink" if PRECISION_BYTES[dep.kv] <= 1
                     else "the bytes that shrink are not the ones that bind")

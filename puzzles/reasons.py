@@ -316,8 +316,6 @@ def reason_fact(reason: str, solution: Solution) -> str:
         return (f"prefill takes {fmt.pct(r.prefill_share)} of the GPU time "
                 f"({fmt.secs(r.prefill_seconds)} per request against {fmt.num(dep.output)} steps of {fmt.secs(r.tpot_seconds)})")
     if r.decode_time_shares is not None and reason in (Reason.AT_RIDGE, Reason.KV_READ, Reason.WEIGHT_READ):
-        from puzzles.explain import static_shares_text
-
         return static_shares_text(r)
     if reason in (Reason.AT_RIDGE, Reason.IDLE_FLOPS):
         return (f"intensity {fmt.num(r.intensity)} FLOP/B against a ridge of {fmt.num(r.ridge)}: "
@@ -359,6 +357,15 @@ def reason_fact(reason: str, solution: Solution) -> str:
             return f"{fmt.pct(dep.route_fraction)} of requests could be answered by {dep.route_model.id}"
         return "no cheaper model is on the table for this traffic"
     return REASONS.get(reason, reason)
+
+
+def static_shares_text(r) -> str:
+    """How a draining static batch splits its decode time between the three decode verdicts."""
+    compute, kv, weights = r.decode_time_shares
+    return (f"as the static batch drains, its steps are compute-bound for {fmt.pct(compute)} of the decode time, "
+            f"wait on the KV read for {fmt.pct(kv)} and on the weight read for {fmt.pct(weights)} (its first step, "
+            f"all {fmt.num(r.batch)} sequences: {fmt.secs(r.decode_compute_seconds)} of arithmetic against "
+            f"{fmt.secs(r.decode_memory_seconds)} of memory traffic)")
 
 
 def deciding_text(reason: str, solution: Solution) -> str:

@@ -43,7 +43,8 @@ from engine.ids import LOAD_LEVERS, LOAD_OBJECTIVES, OBJECTIVE_VERDICTS, Lever a
 from engine.catalog import Catalog, builtin_catalog
 from engine.deployment import FIELD_NAMES, Deployment, build_deployment
 from engine.errors import RidgeError
-from engine.levers import GAIN_BANDS, LEVERS
+from engine.bands import GAIN_BANDS
+from engine.levers import LEVERS
 
 from puzzles.errors import PackError
 from puzzles.puzzle import ESTIMATE_NAMES, MODULES, Puzzle, fixed_order

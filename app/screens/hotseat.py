@@ -206,7 +206,9 @@ were, the more a right answer earns and the more a wrong one costs.
 
         item = self.items[self.puzzle_index]
         key = item.key
-        gain = f"{key.gain:.2f}×" if key.gain is not None else "makes it fit"
+        from puzzles.keys import shown_gain
+
+        gain = shown_gain(key) if key.gain is not None else "makes it fit"
         lines = [f"Bottleneck  {labels.bottleneck(objective_bottleneck(key))}",
                  f"Best lever  {labels.lever(key.best_lever)}, {labels.band(key.gain_band)} ({gain})",
                  f"Because     {words('reason', key.reason)}",

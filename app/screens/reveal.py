@@ -105,7 +105,9 @@ def comparison_rows(prediction: dict, key, grade) -> list[tuple[str, str, str, s
         title = labels.estimate_short(part.estimate) if part.estimate else PART_TITLES.get(part.name, part.name)
         engine = value_text(part, part.engine, labels.words)
         if part.name == "gain_band" and getattr(key, "gain", None):
-            engine += f" ({key.gain:.2f}×)"
+            real = getattr(key, "band_gain", None)
+            engine += (f" ({real:.2f}×; floor {key.gain:.2f}×)" if real is not None and real != key.gain
+                       else f" ({key.gain:.2f}×)")
         if part.estimate is not None and part.engine is not None:
             engine = f"{part.engine:,.4g}"
         yours = ("—" if part.yours is None else f"{part.yours:,.4g}") if part.estimate is not None \
@@ -186,7 +188,8 @@ here, every lever's gain, where the deployment sits against the ridge, and the f
 
 An estimate of the quantity that decides the puzzle is part of your reason: wrong, a right
 answer is only lucky. Any other estimate is a check on your working: marked, shown, and free.
-A gain within 10% of a band edge accepts both bands.
+The band is the realistic gain's; the floor's gain is shown as its ceiling. A gain within 10%
+of a band edge accepts both bands.
 
 **n** next puzzle · **r** retry this one later · **m** campaign map · **Escape** home.
 """

@@ -74,8 +74,11 @@ engine after you lock in, and you will see all of them ranked.""",
 ## Size of the gain
 
 How much the best lever improves the objective: the value before divided by the value after.
-Pick the band you expect. When the gain lies within 10% of the edge between two bands, both
-bands are accepted.""",
+Pick the band you expect. The band is keyed on the realistic estimate, not on the course's
+floor, which is only a ceiling (halving the bytes gains 2x at the floor, less on real
+hardware). When the gain lies within 10% of the edge between two bands, both bands are
+accepted. A deployment that does not fit has no gain to measure: a lever that makes it fit
+counts as over 4x, and the best one fits with the best objective.""",
     "reason": """\
 ## Reason
 
