@@ -335,7 +335,9 @@ def unoffered_winners(solution: Solution, offered, ruled_out=(), margin: float =
     """LeverResults of the levers neither offered nor ruled out that come within `margin` of the
     offered best (2%) or beat it, on this solution's deployment: a player cannot name them, so
     the card must say why they are out of play. A lever the measured kernels cannot time is
-    left to the other fidelities."""
+    left to the other fidelities. A load puzzle's levers are judged by `puzzles.load_check`."""
+    if hasattr(solution, "load"):
+        return []
     dep = solution.report.deployment
     best = solution.best
     out = []

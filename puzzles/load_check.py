@@ -91,6 +91,8 @@ def load_problems(puzzle, key, seeds: int = SEEDS, measured: bool = True) -> lis
     out: list[tuple[str, str]] = []
     times = _times_cache()
     views = [("floor", key.solution)] + ([("realistic", key.realistic)] if key.realistic is not None else [])
+    for fidelity, message in key.band_problems():
+        out.append(("expect.gain_band", f"not robust ({fidelity}): {message}"))
     for part, fidelity, floor, other in key.flips():
         out.append((part if part != "best_lever" else "levers",
                     f"not robust: the floor says {floor} but the {fidelity} step times say {other}"))

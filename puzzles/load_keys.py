@@ -164,7 +164,18 @@ class LoadKey:
         return out
 
     def band_problems(self, measured: bool = False) -> list[tuple[str, str]]:
-        return []   # puzzles.load_check judges a load key's bands across fidelities and seeds
+        """(fidelity, message) where an accepted band starts more than 5% above the realistic
+        gain (`puzzles.keys.BAND_REACH`: the 10% edge rule is for gains on an edge, not below
+        it); puzzles.load_check judges the other fidelities and the seeds."""
+        from engine.bands import band_range
+
+        from puzzles.keys import BAND_REACH
+
+        g = self.band_gain
+        if g is None:
+            return []
+        return [(str(Fidelity.REALISTIC), f"{band} is accepted but the realistic gain is {g:.2f}x, more than 5% below it")
+                for band in self.bands if g * BAND_REACH < band_range(band)[0]]
 
     def fidelity_json(self, measured: bool = False) -> dict:
         return {fidelity: _view_json(view) for fidelity, view in self.judged()}
