@@ -274,10 +274,10 @@ def candidate_reasons(reason: str, solution: Solution, count: int = 3, pick=None
     def false(r: str) -> bool:
         return r != reason and not any(reason_holds(r, s) for s in solutions)
 
-    plausible = [r for r in CONFUSABLE[reason] if false(r)]
     order = _DISTRACTOR_ORDER
-    if _load(solution):
+    if _load(solution):   # a load puzzle offers only reasons about its run
         from puzzles.load_reasons import DISTRACTOR_ORDER as order
+    plausible = [r for r in CONFUSABLE[reason] if r in order and false(r)]
     spare = [r for r in order if r not in plausible and false(r)]
     picked = [reason]
     for pool in (plausible, spare):

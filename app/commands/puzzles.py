@@ -34,6 +34,8 @@ def build(parser) -> None:
     p.add_argument("--count", type=int, default=1)
     p.add_argument("--difficulty", type=int, choices=range(1, 6), metavar="D", help="1 to 5 (default: cycle through all)")
     p.add_argument("--start", type=int, default=0, help="first index (default 0)")
+    p.add_argument("--chapter", choices=("load-and-tails", "splitting-the-work"), default=None,
+                   help="draw from a load chapter's recipes instead (ids gen-tails-..., gen-split-...)")
     p.add_argument("--answer", action="store_true")
     p.add_argument("--json", action="store_true")
     p = sub.add_parser("check", help="validate packs and compare every expect with the engine")
@@ -126,7 +128,15 @@ def _generate(args) -> int:
         raise RidgeError(f"--seed must be zero or more, got {args.seed}")
     if args.start < 0:
         raise RidgeError(f"--start must be zero or more, got {args.start}")
-    made = generator.generate(args.seed, args.count, args.difficulty, start=args.start)
+    if args.chapter is not None:
+        from puzzles import load_generator
+
+        if args.count > 200:
+            raise RidgeError(f"--count must be at most 200 with --chapter (each draw runs its traffic), got {args.count}")
+        short = {v: k for k, v in load_generator.CHAPTERS.items()}[args.chapter]
+        made = load_generator.generate(short, args.seed, args.count, start=args.start)
+    else:
+        made = generator.generate(args.seed, args.count, args.difficulty, start=args.start)
     if args.json:
         _out(json.dumps([puzzle_json(g.puzzle, g.key if args.answer else None, measured=True) for g in made], indent=2))
         return 0
