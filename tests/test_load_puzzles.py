@@ -129,3 +129,36 @@ def test_load_estimates_are_the_runs_figures(estimate):
     assert value is not None and value > 0
     if estimate in figures:
         assert value == figures[estimate]
+
+
+@pytest.mark.parametrize("napkin", ["napkin-littles-law", "napkin-utilisation", "napkin-knee"])
+def test_a_drill_asks_the_load_napkin_questions_on_generated_load_puzzles(napkin):
+    from puzzles import drill
+    from puzzles.questions import NAPKIN_IDS
+
+    assert napkin not in NAPKIN_IDS          # the clearing test keeps its four
+    assert napkin in drill.reachable(3) and napkin not in drill.reachable(2)
+    planned = drill.plan_round([napkin], 3, seed=5, length=1)[0]
+    item = planned.item
+    assert planned.concept == napkin and item.puzzle.load is not None and item.napkin == napkin
+    name = item.question.estimates[0]
+    truth = item.key.estimates[name]
+    right = grade(item.puzzle, item.key, {"bottleneck": item.key.bottleneck, "lever": item.key.best_lever,
+                                           "gain_band": item.key.gain_band, "reason": item.key.reason,
+                                           "certainty": "low", "estimates": {name: truth * 1.3}}, **item.asks)
+    assert right.outcome == "cleared"
+    wrong = grade(item.puzzle, item.key, {"bottleneck": item.key.bottleneck, "lever": item.key.best_lever,
+                                           "gain_band": item.key.gain_band, "reason": item.key.reason,
+                                           "certainty": "low", "estimates": {name: truth * 3}}, **item.asks)
+    assert wrong.outcome == "lucky"
+
+
+def test_generated_load_puzzles_are_deterministic_and_pass_the_load_check_at_their_seed():
+    from puzzles import generator, load_generator
+
+    first = load_generator.generate("split", 11, 3)
+    again = [generator.from_id(g.puzzle.id) for g in first]
+    for a, b in zip(first, again):
+        assert a.puzzle == b.puzzle and a.key.best_lever == b.key.best_lever and a.key.bottleneck == b.key.bottleneck
+        assert not load_problems(a.puzzle, a.key, seeds=3, measured=False)
+    assert {g.puzzle.module for g in load_generator.generate("tails", 11, 2)} == {"load-and-tails"}
