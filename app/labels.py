@@ -136,6 +136,14 @@ estimate_short = _lookup(ESTIMATES_SHORT)
 objective = _lookup(OBJECTIVES)
 
 
+def estimate_with_unit(identifier: str) -> str:
+    """An estimate's name with its unit, as a form asks for it ("weight bytes, in bytes")."""
+    from puzzles.puzzle import ESTIMATE_UNITS
+
+    unit, base = ESTIMATE_UNITS.get(identifier), estimate(identifier)
+    return base if not unit or "(" in base or unit in base else f"{base}, in {unit}"
+
+
 def bottleneck_question(objective: str) -> str:
     return BOTTLENECK_QUESTIONS.get(objective, "What bounds this deployment?")
 

@@ -187,11 +187,12 @@ class Result:
 
     @property
     def key(self):
-        """The answer key the puzzles module would compute for this deployment."""
+        """The answer key the puzzles module would compute for this deployment (the floor's figures,
+        the band keyed on the realistic gain), whatever fidelity the simulator shows."""
         if self._key is None:
-            from puzzles.keys import key_from_solution
+            from puzzles.keys import key_from_solution, solve_both
 
-            self._key = key_from_solution(self.solution)
+            self._key = key_from_solution(*solve_both(self.deployment, tuple(lv.name for lv in self.solution.levers)))
         return self._key
 
     @property

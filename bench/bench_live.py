@@ -1,62 +1,101 @@
-"""Load benchmark for live play, on loopback only (127.0.0.1).
+"""Capacity of one live host, on loopback, with the host's screen running (in a pseudo-terminal).
 
-    .venv/bin/python bench/bench_live.py [--players 200] [--browsers 3] [--questions 3]
+    .venv/bin/python bench/bench_live.py [--sizes 30,100,200] [--questions 3] [--find]
 
-1. Starts `ridge host --headless` on a free loopback port, joins N simulated players over the
-   lobby API, and plays a whole match: every player polls /api/state once a second (as the player
-   app does) and locks in one answer per question at a random moment in the first seconds.
-   Prints answers sent, accepted and lost (accepted but missing from the reveal; must be 0), and
-   the answer round trip p50/p99.
-2. Opens a few browser sessions the way the page does (a websocket to /ws; the host starts one
-   player app per browser), and measures each player process's memory (RSS and PSS) and CPU
-   while a question is open.
-3. Says how many browser players one 2-core / 24 GiB machine holds with the answer p99 under
-   200 ms: the smaller of the memory bound and the CPU bound (processes' CPU within 70% of two
-   cores, leaving the host's own loop room), given the measured per-player figures.
+For each room size N: starts `ridge host` with its screen, joins N players over real HTTP (each
+holds the player page's event stream, /api/events, as a browser does), and plays whole questions
+the way a room does: the bench presses the host's keys (s, then n after each reveal); every
+player answers at a random moment in its first 3 s, then reads the reveal and the board.
+
+Prints per size: the answer round trip (p50/p99/max, from sending the POST to its reply), the time
+from the host's key to each player's stream carrying the new question (p50/p99/max), answers lost
+(accepted but missing from the reveal; must be 0), and the host's peak memory (VmHWM). The
+targets: answer p99 < 200 ms, question p99 < 1 s, memory < 150 MiB. With --find it goes on
+doubling past the largest size until a target fails and reports the largest room that met them.
+The players run in this one process (asyncio + aiohttp) on the same 2 cores as the host, so the
+figures include their cost too.
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
+import fcntl
 import json
 import os
+import pty
 import random
-import socket
+import re
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
+import termios
+import threading
 import time
 from pathlib import Path
 
 import aiohttp
 
 ROOT = Path(__file__).resolve().parents[1]
-MACHINE_CORES = 2
-MACHINE_GIB = 24
-CPU_BUDGET = 0.7
-PROBES = 20          # API answers sent while the browsers draw a question
-BURST_SECONDS = 5.0   # a new question on every screen within this (of a 90 s question)
+PIN = "2468"
+ANSWER_P99_MS, QUESTION_P99_S, MEMORY_MIB = 200.0, 1.0, 150.0
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+class ScreenHost:
+    """`ridge host` with its screen in a pty; `press` types the host's keys."""
+
+    def __init__(self, save: str, players: int, questions: int) -> None:
+        self.args = [sys.executable, "-m", "app", "host", "--seed", "7", "--count", str(questions), "--port", "0",
+                     "--pin", PIN, "--seconds", "60", "--max-players", str(players + 5), "--save-dir", save]
+        master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+        env = dict(os.environ, TERM="xterm-256color")
+        env.pop("RIDGE_SAVE_DIR", None)
+        self.proc = subprocess.Popen(self.args, stdin=slave, stdout=slave, stderr=slave, cwd=str(ROOT), env=env,
+                                     start_new_session=True)
+        os.close(slave)
+        self.master, self.out = master, bytearray()
+        threading.Thread(target=self._drain, daemon=True).start()
+        deadline = time.monotonic() + 60
+        while not (found := re.search(rb"lobby (http://\S+) pin", bytes(self.out))):
+            if time.monotonic() > deadline or self.proc.poll() is not None:
+                raise SystemExit(f"the host did not start: {bytes(self.out)[-500:]!r}")
+            time.sleep(0.05)
+        self.url = found.group(1).decode()
+
+    def _drain(self) -> None:
+        while True:
+            try:
+                chunk = os.read(self.master, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            self.out += chunk
+            del self.out[:-100_000]
+
+    def press(self, key: str) -> float:
+        os.write(self.master, key.encode())
+        return time.perf_counter()
+
+    def peak_mib(self) -> float:
+        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+        return 0.0
+
+    def stop(self) -> None:
+        self.press("\x11")
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=30)
+        os.close(self.master)
 
 
-def start_host(save: str, port: int, players: int, questions: int, seconds: float, lobby: float = 2) -> subprocess.Popen:
-    args = [sys.executable, "-m", "app", "host", "--seed", "7", "--count", str(questions), "--headless",
-            "--host", "127.0.0.1", "--port", str(port), "--pin", "2468", "--seconds", str(seconds),
-            "--max-players", str(players + 20), "--lobby-seconds", str(lobby), "--reveal-seconds", "1", "--save-dir", save]
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=str(ROOT))
-    first = proc.stdout.readline()
-    if not first.startswith("lobby "):
-        raise SystemExit(f"the host did not start: {first!r}")
-    return proc
-
-
-def right_answer(made) -> dict:
+def answer_for(made) -> dict:
     from puzzles.grading import objective_bottleneck
 
     key = made.key
@@ -64,213 +103,180 @@ def right_answer(made) -> dict:
             "certainty": "medium", "estimates": {e: key.estimates[e] for e in made.puzzle.estimates}}
 
 
-async def player(session, url: str, name: str, made: list, times: list, sent: list, errors: list, done: asyncio.Event):
-    async with session.post(url + "/api/join", json={"pin": "2468", "name": name}) as r:
+class Room:
+    """What the bench's players saw."""
+
+    def __init__(self, n: int, questions: int) -> None:
+        self.n, self.questions = n, questions
+        self.opened: dict[int, float] = {}              # question -> when its key was pressed
+        self.arrived: dict[int, list[float]] = {i: [] for i in range(questions)}
+        self.closed_seen: dict[int, int] = {i: 0 for i in range(questions)}
+        self.done_seen = 0
+        self.answer_ms: list[float] = []
+        self.refused = 0
+        self.sent: list[tuple[str, int]] = []
+        self.changed = asyncio.Event()
+
+
+async def player(session, url: str, name: str, made: list, room: Room, ready: asyncio.Event) -> str:
+    async with session.post(url + "/api/join", json={"pin": PIN, "name": name}) as r:
         token = (await r.json())["token"]
     headers = {"X-Ridge-Token": token}
-    answered: set[int] = set()
-    while not done.is_set():
-        async with session.get(url + "/api/state", headers=headers) as r:
-            state = await r.json()
-        if state["phase"] == "done":
-            return token
-        index = state["index"]
-        if state["phase"] == "question" and index not in answered:
-            answered.add(index)
-            await asyncio.sleep(random.uniform(0, 3))
-            body = {"index": index, **right_answer(made[index])}
-            start = time.perf_counter()
-            async with session.post(url + "/api/answer", json=body, headers=headers) as r:
-                status = r.status
-                await r.read()
-            times.append(time.perf_counter() - start)
-            sent.append((name, index))
-            if status != 200:
-                errors.append((name, index, status))
-            continue
-        await asyncio.sleep(1.0)
+    seen: set[tuple[str, int]] = set()
+    async with session.get(url + "/api/events", headers=headers) as stream:
+        ready.set()
+        buffer = b""
+        async for chunk in stream.content.iter_any():
+            buffer += chunk
+            while b"\n\n" in buffer:
+                block, buffer = buffer.split(b"\n\n", 1)
+                lines = block.decode().split("\n")
+                if not lines[0].startswith("event: state"):
+                    continue
+                state = json.loads(lines[1][len("data: "):])
+                phase, index = state["phase"], state["index"]
+                if (phase, index) in seen:
+                    continue
+                seen.add((phase, index))
+                if phase == "question":
+                    room.arrived[index].append(time.perf_counter())
+                    asyncio.create_task(answer(session, url, headers, name, index, made, room))
+                elif phase == "closed":
+                    asyncio.create_task(read_reveal(session, url, headers, index, room))
+                elif phase == "done":
+                    room.done_seen += 1
+                    room.changed.set()
+                    return token
     return token
 
 
-async def api_load(url: str, n: int, made: list) -> dict:
-    times: list[float] = []
-    sent: list = []
-    errors: list = []
-    done = asyncio.Event()
-    connector = aiohttp.TCPConnector(limit=0)
-    async with aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=60)) as session:
-        tokens = await asyncio.gather(*(player(session, url, f"bot{i:04d}", made, times, sent, errors, done)
-                                        for i in range(n)))
-        headers = {"X-Ridge-Token": tokens[0]}
-        lost = 0
+async def answer(session, url, headers, name, index, made, room: Room) -> None:
+    await asyncio.sleep(random.uniform(0, 3))
+    start = time.perf_counter()
+    async with session.post(url + "/api/answer", json={"index": index, **answer_for(made[index])}, headers=headers) as r:
+        status = r.status
+        await r.read()
+    room.answer_ms.append(1000 * (time.perf_counter() - start))
+    room.sent.append((name, index))
+    if status != 200:
+        room.refused += 1
+
+
+async def read_reveal(session, url, headers, index, room: Room) -> None:
+    for path in (f"/api/reveal?index={index}", "/api/board"):
+        async with session.get(url + path, headers=headers) as r:
+            await r.read()
+    room.closed_seen[index] += 1
+    room.changed.set()
+
+
+async def until(room: Room, check, limit: float = 120.0) -> bool:
+    deadline = time.monotonic() + limit
+    while not check():
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        room.changed.clear()
+        try:
+            await asyncio.wait_for(room.changed.wait(), min(left, 0.5))
+        except asyncio.TimeoutError:
+            pass
+    return True
+
+
+async def play(host: ScreenHost, n: int, made: list) -> Room:
+    room = Room(n, len(made))
+    connector = aiohttp.TCPConnector(limit=0, keepalive_timeout=10)  # idle sockets go before the host's 15 s
+    timeout = aiohttp.ClientTimeout(total=None, sock_connect=30)
+    async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
+        readies = [asyncio.Event() for _ in range(n)]
+        tasks = [asyncio.create_task(player(session, host.url, f"bot{i:04d}", made, room, readies[i])) for i in range(n)]
+        await asyncio.gather(*(e.wait() for e in readies))
+        await asyncio.sleep(1.0)  # the screen draws the full lobby
+        room.opened[0] = host.press("s")
         for index in range(len(made)):
-            async with session.get(f"{url}/api/reveal?index={index}", headers=headers) as r:
+            if not await until(room, lambda: room.closed_seen[index] >= n):
+                raise SystemExit(f"question {index + 1} never closed on every player's screen")
+            await asyncio.sleep(3.2)  # the host's "next" waits until the answer has been up 3 s
+            last = index + 1 == len(made)
+            for _ in range(60):  # press n until the room moves on (a press too early is refused)
+                pressed = host.press("n")
+                if not last:  # the first press counts (a later one would only make the delay look longer)
+                    room.opened.setdefault(index + 1, pressed)
+                if await until(room, (lambda: room.done_seen > 0) if last else (lambda: bool(room.arrived[index + 1])),
+                               limit=1.0):
+                    break
+        if not await until(room, lambda: room.done_seen >= n):
+            raise SystemExit("the podium never reached every player")
+        lost = 0
+        async with session.post(host.url + "/api/join", json={"pin": PIN, "name": "auditor"}) as r:
+            audit = {"X-Ridge-Token": (await r.json())["token"]}
+        for index in range(len(made)):
+            async with session.get(f"{host.url}/api/reveal?index={index}", headers=audit) as r:
                 reveal = await r.json()
             answered = {p["name"] for p in reveal["players"] if p["outcome"] != "unanswered"}
-            lost += sum(1 for name, i in sent if i == index and name not in answered)
-    times.sort()
-    return {"players": n, "sent": len(sent), "refused": len(errors), "lost": lost,
-            "p50_ms": 1000 * statistics.median(times), "p99_ms": 1000 * times[max(0, int(len(times) * 0.99) - 1)],
-            "max_ms": 1000 * times[-1]}
+            lost += sum(1 for name, i in room.sent if i == index and name not in answered)
+        room.lost = lost
+        await asyncio.gather(*tasks, return_exceptions=True)
+    return room
 
 
-def children(pid: int) -> list[int]:
-    found = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, int(round(q * len(ordered))) - 1))]
+
+
+def run_size(n: int, questions: int) -> dict:
+    from puzzles import generator
+
+    made = generator.generate(7, questions, None)
+    with tempfile.TemporaryDirectory() as save:
+        host = ScreenHost(save, n, questions)
         try:
-            found += [int(x) for x in (task / "children").read_text().split()]
-        except OSError:
-            pass
-    return found
+            room = asyncio.run(play(host, n, made))
+            peak = host.peak_mib()
+        finally:
+            host.stop()
+    delays = [t - room.opened[i] for i, times in room.arrived.items() for t in times if i in room.opened]
+    return {"players": n, "answers": len(room.answer_ms), "refused": room.refused, "lost": room.lost,
+            "answer_p50": statistics.median(room.answer_ms), "answer_p99": pct(room.answer_ms, 0.99),
+            "answer_max": max(room.answer_ms), "question_p50": statistics.median(delays),
+            "question_p99": pct(delays, 0.99), "question_max": max(delays), "memory": peak}
 
 
-def memory(pid: int) -> tuple[float, float]:
-    """(RSS, PSS) in MiB."""
-    rss = pss = 0.0
-    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-        if line.startswith("Rss:"):
-            rss = int(line.split()[1]) / 1024
-        elif line.startswith("Pss:"):
-            pss = int(line.split()[1]) / 1024
-    return rss, pss
-
-
-def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-async def browsers(url: str, host_pid: int, k: int, made: list, window: float = 5.0) -> dict:
-    """k browser sessions: websockets to /ws, each starting a player app process on the host, each
-    joining like a player; then the CPU it takes them to draw a question, while PROBES API players
-    answer, and their steady CPU and memory."""
-    before = set(children(host_pid))
-    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=120)) as session:
-        sockets = [await session.ws_connect(f"{url.replace('http', 'ws')}/ws?width=100&height=40") for _ in range(k)]
-        seen = [b"" for _ in sockets]
-
-        async def until_drawn(i: int, ws, *texts: bytes) -> None:
-            while not any(text in seen[i] for text in texts):
-                msg = await asyncio.wait_for(ws.receive(), 120)
-                if msg.type == aiohttp.WSMsgType.BINARY:
-                    seen[i] = (seen[i] + msg.data)[-40000:]
-                elif msg.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED, aiohttp.WSMsgType.ERROR):
-                    raise SystemExit("a browser session closed before its app drew")
-
-        async def join(i: int, ws) -> None:
-            await ws.send_str(json.dumps(["resize", {"width": 100, "height": 40}]))
-            await until_drawn(i, ws, b"Join the match")
-            await ws.send_str(json.dumps(["focus"]))  # as the page does when its terminal gets focus
-            await until_drawn(i, ws, "▶ pin".encode())
-            seen[i] = b""
-            await ws.send_str(json.dumps(["stdin", "2468\r"]))
-            await until_drawn(i, ws, "▶ nickname".encode())
-            seen[i] = b""
-            await ws.send_str(json.dumps(["stdin", f"web{i}\r"]))
-            await until_drawn(i, ws, b"You're in", b"Your prediction")
-
-        await asyncio.gather(*(join(i, ws) for i, ws in enumerate(sockets)))
-        pids = [p for p in children(host_pid) if p not in before]
-
-        async def drain(ws) -> None:
-            async for _ in ws:
-                pass
-
-        drains = [asyncio.create_task(drain(ws)) for ws in sockets]
-        async with session.post(url + "/api/join", json={"pin": "2468", "name": "watcher"}) as r:
-            headers = {"X-Ridge-Token": (await r.json())["token"]}
-        probes = []
-        for i in range(PROBES):
-            async with session.post(url + "/api/join", json={"pin": "2468", "name": f"probe{i}"}) as r:
-                probes.append({"X-Ridge-Token": (await r.json())["token"]})
-        probe_times: list[float] = []
-
-        async def probe(h) -> None:
-            await asyncio.sleep(random.uniform(0, 3))
-            start = time.perf_counter()
-            async with session.post(url + "/api/answer", json={"index": 0, **right_answer(made[0])}, headers=h) as r:
-                await r.read()
-            probe_times.append(time.perf_counter() - start)
-
-        async def state() -> dict:
-            async with session.get(url + "/api/state", headers=headers) as r:
-                return await r.json()
-
-        while (await state())["phase"] == "lobby":  # the first question opens lobby-seconds after the first join
-            cpu0 = {p: cpu_seconds(p) for p in pids}
-            host0 = cpu_seconds(host_pid)
-            await asyncio.sleep(0.05)
-        await asyncio.gather(*(probe(h) for h in probes), asyncio.sleep(4))  # every app draws the question
-        burst = [cpu_seconds(p) - cpu0[p] for p in pids]
-        cpu1 = {p: cpu_seconds(p) for p in pids}
-        host1 = cpu_seconds(host_pid)
-        await asyncio.sleep(window)
-        cpu = [(cpu_seconds(p) - cpu1[p]) / window for p in pids]
-        host_share = (cpu_seconds(host_pid) - host1) / window / max(1, len(pids))
-        host_burst = (host1 - host0) / max(1, len(pids))
-        mem = [memory(p) for p in pids]
-        joined = (await state())["players"] - 1 - PROBES
-        for ws in sockets:
-            await ws.close()
-        for task in drains:
-            task.cancel()
-    steady = statistics.mean(cpu)
-    probe_times.sort()
-    return {"processes": len(pids), "joined": joined, "rss_mib": statistics.mean(m[0] for m in mem),
-            "pss_mib": statistics.mean(m[1] for m in mem), "cpu_share": steady + host_share,
-            "burst_s": max(0.0, statistics.mean(burst) - 4 * steady) + host_burst,
-            "probe_p50_ms": 1000 * statistics.median(probe_times),
-            "probe_p99_ms": 1000 * probe_times[max(0, int(len(probe_times) * 0.99) - 1)]}
+def meets(r: dict) -> bool:
+    return (r["answer_p99"] < ANSWER_P99_MS and r["question_p99"] < QUESTION_P99_S and r["memory"] < MEMORY_MIB
+            and r["lost"] == 0 and r["refused"] == 0)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--players", type=int, default=200)
-    parser.add_argument("--browsers", type=int, default=3)
+    parser.add_argument("--sizes", default="30,100,200")
     parser.add_argument("--questions", type=int, default=3)
+    parser.add_argument("--find", action="store_true", help="double past the last size until a target fails")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
-    from puzzles import generator
-
-    made = generator.generate(7, args.questions, None)
-    with tempfile.TemporaryDirectory() as save:
-        port = free_port()
-        url = f"http://127.0.0.1:{port}"
-        host = start_host(save, port, args.players + args.browsers, args.questions, 30)
-        try:
-            host_rss0 = memory(host.pid)[0]
-            result = asyncio.run(api_load(url, args.players, made))
-            host_rss = memory(host.pid)[0]
-        finally:
-            host.terminate()
-            host.wait(timeout=30)
-        print(f"API: {result['players']} players x {args.questions} questions: {result['sent']} answers sent, "
-              f"{result['refused']} refused, lost answers: {result['lost']}")
-        print(f"answer round trip: p50 {result['p50_ms']:.1f} ms, p99 {result['p99_ms']:.1f} ms, max {result['max_ms']:.1f} ms")
-        print(f"host process: {host_rss0:.0f} MiB before, {host_rss:.0f} MiB with {args.players} players")
-
-        port = free_port()
-        url = f"http://127.0.0.1:{port}"
-        host = start_host(save + "/b", port, args.browsers + PROBES + 5, 1, 300, lobby=30)
-        try:
-            web = asyncio.run(browsers(url, host.pid, args.browsers, made))
-        finally:
-            host.terminate()
-            host.wait(timeout=30)
-    print(f"browser players: {web['processes']} app processes, each RSS {web['rss_mib']:.0f} MiB, "
-          f"PSS {web['pss_mib']:.0f} MiB, CPU {100 * web['cpu_share']:.1f}% of a core while a question is open")
-    print(f"{web['joined']} of them joined; while they drew a new question, {PROBES} API answers took "
-          f"p50 {web['probe_p50_ms']:.0f} ms, p99 {web['probe_p99_ms']:.0f} ms")
-    print(f"drawing a new question costs each browser player {1000 * web['burst_s']:.0f} ms of CPU "
-          "(its app process plus its share of the host's relaying)")
-    by_memory = int((MACHINE_GIB * 1024 - 2048) / max(web["pss_mib"], 1))
-    by_cpu = int(MACHINE_CORES * CPU_BUDGET / max(web["cpu_share"], 1e-4))
-    by_burst = int(MACHINE_CORES * BURST_SECONDS / max(web["burst_s"], 1e-4))
-    print(f"one {MACHINE_CORES}-core / {MACHINE_GIB} GiB machine: about {min(by_memory, by_cpu, by_burst)} browser "
-          f"players (memory allows {by_memory}; steady CPU within {CPU_BUDGET:.0%} of the cores allows {by_cpu}; "
-          f"every screen drawing a new question within {BURST_SECONDS:g} s allows {by_burst}); "
-          f"API p99 here {result['p99_ms']:.0f} ms with {args.players} API players")
-    return 0 if result["lost"] == 0 and result["refused"] == 0 else 1
+    sizes = [int(s) for s in args.sizes.split(",")]
+    print(f"targets: answer p99 < {ANSWER_P99_MS:g} ms, question p99 < {QUESTION_P99_S:g} s, "
+          f"host memory < {MEMORY_MIB:g} MiB; {os.cpu_count()} cores; host screen running")
+    print(f"{'players':>7} {'answers':>7} {'lost':>4} {'answer p50/p99/max ms':>24} "
+          f"{'question p50/p99/max ms':>26} {'host MiB':>8}  meets")
+    results, largest = [], 0
+    while sizes:
+        n = sizes.pop(0)
+        r = run_size(n, args.questions)
+        results.append(r)
+        ok = meets(r)
+        print(f"{r['players']:>7} {r['answers']:>7} {r['lost']:>4} "
+              f"{r['answer_p50']:>8.1f}/{r['answer_p99']:>6.1f}/{r['answer_max']:>6.1f}   "
+              f"{1000 * r['question_p50']:>8.0f}/{1000 * r['question_p99']:>6.0f}/{1000 * r['question_max']:>6.0f}   "
+              f"{r['memory']:>8.1f}  {'yes' if ok else 'NO'}", flush=True)
+        if ok:
+            largest = max(largest, n)
+        if args.find and not sizes and ok:
+            sizes.append(n * 2)
+    print(f"largest room that met every target here: {largest} players")
+    return 0 if all(r["lost"] == 0 for r in results) else 1
 
 
 if __name__ == "__main__":

@@ -364,6 +364,8 @@ def robustness_problems(key: Key, offered, ruled_out=(), measured: bool = False)
     for fidelity, message in key.band_problems(measured):
         out.append(("deployment", f"not robust ({fidelity}): {message}"))
     for fidelity, solution in key.judged(measured):
+        if fidelity == Fidelity.MEASURED and _unmeasured(solution, key.best_lever):
+            continue   # the key's lever has no measured figure to hold the others against
         for result in unoffered_winners(solution, offered, ruled_out):
             best = solution.best
             shown = f"{result.gain:.2f}x" if result.gain is not None else "makes it fit"

@@ -5,7 +5,12 @@ A host runs the room (`ridge host`); players only ever send predictions. The hos
 everything: a question is open from `opened` to `deadline` (wall-clock seconds, so a restarted
 host can carry on), and an answer counts when it reaches the host while its question is open.
 Each player answers each question once. An answer that arrives after the close is refused, but
-what that player had filled in is kept, locked at zero points, so the reveal can show it.
+what that player had filled in is kept, locked at zero points and shown as "late" (never as the
+outcome it would have had: a late answer may have been copied from the room).
+
+Fairness: nothing about an open question leaves the host (the board counts closed questions only,
+the spread and who answered what wait for the close). The facilitator's report is aggregated here
+too (`report`), so the screen, the headless host and `ridge host --report` write the same figures.
 
 Every answer is graded by THE grader (`puzzles.grading.grade`) through `grade_answer`, the one
 call site, so a change in the grader's signature is one edit here. Scores are derived from the
@@ -30,6 +35,8 @@ DEFAULT_LOBBY_SECONDS = 5
 DEFAULT_REVEAL_SECONDS = 8
 RESUME_GRACE_SECONDS = 10.0   # a question resumed after a restart stays open at least this long
 NO_ANSWER = "unanswered"
+LATE = "late"                 # what a late answer shows everywhere, in place of its outcome
+MIN_REVEAL_SECONDS = 3.0      # the host's "next" waits this long after a close: no reveal goes unseen
 PIN_PATTERN = re.compile(r"^\d{4,8}$")
 _NICK = re.compile(r"^[\w][\w \-.']{0,23}$")
 
@@ -77,13 +84,17 @@ def seat_hash(seat: Any) -> str:
     return hashlib.sha256(seat.encode("utf-8")).hexdigest()
 
 
-def check_join(pin_given: Any, pin: str, name: Any, taken: Iterable[str], players: int, max_players: int) -> str:
+def check_join(pin_given: Any, pin: str, name: Any, taken: Iterable[str], players: int, max_players: int,
+               locked: bool = False) -> str:
     """The cleaned nickname when this join may go ahead; LiveRefusal otherwise, checked in the
-    order a player can act on: the pin (403), the name (400, 409), then room (503)."""
+    order a player can act on: the pin (403), the name (400, 409), a room the host locked (423),
+    then a full room (503)."""
     check_pin_given(pin_given, pin)
     nick = clean_name(name)
     if fold(nick) in {fold(t) for t in taken}:
         raise LiveRefusal(409, f"the nickname {nick!r} is taken in this room: pick another")
+    if locked:
+        raise LiveRefusal(423, "the host has locked the room: no new players can join this match")
     if players >= max_players:
         raise LiveRefusal(503, f"the room is full ({max_players} players): ask the host to raise --max-players")
     return nick
@@ -109,8 +120,13 @@ class LiveGrade:
     parts: tuple = ()
     late: bool = False
 
+    @property
+    def shown(self) -> str:
+        """The outcome as every screen and report says it: "late" for a late answer."""
+        return LATE if self.late else self.outcome
+
     def to_json(self) -> dict:
-        return {"outcome": self.outcome, "points": self.points, "late": self.late, "parts": list(self.parts)}
+        return {"outcome": self.shown, "points": self.points, "late": self.late, "parts": list(self.parts)}
 
 
 def _parts_json(parts: Any) -> tuple:
@@ -225,6 +241,38 @@ def should_close(now: float, deadline: float | None, paused: bool, locked: int, 
     return not paused and deadline is not None and now >= deadline
 
 
+def due(phase: str, now: float, *, auto: bool, first_join: float | None, lobby_seconds: float,
+        deadline: float | None, paused: bool, locked: int, players: int, closed_at: float | None,
+        reveal_seconds: float) -> str | None:
+    """What the clock says happens now: "open" (the first question), "close", "next", or None.
+    A self-running (headless) room opens `lobby_seconds` after the first join and goes on
+    `reveal_seconds` after each close; a hosted one waits for the host's key for both."""
+    if phase == "lobby":
+        return "open" if auto and first_join is not None and now >= first_join + lobby_seconds else None
+    if phase == "question":
+        return "close" if should_close(now, deadline, paused, locked, players) else None
+    if phase == "closed" and auto and closed_at is not None and now >= closed_at + reveal_seconds:
+        return "next"
+    return None
+
+
+def skip(phase: str, now: float, closed_at: float | None, min_reveal: float = MIN_REVEAL_SECONDS) -> str | None:
+    """What the host's "next" key does: in the lobby, open the first question; with a question
+    open, close it (answers so far count); after a close, go on, but only once the answer has
+    been up `min_reveal` seconds, so a double press never skips a reveal nobody saw."""
+    if phase == "lobby":
+        return "open"
+    if phase == "question":
+        return "close"
+    if phase == "closed":
+        shown_for = now - (closed_at if closed_at is not None else now)
+        if shown_for < min_reveal:
+            raise LiveRefusal(409, f"the answer has been up {shown_for:.0f} s: let the room read it, "
+                                   f"then press again (from {min_reveal:g} s)")
+        return "next"
+    return None
+
+
 def resumed_deadline(deadline: float, now: float, seconds: float) -> float:
     """After a restart, the open question keeps its deadline, but never less than a short grace
     (players were mid-answer while the host was down), and never more than a full question."""
@@ -249,17 +297,21 @@ class Row:
                 "answered": self.answered}
 
 
-def board(names: Sequence[str], grades: Mapping[tuple[str, int], LiveGrade], count: int) -> list[Row]:
+def board(names: Sequence[str], grades: Mapping[tuple[str, int], LiveGrade], count: int,
+          closed: Iterable[int] | None = None) -> list[Row]:
     """Every player ranked best first by the game's one board (`puzzles.boards`: points, ties
-    share a rank, names break the order). `grades` maps (name, question index) to a grade; a late
-    answer counts as not answered."""
+    share a rank, names break the order). `grades` maps (name, question index) to a grade; only
+    the questions in `closed` count (all when None), so the board never moves while a question
+    is open and two throw-away names cannot read a key from it; a late answer counts as not
+    answered and shows as "late"."""
     from puzzles.boards import Entry, build_board
 
+    counted = set(range(count) if closed is None else closed)
     outcomes, entries = {}, []
     for name in names:
-        mine = [grades.get((name, i)) for i in range(count)]
+        mine = [grades.get((name, i)) if i in counted else None for i in range(count)]
         got = [g for g in mine if g is not None and not g.late]
-        outcomes[name] = tuple(g.outcome if g else "" for g in mine)
+        outcomes[name] = tuple(g.shown if g else "" for g in mine)
         entries.append(Entry(name, "", sum(g.points for g in got), len(got),
                              sum(g.outcome == Outcome.CLEARED for g in got)))
     return [Row(s.entry.player, s.entry.score, s.entry.cleared, s.entry.answered, s.rank, outcomes[s.entry.player])
@@ -316,18 +368,163 @@ def _csv_safe(text: str) -> str:
     return "'" + text if text[:1] in "=+-@" else text
 
 
-def results_markdown(rows: Sequence[Row], count: int, title: str, keys: Sequence[Mapping[str, Any]] = ()) -> str:
-    """The final board as a Markdown table, with each question's answer underneath."""
-    lines = [f"# {title}", "", "| # | Player | Points | Cleared | " + " | ".join(f"Q{i + 1}" for i in range(count)) + " |",
-             "|---:|---|---:|---:|" + "---|" * count]
-    for r in rows:
-        outcomes = list(r.outcomes) + [""] * (count - len(r.outcomes))
-        name = r.name.replace("|", "\\|")
-        lines.append(f"| {r.rank} | {name} | {r.points} | {r.cleared}/{count} | "
-                     + " | ".join(o or "–" for o in outcomes[:count]) + " |")
-    if keys:
-        lines += ["", "## The answers", ""]
-        for i, k in enumerate(keys):
-            lines.append(f"{i + 1}. {k.get('title', '')}: {k.get('bottleneck')} · best lever {k.get('best_lever')} "
-                         f"({k.get('gain_band')}) · because {k.get('reason')}")
+# --- the facilitator's report ---------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class QuestionStats:
+    """How the room did on one closed question. `right` counts right answers (cleared or lucky,
+    on time), `cleared` those right for the right reason; the most common wrong answer is the
+    (bottleneck, lever) pair most named among on-time answers that got either part wrong."""
+
+    index: int
+    title: str
+    concepts: tuple[str, ...]
+    players: int
+    answered: int
+    right: int
+    cleared: int
+    late: int
+    key: tuple[str, str]
+    wrong: tuple[str, str] | None = None
+    wrong_count: int = 0
+
+    @property
+    def accuracy(self) -> float:
+        return self.right / self.players if self.players else 0.0
+
+
+@dataclass(frozen=True)
+class ConceptStats:
+    """How the room did on one concept, over every closed question that exercises it."""
+
+    concept: str
+    questions: int
+    chances: int   # players x questions
+    right: int
+    cleared: int
+
+    @property
+    def accuracy(self) -> float:
+        return self.right / self.chances if self.chances else 0.0
+
+
+@dataclass(frozen=True)
+class Report:
+    title: str
+    count: int
+    questions: tuple[QuestionStats, ...]   # closed questions only, in order
+    concepts: tuple[ConceptStats, ...]     # in the course's order
+    rows: tuple[Row, ...]
+
+
+def question_stats(index: int, title: str, concepts: Sequence[str], key: tuple[str, str], players: Sequence[str],
+                   answers: Mapping[tuple[str, int], tuple[Mapping[str, Any], LiveGrade]]) -> QuestionStats:
+    """One question's line in the report, from the locked answers of the players still in."""
+    mine = [answers[(name, index)] for name in players if (name, index) in answers]
+    on_time = [(p, g) for p, g in mine if not g.late]
+    right = sum(g.outcome in (Outcome.CLEARED, Outcome.LUCKY) for _, g in on_time)
+    cleared = sum(g.outcome == Outcome.CLEARED for _, g in on_time)
+    wrong: dict[tuple[str, str], int] = {}
+    for prediction, _ in on_time:
+        pair = (str(prediction.get("bottleneck") or ""), str(prediction.get("lever") or ""))
+        if pair != tuple(key):
+            wrong[pair] = wrong.get(pair, 0) + 1
+    top = min(wrong.items(), key=lambda kv: (-kv[1], kv[0])) if wrong else None
+    return QuestionStats(index, title, tuple(concepts), len(players), len(on_time), right, cleared,
+                         len(mine) - len(on_time), tuple(key), top[0] if top else None, top[1] if top else 0)
+
+
+def concept_stats(questions: Sequence[QuestionStats]) -> tuple[ConceptStats, ...]:
+    """Per concept: every closed question that exercises it, each player a chance to get it right."""
+    from puzzles.puzzle import MODULES
+
+    found: dict[str, list[QuestionStats]] = {}
+    for q in questions:
+        for concept in q.concepts:
+            found.setdefault(concept, []).append(q)
+    order = [m for m in MODULES if m in found] + sorted(c for c in found if c not in MODULES)
+    return tuple(ConceptStats(c, len(found[c]), sum(q.players for q in found[c]), sum(q.right for q in found[c]),
+                              sum(q.cleared for q in found[c])) for c in order)
+
+
+def report(title: str, made: Sequence[Any], players: Sequence[str],
+           answers: Mapping[tuple[str, int], tuple[Mapping[str, Any], LiveGrade]], closed: Iterable[int]) -> Report:
+    """The facilitator's report over the closed questions: `made` are the match's generated
+    puzzles (puzzle + key), `answers` maps (player, question index) to (prediction, grade)."""
+    from puzzles.drill import concepts_of
+    from puzzles.grading import objective_bottleneck
+
+    shut = sorted(set(closed))
+    stats = tuple(question_stats(i, made[i].puzzle.title, concepts_of(made[i].key),
+                                 (objective_bottleneck(made[i].key), made[i].key.best_lever), players, answers)
+                  for i in shut)
+    grades = {k: g for k, (_, g) in answers.items()}
+    return Report(title, len(made), stats, concept_stats(stats), tuple(board(players, grades, len(made), shut)))
+
+
+def _pct(n: int, of: int) -> str:
+    return f"{n}/{of} ({n / of:.0%})" if of else "0/0"
+
+
+def _pair(pair: tuple[str, str] | None, words) -> str:
+    return f"{words('bottleneck', pair[0])} · {words('lever', pair[1])}" if pair else ""
+
+
+def _plain_words(kind: str, identifier: str) -> str:
+    return identifier or "(blank)"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def report_markdown(rep: Report, words=_plain_words, concept_titles: Mapping[str, str] | None = None) -> str:
+    """The report as Markdown: questions (accuracy, most common wrong answer), concepts, players."""
+    titles = concept_titles or {}
+    lines = [f"# {rep.title}", "",
+             f"{len(rep.rows)} players · {len(rep.questions)} of {rep.count} questions closed. "
+             "Right = the right bottleneck, lever and gain (cleared or lucky); cleared = right for the right "
+             "reason; a late answer scores nothing.", "",
+             "## Questions", "",
+             "| Q | Question | Right answer | Right | Cleared | Late | Most common wrong answer |",
+             "|---:|---|---|---:|---:|---:|---|"]
+    for q in rep.questions:
+        wrong = f"{_pair(q.wrong, words)} ({q.wrong_count})" if q.wrong else "–"
+        lines.append(f"| {q.index + 1} | {_cell(q.title)} | {_cell(_pair(q.key, words))} | {_pct(q.right, q.players)} | "
+                     f"{q.cleared} | {q.late} | {_cell(wrong)} |")
+    lines += ["", "## Concepts", "", "| Concept | Questions | Right | Cleared |", "|---|---:|---:|---:|"]
+    for c in rep.concepts:
+        lines.append(f"| {_cell(titles.get(c.concept, c.concept))} | {c.questions} | {_pct(c.right, c.chances)} | "
+                     f"{c.cleared} |")
+    lines += ["", "## Players", "",
+              "| # | Player | Points | Cleared | " + " | ".join(f"Q{i + 1}" for i in range(rep.count)) + " |",
+              "|---:|---|---:|---:|" + "---|" * rep.count]
+    for r in rep.rows:
+        outcomes = list(r.outcomes) + [""] * (rep.count - len(r.outcomes))
+        lines.append(f"| {r.rank} | {_cell(r.name)} | {r.points} | {r.cleared} | "
+                     + " | ".join(o or "–" for o in outcomes[:rep.count]) + " |")
     return "\n".join(lines) + "\n"
+
+
+def questions_csv(rep: Report) -> str:
+    """One row per closed question, for a spreadsheet."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(["question", "title", "concepts", "players", "answered", "right", "cleared", "late", "accuracy",
+                     "key_bottleneck", "key_lever", "most_common_wrong_bottleneck", "most_common_wrong_lever",
+                     "most_common_wrong_count"])
+    for q in rep.questions:
+        wrong = q.wrong or ("", "")
+        writer.writerow([q.index + 1, _csv_safe(q.title), " ".join(q.concepts), q.players, q.answered, q.right,
+                         q.cleared, q.late, f"{q.accuracy:.3f}", q.key[0], q.key[1], wrong[0], wrong[1], q.wrong_count])
+    return buf.getvalue()
+
+
+def concepts_csv(rep: Report) -> str:
+    """One row per concept the closed questions exercised."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(["concept", "questions", "chances", "right", "cleared", "accuracy"])
+    for c in rep.concepts:
+        writer.writerow([c.concept, c.questions, c.chances, c.right, c.cleared, f"{c.accuracy:.3f}"])
+    return buf.getvalue()

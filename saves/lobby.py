@@ -8,7 +8,11 @@ an answer the host accepted is on disk (the WAL survives a killed process; `sync
 also survives a power cut).
 
 Where: `<data folder>/lobby/<match>.sqlite`. A match that finished is kept under a dated name
-when the same match is hosted again.
+when the same match is hosted again. The facilitator's report of a match goes to
+`<data folder>/reports/<lobby file's name>/`.
+
+A lobby that cannot be used (damaged, foreign, a full disk, a folder Ridge may not write) raises
+LobbyError with one line saying which file and why; nothing already in it is changed.
 """
 from __future__ import annotations
 
@@ -61,15 +65,43 @@ def lobby_path(folder: Path, match_id: str) -> Path:
     return Path(folder) / "lobby" / f"{match_id}.sqlite"
 
 
+def report_folder(folder: Path, lobby: Path) -> Path:
+    """Where the report of the match kept in `lobby` is written, inside the host's data folder."""
+    return Path(folder) / "reports" / Path(lobby).stem
+
+
+def _why(exc: BaseException) -> str:
+    """A storage failure in words a host can act on."""
+    text = str(getattr(exc, "strerror", None) or exc)
+    if "full" in text.lower():
+        return f"the disk is full ({text})"
+    if "readonly" in text.lower() or "permission" in text.lower() or "unable to open" in text.lower():
+        return f"Ridge may not write there ({text})"
+    return text
+
+
 class LobbyStore:
     """The durable lobby. Every method is one transaction; readers see committed state only."""
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, existing: bool = False) -> None:
+        """Open (or, unless `existing`, create) the lobby at `path`."""
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if existing and not self.path.is_file():
+            raise LobbyError(f"{self.path}: no such lobby file")
         try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise LobbyError(f"{self.path.parent}: cannot make the lobby folder: {_why(exc)}") from None
+        try:
+            if existing:
+                with open(self.path, "rb") as head:
+                    if head.read(16) != b"SQLite format 3\x00":
+                        raise LobbyError(f"{self.path}: not a lobby file (not SQLite)")
             self.db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False,
                                       timeout=BUSY_SECONDS)
+            if existing and self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone() is None:
+                self.db.close()
+                raise LobbyError(f"{self.path}: not a Ridge lobby (it has no match in it)")
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")
             self.db.execute(f"PRAGMA busy_timeout={int(BUSY_SECONDS * 1000)}")
@@ -78,8 +110,14 @@ class LobbyStore:
             if "seat" not in columns:  # a lobby written before seats existed
                 self.db.execute("ALTER TABLE players ADD COLUMN seat TEXT NOT NULL DEFAULT ''")
             version = self.get("schema_version")
+        except sqlite3.OperationalError as exc:
+            raise LobbyError(f"{self.path}: cannot open the lobby: {_why(exc)}") from None
         except sqlite3.DatabaseError as exc:
             raise LobbyError(f"{self.path}: not a usable lobby file ({exc})") from None
+        except OSError as exc:
+            raise LobbyError(f"{self.path}: cannot read the lobby: {_why(exc)}") from None
+        except ValueError as exc:  # a meta value that is not JSON: hand-edited or foreign
+            raise LobbyError(f"{self.path}: damaged lobby file ({exc})") from None
         if version is None:
             self.set("schema_version", SCHEMA_VERSION)
         elif version != SCHEMA_VERSION:
@@ -103,7 +141,10 @@ class LobbyStore:
                                 [(k, json.dumps(v)) for k, v in values.items()])
 
     def meta(self) -> dict[str, Any]:
-        return {k: json.loads(v) for k, v in self.db.execute("SELECT key, value FROM meta")}
+        try:
+            return {k: json.loads(v) for k, v in self.db.execute("SELECT key, value FROM meta")}
+        except (ValueError, TypeError, sqlite3.DatabaseError) as exc:
+            raise LobbyError(f"{self.path}: damaged lobby file (its settings: {exc})") from None
 
     # -- players ------------------------------------------------------------------------------
     def add_player(self, token: str, name: str, folded: str, joined: float, seat: str = "") -> bool:
@@ -122,8 +163,11 @@ class LobbyStore:
             self.db.execute("UPDATE players SET removed = 1 WHERE token = ?", (token,))
 
     def players(self) -> list[Player]:
-        rows = self.db.execute("SELECT token, name, joined, removed, seat FROM players ORDER BY joined, rowid")
-        return [Player(t, n, j, bool(r), seat) for t, n, j, r, seat in rows]
+        try:
+            rows = self.db.execute("SELECT token, name, joined, removed, seat FROM players ORDER BY joined, rowid")
+            return [Player(str(t), str(n), float(j), bool(r), str(seat)) for t, n, j, r, seat in rows]
+        except (ValueError, TypeError, sqlite3.DatabaseError) as exc:
+            raise LobbyError(f"{self.path}: damaged lobby file (its players: {exc})") from None
 
     # -- answers ------------------------------------------------------------------------------
     def lock(self, index: int, token: str, prediction: dict, received: float, late: bool = False) -> bool:
@@ -139,9 +183,15 @@ class LobbyStore:
 
     def answers(self, index: int | None = None) -> list[Locked]:
         sql = "SELECT idx, token, prediction, received, late FROM answers"
-        rows = self.db.execute(sql + " WHERE idx = ? ORDER BY received" if index is not None else sql + " ORDER BY idx, received",
-                               () if index is None else (index,))
-        return [Locked(i, t, json.loads(p), r, bool(late)) for i, t, p, r, late in rows]
+        try:
+            rows = self.db.execute(sql + " WHERE idx = ? ORDER BY received" if index is not None
+                                   else sql + " ORDER BY idx, received", () if index is None else (index,))
+            found = [Locked(int(i), t, json.loads(p), float(r), bool(late)) for i, t, p, r, late in rows]
+        except (ValueError, TypeError, sqlite3.DatabaseError) as exc:
+            raise LobbyError(f"{self.path}: damaged lobby file (its answers: {exc})") from None
+        if any(not isinstance(a.prediction, dict) for a in found):
+            raise LobbyError(f"{self.path}: damaged lobby file (an answer is not a prediction)")
+        return found
 
     # -- plumbing -----------------------------------------------------------------------------
     def _tx(self):
@@ -153,11 +203,29 @@ class _Transaction:
         self.db = db
 
     def __enter__(self):
-        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            raise LobbyError(f"cannot write the lobby: {_why(exc)}") from None
         return self.db
 
     def __exit__(self, kind, value, tb) -> None:
-        self.db.execute("COMMIT" if kind is None else "ROLLBACK")
+        if kind is None:
+            try:
+                self.db.execute("COMMIT")
+                return
+            except sqlite3.OperationalError as exc:
+                self._rollback()
+                raise LobbyError(f"cannot write the lobby: {_why(exc)}") from None
+        self._rollback()
+        if isinstance(value, sqlite3.OperationalError):
+            raise LobbyError(f"cannot write the lobby: {_why(value)}") from None
+
+    def _rollback(self) -> None:
+        try:
+            self.db.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass  # nothing was open: the failed statement already ended it
 
 
 def archive(path: Path) -> Path:

@@ -144,3 +144,72 @@ def refused(call) -> LobbyRefused:
 
 __all__ = ["Host", "LobbyClient", "LobbyRefused", "free_port", "wait_for", "right_prediction", "wrong_prediction",
            "refused"]
+
+
+class ScreenHost(Host):
+    """`ridge host` with its screen (the projector), in a pseudo-terminal of `size` columns x
+    rows: the test presses the host's keys (`press("s")`) as a facilitator would."""
+
+    def __init__(self, save_dir: Path, size: tuple[int, int] = (120, 40), **kw) -> None:
+        super().__init__(save_dir, **kw)
+        self.args = [a for a in self.args if a != "--headless"]
+        self.size = size
+        self.master: int | None = None
+        self.screen = bytearray()
+
+    def start(self) -> str:
+        import fcntl
+        import pty
+        import re
+        import struct
+        import termios
+
+        master, slave = pty.openpty()
+        cols, rows = self.size
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+        env = {k: v for k, v in os.environ.items() if k not in ("RIDGE_SAVE_DIR", "NO_COLOR")}
+        env.update(TERM="xterm-256color", COLUMNS=str(cols), LINES=str(rows))
+        self.proc = subprocess.Popen(self.args, stdin=slave, stdout=slave, stderr=slave, cwd=str(ROOT), env=env,
+                                     start_new_session=True)
+        os.close(slave)
+        self.master = master
+        self.screen = bytearray()
+        threading.Thread(target=self._drain_pty, args=(master,), daemon=True).start()
+        found = wait_for(lambda: re.search(rb"lobby (http://\S+) pin (\d+)", bytes(self.screen)), "the lobby line")
+        return f"lobby {found.group(1).decode()} pin {found.group(2).decode()}"
+
+    def _drain_pty(self, master: int) -> None:
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            self.screen += chunk
+            del self.screen[:-200_000]
+
+    def press(self, key: str) -> None:
+        os.write(self.master, key.encode())
+
+    def kill(self) -> None:
+        super().kill()
+        self._close_pty()
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.press("\x11")  # ctrl+q
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=LIMIT)
+        self._close_pty()
+
+    def _close_pty(self) -> None:
+        if self.master is not None:
+            try:
+                os.close(self.master)
+            except OSError:
+                pass
+            self.master = None

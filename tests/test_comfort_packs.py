@@ -21,12 +21,13 @@ def _fresh_bank():
 
 def _shared_pack(folder: Path, chapter_id: str = "team-lunch", title: str = "Team lunch",
                  name: str = "shared.toml") -> Path:
-    """A valid pack of two simulator puzzles, as a colleague would share it."""
+    """A valid pack of two simulator puzzles, as a colleague would share it (a deployment whose key
+    holds at every fidelity: the default one's realistic lever lead is too thin to be saved)."""
     from app import sim_model as sm
 
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / name
-    sim = sm.Simulator()
+    sim = sm.Simulator(concurrency="256", prompt="512", output="1024")
     sm.save_puzzle(sim.result, path)
     sim.edit("gpus", "8")
     sm.save_puzzle(sim.result, path)
@@ -146,8 +147,8 @@ def test_the_simulator_still_adds_to_an_old_pack_and_it_still_shows(tmp_path, ca
 
     data = tmp_path / "data"
     path = _old_simulator_pack(data / "packs")
-    sim = sm.Simulator()
-    sim.edit("concurrency", "64")
+    sim = sm.Simulator(concurrency="256", prompt="512", output="1024")
+    sim.edit("prompt", "2048")
     sm.save_puzzle(sim.result, path)
     assert main(["puzzles", "list", "--module", "my-puzzles", "--save-dir", str(data)]) == 0
     assert capsys.readouterr().out.count("my-puzzles") == 3

@@ -53,7 +53,7 @@ def test_a_whole_match_from_outside(tmp_path, made):
         status, body = _raw(host.url, "/api/join", {"pin": "4321", "name": "eve"}, {"Origin": "http://evil.example"})
         assert status == 403 and "another web page" in body["error"]
         with urllib.request.urlopen(host.url + "/", timeout=10) as page:
-            assert page.status == 200 and b"textual.js" in page.read()
+            assert page.status == 200 and b"/static/app.js" in page.read()
 
         names = [f"player{i:02d}" for i in range(PLAYERS)]
         players = _join_all(host.url, names)

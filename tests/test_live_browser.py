@@ -1,9 +1,13 @@
-"""A real browser plays a hosted match: headless Chromium opens the player page, types the pin and
-a nickname into the terminal, answers the question with the keyboard, and shows up on the board.
+"""Real browsers play a hosted match: headless Chromium opens the player page the host serves at
+phone size (360x640, twice) and laptop size (1280x800), each in its own browser context (its own
+storage, as three people's devices). The phones tap; the laptop uses only the keyboard. One phone
+reloads mid-question and comes back as the same player with its half-filled answer; the host (its
+real screen, in a pseudo-terminal, paced with its keys) is killed and restarted, and every page
+carries on to the reveal and the podium.
 
-Chromium is driven over the DevTools protocol (a websocket, through aiohttp). What the page shows
-is read from the terminal's own websocket frames (Network.webSocketFrameReceived), and every step
-waits on a condition: a text on the screen or a fact in the lobby API, never a fixed sleep.
+Chromium is driven over the DevTools protocol (one websocket, flattened sessions). Every step
+waits on a condition read from the page or the lobby API, never a fixed sleep. Screenshots of each
+stage at both sizes go to the test's folder (and to $RIDGE_SHOTS when set, to look at them).
 Skipped only when no Chromium is installed (`.ci/run` installs the Debian package).
 """
 from __future__ import annotations
@@ -12,7 +16,7 @@ import asyncio
 import base64
 import itertools
 import json
-import re
+import os
 import shutil
 import subprocess
 import time
@@ -20,33 +24,29 @@ from pathlib import Path
 
 import pytest
 
-from app import labels
 from puzzles import generator
-from puzzles.cards import puzzle_json
-from tests.live_helpers import Host, LobbyClient, right_prediction
+from tests.live_helpers import LobbyClient, ScreenHost, right_prediction
 
 LIMIT = 90.0
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-extensions", "--mute-audio", "--window-size=1280,1800", "--remote-debugging-port=0",
-         "--remote-allow-origins=*"]
-_ESCAPES = re.compile(r"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[=>78]")
-KEYS = {"Enter": (13, "\r"), "Tab": (9, ""), "ArrowDown": (40, "")}
+         "--disable-extensions", "--mute-audio", "--remote-debugging-port=0", "--remote-allow-origins=*"]
+KEYS = {"Enter": (13, "\r"), "Tab": (9, ""), "ArrowDown": (40, ""), "Space": (32, " ")}
+PHONE, LAPTOP = (360, 640), (1280, 800)
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (the Debian package 'chromium')")
 
 
-class Browser:
-    """One headless Chromium with a fresh profile, and a DevTools session on its page."""
+class Chromium:
+    """One headless Chromium and a DevTools connection to it."""
 
     def __init__(self, profile: Path) -> None:
         self.profile = profile
         self.proc: subprocess.Popen | None = None
         self.ids = itertools.count(1)
         self.pending: dict[int, asyncio.Future] = {}
-        self.frames: list[str] = []
-        self.frame_added = asyncio.Event()
+        self.errors: list[str] = []
 
     async def start(self) -> None:
         import aiohttp
@@ -54,81 +54,45 @@ class Browser:
         self.proc = subprocess.Popen([CHROMIUM, *FLAGS, f"--user-data-dir={self.profile}", "about:blank"],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         active = self.profile / "DevToolsActivePort"
-        port = await until(lambda: active.exists() and active.read_text().split("\n")[0].strip(), "Chromium's DevTools port")
+        lines = await until(lambda: active.exists() and len(active.read_text().split("\n")) >= 2
+                            and active.read_text().split("\n")[:2], "Chromium's DevTools port")
         self.session = aiohttp.ClientSession()
-        pages = await until_async(lambda: self._pages(int(port)), "Chromium's first page")
-        self.ws = await self.session.ws_connect(pages[0]["webSocketDebuggerUrl"], max_msg_size=0)
+        self.ws = await self.session.ws_connect(f"ws://127.0.0.1:{lines[0].strip()}{lines[1].strip()}", max_msg_size=0)
         self.reader = asyncio.create_task(self._read())
-        await self.call("Network.enable")
-        await self.call("Page.enable")
-
-    async def _pages(self, port: int):
-        try:
-            async with self.session.get(f"http://127.0.0.1:{port}/json/list") as response:
-                found = [t for t in await response.json() if t.get("type") == "page"]
-                return found or None
-        except OSError:
-            return None
 
     async def _read(self) -> None:
         async for message in self.ws:
             data = json.loads(message.data)
             if "id" in data and data["id"] in self.pending:
                 self.pending.pop(data["id"]).set_result(data)
-            elif data.get("method") == "Network.webSocketFrameReceived":
-                response = data["params"]["response"]
-                raw = response.get("payloadData", "")
-                if response.get("opcode") == 2:
-                    raw = base64.b64decode(raw).decode("utf-8", "replace")
-                self.frames.append(_ESCAPES.sub("", raw))
-                self.frame_added.set()
+            elif data.get("method") == "Runtime.exceptionThrown":
+                self.errors.append(json.dumps(data["params"]["exceptionDetails"])[:500])
 
-    async def call(self, method: str, **params):
+    async def call(self, method: str, session: str | None = None, **params):
         ident = next(self.ids)
         future = asyncio.get_running_loop().create_future()
         self.pending[ident] = future
-        await self.ws.send_json({"id": ident, "method": method, "params": params})
+        message = {"id": ident, "method": method, "params": params}
+        if session:
+            message["sessionId"] = session
+        await self.ws.send_json(message)
         reply = await asyncio.wait_for(future, LIMIT)
         if "error" in reply:
             raise AssertionError(f"{method}: {reply['error']}")
         return reply.get("result", {})
 
-    def mark(self) -> int:
-        return len(self.frames)
-
-    async def seen(self, *texts: str, since: int = 0) -> None:
-        """Wait until every text has appeared on the terminal since frame `since`."""
-        deadline = time.monotonic() + LIMIT
-        while True:
-            screen = "".join(self.frames[since:])
-            if all(t in screen for t in texts):
-                return
-            left = deadline - time.monotonic()
-            if left <= 0:
-                shot = await self.call("Page.captureScreenshot", format="png")
-                (self.profile.parent / "failure.png").write_bytes(base64.b64decode(shot["data"]))
-                raise AssertionError(f"the page never showed {texts}; it showed {screen[-2000:]!r}")
-            self.frame_added.clear()
-            try:
-                await asyncio.wait_for(self.frame_added.wait(), left)
-            except asyncio.TimeoutError:
-                pass
-
-    async def press(self, key: str, then: tuple[str, ...] = ()) -> None:
-        """Press a key in the terminal; with `then`, wait for those texts to be drawn after it."""
-        since = self.mark()
-        code, text = KEYS[key]
-        common = {"key": key, "code": key, "windowsVirtualKeyCode": code, "nativeVirtualKeyCode": code}
-        await self.call("Input.dispatchKeyEvent", type="keyDown", text=text, **common)
-        await self.call("Input.dispatchKeyEvent", type="keyUp", **common)
-        if then:
-            await self.seen(*then, since=since)
-
-    async def type(self, text: str, then: tuple[str, ...] = ()) -> None:
-        since = self.mark()
-        await self.call("Input.insertText", text=text)
-        if then:
-            await self.seen(*then, since=since)
+    async def page(self, name: str, size: tuple[int, int], mobile: bool) -> "Page":
+        context = (await self.call("Target.createBrowserContext"))["browserContextId"]
+        target = (await self.call("Target.createTarget", url="about:blank", browserContextId=context))["targetId"]
+        session = (await self.call("Target.attachToTarget", targetId=target, flatten=True))["sessionId"]
+        page = Page(self, session, name, size)
+        await page.call("Page.enable")
+        await page.call("Runtime.enable")
+        await page.call("Emulation.setDeviceMetricsOverride", width=size[0], height=size[1], deviceScaleFactor=1,
+                        mobile=mobile)
+        if mobile:
+            await page.call("Emulation.setTouchEmulationEnabled", enabled=True)
+        return page
 
     async def stop(self) -> None:
         for closing in (getattr(self, "ws", None), getattr(self, "session", None)):
@@ -145,6 +109,69 @@ class Browser:
                 self.proc.wait(timeout=20)
 
 
+class Page:
+    """One page (one person's device): script it, wait on it, photograph it."""
+
+    def __init__(self, browser: Chromium, session: str, name: str, size: tuple[int, int]) -> None:
+        self.browser, self.session, self.name, self.size = browser, session, name, size
+
+    async def call(self, method: str, **params):
+        return await self.browser.call(method, self.session, **params)
+
+    async def js(self, expression: str):
+        reply = await self.call("Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=True)
+        if "exceptionDetails" in reply:
+            raise AssertionError(f"{self.name}: {expression}: {reply['exceptionDetails']}")
+        return reply["result"].get("value")
+
+    async def until(self, expression: str, what: str, shots: Path | None = None):
+        deadline = time.monotonic() + LIMIT
+        while time.monotonic() < deadline:
+            value = await self.js(expression)
+            if value:
+                return value
+            await asyncio.sleep(0.05)
+        if shots is not None:
+            await self.shot(shots, "failure")
+        text = await self.js("document.body.innerText")
+        raise AssertionError(f"{self.name}: timed out waiting for {what}; the page shows {text[-1500:]!r}")
+
+    async def view(self, name: str, shots: Path | None = None) -> None:
+        await self.until(f"(function(){{var e=document.getElementById({name!r}); return !!e && !e.hidden;}})()",
+                         f"the {name} view", shots)
+
+    async def go(self, url: str) -> None:
+        await self.call("Page.navigate", url=url)
+
+    async def tap(self, selector: str) -> None:
+        assert await self.js(f"(function(){{var e=document.querySelector({selector!r}); if(!e) return false; "
+                             "e.scrollIntoView(); e.click(); return true;})()"), f"{self.name}: no {selector}"
+
+    async def press(self, key: str) -> None:
+        code, text = KEYS[key]
+        common = {"key": " " if key == "Space" else key, "code": key, "windowsVirtualKeyCode": code,
+                  "nativeVirtualKeyCode": code}
+        await self.call("Input.dispatchKeyEvent", type="keyDown", text=text, **common)
+        await self.call("Input.dispatchKeyEvent", type="keyUp", **common)
+
+    async def type(self, text: str) -> None:
+        await self.call("Input.insertText", text=text)
+
+    async def focused(self) -> str:
+        return await self.js("document.activeElement ? (document.activeElement.id || document.activeElement.name"
+                             " || document.activeElement.tagName) : ''")
+
+    async def shot(self, folder: Path, stage: str) -> Path:
+        shot = await self.call("Page.captureScreenshot", format="png", captureBeyondViewport=True)
+        path = folder / f"{stage}-{self.name}-{self.size[0]}x{self.size[1]}.png"
+        path.write_bytes(base64.b64decode(shot["data"]))
+        kept = os.environ.get("RIDGE_SHOTS")
+        if kept:
+            Path(kept).mkdir(parents=True, exist_ok=True)
+            shutil.copy(path, Path(kept) / path.name)
+        return path
+
+
 async def until(check, what: str):
     deadline = time.monotonic() + LIMIT
     while time.monotonic() < deadline:
@@ -155,79 +182,165 @@ async def until(check, what: str):
     raise AssertionError(f"timed out waiting for {what}")
 
 
-async def until_async(check, what: str):
-    deadline = time.monotonic() + LIMIT
-    while time.monotonic() < deadline:
-        value = await check()
-        if value:
-            return value
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
+async def _api(call):
+    return await asyncio.to_thread(call)
 
 
-async def _choose_one(browser: Browser, part: str, then: str) -> None:
-    """Open a menu's list (wait until the keyboard is in it), move the highlight down one and
-    pick that option; the player app then moves on to the next part (wait until the keyboard is
-    there)."""
-    await browser.press("Enter", then=(f"▶ {part} · list open",))
-    await browser.press("ArrowDown")
-    await browser.press("Enter", then=(f"▶ {then} ·",))
+async def _join_by_taps(page: Page, url: str, name: str) -> None:
+    await page.go(url + "/")
+    await page.view("join")
+    await page.js(f"document.getElementById('pin').value='4321'; document.getElementById('name').value={name!r}")
+    await page.tap("#join-button")
+    await page.view("lobby")
 
 
-async def test_a_browser_joins_answers_and_is_on_the_board(tmp_path):
+async def _checked(page: Page, part: str, value: str) -> bool:
+    selector = json.dumps(f"input[name={part!r}][value={value!r}]")
+    return await page.js(f"document.querySelector({selector}).checked")
+
+
+async def _pick(page: Page, part: str, value: str) -> None:
+    await page.tap(f"input[name={part!r}][value={value!r}]")
+
+
+async def test_phones_and_a_laptop_play_through_a_reload_and_a_host_restart(tmp_path):
+    shots = tmp_path / "shots"
+    shots.mkdir()
     made = generator.generate(5, 1, None)
-    card = puzzle_json(made[0].puzzle)
-    host = Host(tmp_path / "host", count=1, seconds=300, lobby_seconds=0, reveal_seconds=300)
-    browser = Browser(tmp_path / "chromium-profile")
+    right = {k: v if isinstance(v, dict) else str(v) for k, v in right_prediction(made[0]).items()}
+    host = ScreenHost(tmp_path / "host", count=1, seconds=600, size=(120, 40))
+    browser = Chromium(tmp_path / "chromium-profile")
     try:
         host.start()
         watcher = LobbyClient(host.url)
-        await asyncio.to_thread(watcher.join, "4321", "watcher")
+        await _api(lambda: watcher.join("4321", "watcher"))
         await browser.start()
-        await browser.call("Page.navigate", url=host.url + "/")
-        await browser.seen("Join the match")
-        await browser.call("Runtime.evaluate", expression="document.querySelector('.xterm-helper-textarea').focus()")
-        await browser.type("4321", then=("4321",))
-        await browser.press("Enter", then=("▶ nickname",))
-        await browser.type("chromium", then=("chromium",))
-        await browser.press("Enter", then=("Your prediction", "▶ bottleneck"))
+        ana = await browser.page("ana", PHONE, mobile=True)
+        bo = await browser.page("bo", PHONE, mobile=True)
+        cy = await browser.page("cy", LAPTOP, mobile=False)
 
-        board = await asyncio.to_thread(watcher.board)
-        assert "chromium" in [r["name"] for r in board["players"]]
-        ask = card["ask"]
-        parts = ["bottleneck", "best lever", "its gain", "because"]
-        parts.append(f"estimate: {labels.estimate(ask['estimates'][0])}" if ask["estimates"] else "how sure")
-        for part, then in zip(parts, parts[1:]):
-            await _choose_one(browser, part, then)
-        for n, est in enumerate(ask["estimates"]):
-            await browser.type("1000", then=("1000",))
-            after = f"estimate: {labels.estimate(ask['estimates'][n + 1])}" if n + 1 < len(ask["estimates"]) else "how sure"
-            await browser.press("Enter", then=(f"▶ {after}",))
-        await browser.press("Enter", then=("▶ lock in",))
-        await browser.press("Enter", then=("Locked in",))
+        # Joining: the phones tap, the laptop types and presses Enter.
+        await _join_by_taps(ana, host.url, "ana")
+        await _join_by_taps(bo, host.url, "bo")
+        await cy.go(host.url + "/")
+        await cy.view("join")
+        assert await cy.focused() == "pin"
+        await cy.type("4321")
+        await cy.press("Tab")
+        await cy.type("cy")
+        await cy.press("Enter")
+        await cy.view("lobby")
+        taken = await ana.js("fetch('/api/join',{method:'POST',headers:{'Content-Type':'application/json'},"
+                             "body:JSON.stringify({pin:'4321',name:'\u0410na'})}).then(r=>r.status)")
+        assert taken == 409  # 'Аna' with a Cyrillic А is ana
+        await ana.shot(shots, "1-lobby")
+        await cy.shot(shots, "1-lobby")
 
-        state = await asyncio.to_thread(watcher.state)
-        assert state["locked"] == 1 and state["phase"] == "question"
-        await asyncio.to_thread(watcher.answer, 0, right_prediction(made[0]))
-        await browser.seen("the answer", "The board")
-        board = await asyncio.to_thread(watcher.board)
-        mine = next(r for r in board["players"] if r["name"] == "chromium")
-        assert mine["answered"] == 1
-        reveal = await asyncio.to_thread(watcher.reveal, 0)
-        assert {p["name"] for p in reveal["players"]} == {"chromium", "watcher"}
+        host.press("s")  # the facilitator starts the match
+        for page in (ana, bo, cy):
+            await page.view("question")
+        assert "Question 1 of 1" in await ana.js("document.getElementById('q-meta').textContent")
+        width = await ana.js("document.documentElement.scrollWidth")
+        assert width <= PHONE[0], f"the phone page scrolls sideways ({width} px)"
+        heights = await ana.js("Array.from(document.querySelectorAll('.choice')).map(e=>e.getBoundingClientRect().height)")
+        assert heights and min(heights) >= 44, heights  # tap-sized choices
+        order = await ana.js("Array.from(document.querySelectorAll('input[name=bottleneck]')).map(e=>e.value)")
+        assert order == await _api(lambda: watcher.state()["puzzle"]["ask"]["bottleneck"])  # the fixed order
+        await ana.shot(shots, "2-question")
+        await cy.shot(shots, "2-question")
 
-        # A reload (or a host restart) ends the browser's session; the same browser rejoins under
-        # the same nickname as the same player, because the page keeps its seat.
-        since = browser.mark()
-        await browser.call("Page.navigate", url=host.url + "/")
-        await browser.seen("Join the match", since=since)
-        await browser.call("Runtime.evaluate", expression="document.querySelector('.xterm-helper-textarea').focus()")
-        await browser.type("4321", then=("4321",))
-        await browser.press("Enter", then=("▶ nickname",))
-        await browser.type("chromium", then=("chromium",))
-        await browser.press("Enter", then=("the answer", "points"))
-        board = await asyncio.to_thread(watcher.board)
-        assert [r["name"] for r in board["players"]].count("chromium") == 1
+        # ana answers every part by tapping, and confirms the lock-in.
+        for part, key in (("bottleneck", "bottleneck"), ("lever", "lever"), ("gain", "gain_band"), ("reason", "reason"),
+                          ("certainty", "certainty")):
+            await _pick(ana, part, right[key])
+        for est in right["estimates"]:
+            await ana.js(f"document.getElementById('est-{est}').value='{right['estimates'][est]}'")
+        await ana.tap("#lock")
+        await ana.until("!document.getElementById('confirm').hidden", "the lock-in question")
+        await ana.shot(shots, "3-confirm")
+        await ana.tap("#confirm-yes")
+        await ana.view("locked")
+        await ana.shot(shots, "4-locked")
+
+        # cy answers with the keyboard only: arrows pick within a part, Tab moves on.
+        await cy.js("document.getElementById('bottleneck-0').focus()")
+        for _ in range(4):  # bottleneck, lever, gain, reason: pick the second option of each
+            await cy.press("ArrowDown")
+            await cy.press("Tab")
+        for _ in right["estimates"]:
+            await cy.type("1000")
+            await cy.press("Tab")
+        await cy.press("ArrowDown")  # certainty
+        await cy.press("Tab")
+        assert await cy.focused() == "lock"
+        await cy.press("Enter")
+        await cy.until("document.activeElement && document.activeElement.id === 'confirm-yes'", "the confirm button")
+        await cy.press("Enter")
+        await cy.view("locked")
+        await cy.shot(shots, "4-locked")
+
+        # bo fills in half, then reloads: the same player comes back with the half-filled answer.
+        await _pick(bo, "bottleneck", right["bottleneck"])
+        await _pick(bo, "lever", right["lever"])
+        await bo.shot(shots, "5-half-filled")
+        await bo.call("Page.reload")
+        await bo.view("question")
+        assert (await bo.js("document.getElementById('who').textContent")).startswith("bo ·")
+        assert await _checked(bo, "bottleneck", right["bottleneck"]) and await _checked(bo, "lever", right["lever"])
+        state = await _api(watcher.state)
+        assert state["players"] == 4 and state["locked"] == 2  # no new player for the reload
+
+        # The host is killed mid-question and started again: every page carries on.
+        host.kill()
+        await bo.until("document.getElementById('link').textContent.indexOf('reconnecting') >= 0", "the lost host")
+        await bo.shot(shots, "6-host-gone")
+        host.start()
+        await bo.until("document.getElementById('link').textContent.indexOf('connected') >= 0", "the host again")
+        await ana.view("locked")
+        await cy.view("locked")
+        assert await _checked(bo, "lever", right["lever"])
+        for part, key in (("gain", "gain_band"), ("reason", "reason"), ("certainty", "certainty")):
+            await _pick(bo, part, right[key])
+        for est in right["estimates"]:
+            await bo.js(f"document.getElementById('est-{est}').value='{right['estimates'][est]}'")
+        board = await _api(watcher.board)
+        assert all(r["points"] == 0 for r in board["players"])  # nothing moves while the question is open
+        await bo.tap("#lock")
+        await bo.until("!document.getElementById('confirm').hidden", "the lock-in question")
+        await bo.tap("#confirm-yes")
+        await bo.view("locked")
+        await _api(lambda: watcher.answer(0, right))  # the last one in: the question closes
+
+        for page in (ana, bo, cy):
+            await page.view("reveal")
+        verdict = await ana.js("document.getElementById('verdict').textContent")
+        assert verdict.startswith("✓ CLEARED"), verdict
+        assert await ana.js("document.querySelectorAll('#parts-judged li').length") >= 4
+        await ana.shot(shots, "7-reveal")
+        await cy.shot(shots, "7-reveal")
+
+        deadline = time.monotonic() + LIMIT
+        while not await _api(lambda: _done(watcher)):  # "n" waits until the answer has been up a moment
+            assert time.monotonic() < deadline, "the host never went on to the podium"
+            host.press("n")
+            for _ in range(20):
+                if await _api(lambda: _done(watcher)):
+                    break
+                await asyncio.sleep(0.05)
+        for page in (ana, bo, cy):
+            await page.view("done")
+        podium = await ana.js("document.getElementById('podium').textContent")
+        assert "1st" in podium
+        await ana.shot(shots, "8-podium")
+        await cy.shot(shots, "8-podium")
+        assert not browser.errors, browser.errors
     finally:
         await browser.stop()
         host.stop()
+
+
+def _done(watcher) -> bool:
+    try:
+        return watcher.state()["phase"] == "done"
+    except Exception:  # noqa: BLE001 - the host may be busy writing the report
+        return False

@@ -31,7 +31,7 @@ async def test_the_host_screen_fits_80x24(tmp_path):
                               "reason": p["reason"], "certainty": p["certainty"], "estimates": p["estimates"]})
             app.refresh_view()
             await settled(pilot)
-            head = " ".join(" ".join(screen_lines(app)[:6]).split())
+            head = " ".join(" ".join(screen_lines(app)[:8]).split())
             assert "n closes it now" in head, head  # the question's head line wraps, never cut
             width = app.query_one("#left-text").content_size.width
             spread = str(app.query_one("#left-text").render()).splitlines()

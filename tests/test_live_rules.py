@@ -63,7 +63,7 @@ def test_one_answer_per_question_late_locks_at_zero_and_keys_wait_for_the_close(
     reveal = {p["name"]: p for p in room.reveal(0)["players"]}
     assert reveal["ana"]["outcome"] == "cleared" and reveal["ana"]["points"] > 0
     assert reveal["bo"]["points"] < 0
-    assert reveal["cy"]["late"] and reveal["cy"]["points"] == 0
+    assert reveal["cy"]["late"] and reveal["cy"]["points"] == 0 and reveal["cy"]["outcome"] == "late"
     assert refusal(lambda: room.answer(cy, body(0, right_prediction(made[0])))).status == 409
     rows = room.rows()
     assert [r.name for r in rows] == ["ana", "cy", "bo"] and rows[1].answered == 0
@@ -144,20 +144,76 @@ def test_the_store_keeps_the_first_answer(tmp_path):
     assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
-def test_spread_board_and_exports(tmp_path, made):
+def test_spread_board_and_the_facilitators_report(tmp_path, made):
     shares = live.spread([{"bottleneck": "a", "lever": "x"}, {"bottleneck": "b", "lever": "x"}],
                          {"bottleneck": ["a", "b", "c"], "lever": ["x", "y"]})
     assert shares["bottleneck"] == {"a": 0.5, "b": 0.5, "c": 0.0} and shares["lever"]["x"] == 1.0
     clock = Clock(5_000.0)
     room = room_for(tmp_path, made, clock)
-    ana = room.join("4321", "ana")
+    ana, bo, cy = (room.join("4321", n) for n in ("ana", "bo", "cy"))
     room.start()
     room.answer(ana, body(0, right_prediction(made[0])))
-    csv_path, md_path = room.export()
-    text = csv_path.read_text(encoding="utf-8")
-    assert text.splitlines()[1].startswith("1,ana,") and "cleared" in text
+    room.answer(bo, body(0, wrong_prediction(made[0])))
+    assert [r.points for r in room.rows()] == [0, 0, 0]  # nothing moves while the question is open
+    room.answer(cy, body(0, wrong_prediction(made[0])))
+    assert room.phase == "closed" and max(r.points for r in room.rows()) > 0
+    paths = room.export()
+    assert [p.name for p in paths] == ["report.md", "questions.csv", "concepts.csv", "players.csv"]
+    assert all(p.parent == tmp_path / "reports" / room.path.stem for p in paths)
+    rep = room.report()
+    q = rep.questions[0]
+    wrong = wrong_prediction(made[0])
+    assert (q.players, q.answered, q.right, q.cleared) == (3, 3, 1, 1)
+    assert q.wrong == (wrong["bottleneck"], wrong["lever"]) and q.wrong_count == 2
+    assert len(rep.questions) == 1  # the questions not closed yet are not in it
+    assert rep.concepts and all(c.chances == 3 * c.questions for c in rep.concepts)
+    players = paths[3].read_text(encoding="utf-8")
+    assert players.splitlines()[1].startswith("1,ana,") and "cleared" in players
     assert "'=cmd" in live.results_csv([live.Row("=cmd", 0, 0, 0, 1)], 1)  # never a formula
-    assert "(not closed yet)" in md_path.read_text(encoding="utf-8")
+    md = paths[0].read_text(encoding="utf-8")
+    assert "## Questions" in md and "## Concepts" in md and "## Players" in md and "1/3 (33%)" in md
+
+
+def test_the_hosts_next_key_never_skips_a_reveal_unseen(tmp_path, made):
+    clock = Clock(5_000.0)
+    room = room_for(tmp_path, made, clock)
+    room.join("4321", "ana")
+    room.skip()
+    assert room.phase == "question"
+    room.skip()
+    assert room.phase == "closed"
+    too_soon = refusal(room.skip)
+    assert too_soon.status == 409 and room.phase == "closed" and "read" in too_soon.message
+    clock.now += live.MIN_REVEAL_SECONDS
+    room.skip()
+    assert room.phase == "question" and room.index == 1
+
+
+def test_a_locked_room_takes_no_new_player_but_lets_one_back(tmp_path, made):
+    room = room_for(tmp_path, made, Clock(5_000.0))
+    seat = "ab" * 16
+    ana = room.join("4321", "ana", seat=seat)
+    assert room.lock_room()
+    locked = refusal(lambda: room.join("4321", "bo"))
+    assert locked.status == 423 and "locked" in locked.message
+    assert room.join("4321", "ana", seat=seat) == ana
+    assert not room.lock_room()
+    room.join("4321", "bo")
+
+
+def test_a_late_answer_says_late_everywhere(tmp_path, made):
+    clock = Clock(5_000.0)
+    room = room_for(tmp_path, made, clock)
+    ana, bo = room.join("4321", "ana"), room.join("4321", "bo")
+    room.start()
+    room.answer(ana, body(0, right_prediction(made[0])))
+    clock.now += 31
+    assert refusal(lambda: room.answer(bo, body(0, right_prediction(made[0])))).status == 409
+    rows = {r["name"]: r for r in room.reveal(0)["players"]}
+    assert rows["bo"]["outcome"] == "late" and rows["bo"]["points"] == 0
+    assert room.reveal(0, viewer=bo)["you"]["outcome"] == "late"
+    assert {r.name: r.outcomes[0] for r in room.rows()}["bo"] == "late"
+    assert room.report().questions[0].late == 1 and "late" in live.report_markdown(room.report())
 
 
 def test_a_removed_player_is_off_the_board_and_cannot_answer(tmp_path, made):

@@ -41,7 +41,8 @@ async def test_the_host_screen_runs_a_whole_match(tmp_path):
     site = Site("127.0.0.1", 8300, "http://127.0.0.1:8300", 50, ["true"])
     app = HostApp(room, site, serve=False)
     async with app.run_test(size=(120, 40)) as pilot:
-        assert "http://127.0.0.1:8300" in _text(app, "#join-line") and "4321" in _text(app, "#join-line")
+        assert "http://127.0.0.1:8300" in _text(app, "#join-url") and app.query_one("#pin-digits").value == "4321"
+        assert app.query_one("#join-panel").display and "█" in _text(app, "#qr")  # the QR code, drawn
         tokens = {name: room.join("4321", name) for name in ("ana", "bo", "cy", "troll")}
         app.refresh_view()
         assert "ana" in _text(app, "#left-text") and "4 joined" in _text(app, "#phase")
@@ -49,14 +50,22 @@ async def test_the_host_screen_runs_a_whole_match(tmp_path):
         await pilot.press("r")
         await pilot.press(*"troll", "enter")
         await _until(pilot, lambda: len(room.active()) == 3, "troll to be removed")
+        await pilot.press("l")
+        assert room.room_locked and "room locked" in _text(app, "#phase")
+        await pilot.press("l")
 
         await pilot.press("s")
         assert room.phase == "question" and "Question 1 of 2" in _text(app, "#phase")
+        assert not app.query_one("#join-panel").display and "4321" in _text(app, "#join-line")
+        card = room.cards[0]
+        assert card["card"][0]["value"][:20] in _text(app, "#left-text")  # the whole card on the projector
         _answer(room, tokens["ana"], 0, right_prediction(made[0]))
         app.refresh_view()
-        assert "1 of 3 locked in" in _text(app, "#phase") and "100%" in _text(app, "#left-text")
+        assert "1 of 3 locked in" in _text(app, "#phase") and app.query_one("#locked-digits").value == "1/3"
+        shown = _text(app, "#left-text") + _text(app, "#right-text") + _text(app, "#phase")
+        assert "ana" not in shown and "█" not in shown  # who answered and the spread wait for the close
         await pilot.press("p")
-        assert room.paused and "paused" in _text(app, "#clock")
+        assert room.paused and "paused" in _text(app, "#clock-note")
         clock.now += 600
         app.refresh_view()
         assert room.phase == "question"  # a paused question does not run out
@@ -65,19 +74,25 @@ async def test_the_host_screen_runs_a_whole_match(tmp_path):
         _answer(room, tokens["bo"], 0, wrong_prediction(made[0]))
         await pilot.press("n")  # close it now: cy did not answer
         assert room.phase == "closed"
-        assert "Bottleneck" in _text(app, "#left-text") and "ana" in _text(app, "#right-text")
+        assert "Bottleneck" in _text(app, "#left-text") and "█" in _text(app, "#left-text")
+        assert "✓ cleared (1): ana" in _text(app, "#right-text") and "no answer (1): cy" in _text(app, "#right-text")
 
+        await pilot.press("n")  # too soon: the answer has just gone up
+        assert room.phase == "closed"
+        clock.now += 5
         await pilot.press("n")
         assert room.phase == "question" and room.index == 1
         for name in ("ana", "bo", "cy"):
             _answer(room, tokens[name], 1, right_prediction(made[1]) if name != "bo" else wrong_prediction(made[1]))
         app.refresh_view()
         assert room.phase == "closed"  # everyone locked in
+        clock.now += 5
         await pilot.press("n")
         assert room.phase == "done" and "1st  ana" in _text(app, "#left-text")
+        assert app.exported and all(p.exists() for p in app.exported)  # the report writes itself at the end
+        assert str(app.exported[0]) in " ".join(_text(app, "#phase").split())
         await pilot.press("e")
-        assert app.exported and all(p.exists() for p in app.exported)
-        assert "ana" in app.exported[1].read_text(encoding="utf-8")
+        assert "ana" in app.exported[0].read_text(encoding="utf-8")
     room.close()
 
 
@@ -162,8 +177,8 @@ async def test_a_player_whose_time_runs_out_is_locked_at_zero(tmp_path):
             await pilot.pause()
             clock.now += 31  # the host's clock runs out
             await _until(pilot, lambda: app.view == ("closed", 0) and app.query("#verdict"), "the reveal")
-            await _until(pilot, lambda: "late" in _text(app, "#verdict"), "the late lock in the reveal")
-            assert "+0 points" in _text(app, "#verdict")
+            await _until(pilot, lambda: "LATE" in _text(app, "#verdict"), "the late lock in the reveal")
+            assert "0 points" in _text(app, "#verdict")
         slow = next(p for p in room.reveal(0)["players"] if p["name"] == "slow")
         assert slow["late"] and slow["points"] == 0
     finally:

@@ -1,13 +1,16 @@
 """`ridge host`: run a live match for a room. Players join at the printed address in a browser
-(or with `ridge join URL --pin PIN --name NAME`); the host's screen paces the match, or, with
-`--headless`, the match runs itself (for scripts and tests).
+(a plain page the host serves; no process per player) or with `ridge join URL --pin PIN --name
+NAME`; the host's screen paces the match, or, with `--headless`, the match runs itself (for
+scripts and tests). `ridge host --report LOBBY` writes the facilitator's report of a kept match.
 
-The first line on stdout is always `lobby http://HOST:PORT pin PIN`. The lobby lives in an SQLite
-file in the data folder, so the same command after a crash carries on where the match was.
+The first line on stdout is always `lobby http://HOST:PORT pin PIN`; bound to loopback, the next
+says that only this machine can join and how to open the room. The lobby lives in an SQLite file
+in the data folder, so the same command after a crash carries on where the match was.
 """
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import socket
 
 from app.commands.serve import DEFAULT_HOST, WILDCARDS, is_loopback, lan_address
@@ -18,13 +21,14 @@ DEFAULT_PORT = 8300
 def build(parser: argparse.ArgumentParser) -> None:
     from puzzles import live
 
-    parser.add_argument("--seed", type=int, required=True, help="the puzzles' seed (the host keeps it to itself)")
-    parser.add_argument("--count", type=int, required=True, help="how many questions (1 to 50)")
+    parser.add_argument("--seed", type=int, default=None, help="the puzzles' seed (the host keeps it to itself)")
+    parser.add_argument("--count", type=int, default=None, help="how many questions (1 to 50)")
     parser.add_argument("--difficulty", type=int, choices=range(1, 6), metavar="D", default=None,
                         help="1 to 5 (default: the questions climb through every level)")
     parser.add_argument("--host", metavar="HOST", default=DEFAULT_HOST,
-                        help=f"address to listen on (default {DEFAULT_HOST}: this machine only; 0.0.0.0 for the room's network)")
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
+                        help=f"IP address to listen on, or localhost (default {DEFAULT_HOST}: this machine only; "
+                             "0.0.0.0 for the room's network)")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0: any free port)")
     parser.add_argument("--pin", default=None, help="the room's pin, 4 to 8 digits (default: a random one)")
     parser.add_argument("--max-players", type=int, default=live.DEFAULT_MAX_PLAYERS,
                         help=f"how many may join (default {live.DEFAULT_MAX_PLAYERS})")
@@ -39,18 +43,63 @@ def build(parser: argparse.ArgumentParser) -> None:
                         help="the address players type, when it differs from HOST:PORT (e.g. behind a proxy)")
     parser.add_argument("--save-dir", metavar="DIR", default=None, help="the host's data folder (the lobby file goes in it)")
     parser.add_argument("--headless", action="store_true", help="run the match without the host screen")
+    parser.add_argument("--report", metavar="LOBBY", default=None,
+                        help="write the facilitator's report of a kept match (a lobby file, or its name in the "
+                             "data folder's lobby/) and exit")
+
+
+def check_address(text: str) -> str:
+    """The address to bind: an IP address, or `localhost` (as 127.0.0.1). A name is refused
+    without being looked up, so no DNS answer decides where the room listens."""
+    from engine.bounds import shown
+    from engine.errors import RidgeError
+
+    host = text.strip()
+    if host.lower() == "localhost":
+        return "127.0.0.1"
+    try:
+        return str(ipaddress.ip_address(host.strip("[]")))
+    except ValueError:
+        raise RidgeError(f"--host takes an IP address (0.0.0.0 for the room's network, 127.0.0.1 for this "
+                         f"machine) or localhost, not a name: got {shown(repr(text), 80)}") from None
+
+
+def check_public_url(text: str) -> str:
+    """The address players are told to open: http(s)://host[:port][/path], printable, one line."""
+    from urllib.parse import urlsplit
+
+    from engine.bounds import has_controls, shown
+    from engine.errors import RidgeError
+
+    url = text.strip()
+    parts = urlsplit(url) if not has_controls(url) and url.isprintable() else None
+    if (parts is None or parts.scheme not in ("http", "https") or not parts.hostname or parts.username
+            or parts.password or " " in url or len(url) > 200):
+        raise RidgeError(f"--public-url must be a plain http:// or https:// address such as "
+                         f"http://192.168.1.20:8300, got {shown(repr(text), 80)}")
+    return url.rstrip("/")
+
+
+def reach_line(host: str, url: str, port: int) -> str:
+    """The one line that says who can join."""
+    if is_loopback(host):
+        return (f"Only this machine can join (listening on {host}): to open the room to other devices, run again "
+                f"with --host 0.0.0.0 and they join at http://{lan_address()}:{port}.")
+    return f"Anyone on this network can join at {url} (listening on {host}:{port})."
 
 
 def _check(args: argparse.Namespace) -> None:
     from engine.errors import RidgeError
     from puzzles import live
 
+    if args.seed is None or args.count is None:
+        raise RidgeError("ridge host needs --seed S and --count N (or --report LOBBY to write a kept match's report)")
     if not 1 <= args.count <= 50:
         raise RidgeError(f"--count must be 1 to 50, got {args.count}")
     if not 0 <= args.seed < 10**12:
         raise RidgeError(f"--seed must be a whole number from 0 to 999999999999, got {args.seed}")
-    if not 1 <= args.port <= 65535:
-        raise RidgeError(f"--port must be 1 to 65535, got {args.port}")
+    if not 0 <= args.port <= 65535:
+        raise RidgeError(f"--port must be 0 to 65535 (0: any free port), got {args.port}")
     if not 1 <= args.max_players <= 5000:
         raise RidgeError(f"--max-players must be 1 to 5000, got {args.max_players}")
     for name in ("seconds", "lobby_seconds", "reveal_seconds"):
@@ -63,8 +112,9 @@ def _check(args: argparse.Namespace) -> None:
             args.pin = live.check_pin(args.pin)
         except ValueError as exc:
             raise RidgeError(f"--pin: {exc}") from None
-    if not args.host.strip():
-        raise RidgeError("--host needs an address, e.g. 127.0.0.1 or 0.0.0.0")
+    args.host = check_address(args.host)
+    if args.public_url is not None:
+        args.public_url = check_public_url(args.public_url)
 
 
 def listen(host: str, port: int) -> socket.socket:
@@ -85,37 +135,102 @@ def listen(host: str, port: int) -> socket.socket:
 
 
 def make_site(args: argparse.Namespace, port: int):
-    from app.live.web import Site, python_command
+    from app.live.web import Site
 
-    host = args.host.strip()
+    host = args.host
     shown = lan_address() if host in WILDCARDS else host
     shown = f"[{shown}]" if ":" in shown else shown
     url = (args.public_url or f"http://{shown}:{port}").rstrip("/")
-    inner = "127.0.0.1" if host in WILDCARDS or is_loopback(host) else shown
-    command = python_command("join", f"http://{inner}:{port}", "--browser")
-    return Site(host=host, port=port, public_url=url, max_browsers=args.max_players, command=command,
-                title="Ridge live")
+    return Site(host=host, port=port, public_url=url, title="Ridge live")
+
+
+def _more_files() -> None:
+    """Every player holds a connection: let this process hold as many files as the system allows
+    it (up to 65,536), so a full room never meets the usual 1,024 limit."""
+    try:
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        want = 65536 if hard == resource.RLIM_INFINITY else min(hard, 65536)
+        if soft < want:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+    except (ImportError, ValueError, OSError):
+        pass
+
+
+def open_room(settings, save_dir):
+    """The match's room, or one line (RidgeError) when its lobby or data folder cannot be used."""
+    from app.live.room import Room
+    from engine.errors import RidgeError
+    from saves.lobby import LobbyError
+
+    try:
+        return Room(settings, save_dir)
+    except LobbyError as exc:
+        raise RidgeError(str(exc)) from None
+    except OSError as exc:
+        raise RidgeError(f"{save_dir}: cannot use the data folder: {exc.strerror or exc}") from None
+
+
+def report(args: argparse.Namespace) -> int:
+    """`ridge host --report LOBBY`: the facilitator's report of a kept (e.g. archived) match."""
+    from pathlib import Path
+
+    from app.live.room import Room, Settings
+    from engine.errors import RidgeError
+    from saves.lobby import LobbyError, LobbyStore
+    from saves.locations import data_dir
+
+    folder = data_dir(args.save_dir)
+    path = Path(args.report)
+    if not path.exists() and "/" not in args.report and "\\" not in args.report:
+        path = folder / "lobby" / (args.report if args.report.endswith(".sqlite") else args.report + ".sqlite")
+    try:
+        store = LobbyStore(path, existing=True)
+        meta = store.meta()
+        store.close()
+        seed, count, difficulty = meta.get("seed"), meta.get("count"), meta.get("difficulty")
+        if not isinstance(seed, int) or not isinstance(count, int) or not 1 <= count <= 50:
+            raise RidgeError(f"{path}: the lobby does not say which match it holds (seed, count)")
+        room = Room(Settings(seed=seed, count=count, difficulty=difficulty, pin="0000"), folder, existing=path)
+    except LobbyError as exc:
+        raise RidgeError(str(exc)) from None
+    try:
+        paths = room.export()
+    finally:
+        room.close()
+    print(f"report {' '.join(str(p) for p in paths)}", flush=True)
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.report is not None:
+        return report(args)
     _check(args)
-    from app.live.room import Room, Settings
+    from app.live.room import Settings
     from saves.locations import data_dir
 
     settings = Settings(seed=args.seed, count=args.count, difficulty=args.difficulty, pin=args.pin,
                         max_players=args.max_players, seconds=args.seconds, lobby_seconds=args.lobby_seconds,
                         reveal_seconds=args.reveal_seconds, auto=args.headless)
-    sock = listen(args.host.strip(), args.port)
+    room = open_room(settings, data_dir(args.save_dir))
+    try:
+        sock = listen(args.host, args.port)
+    except BaseException:
+        room.close()
+        raise
+    _more_files()
     port = sock.getsockname()[1]
-    room = Room(settings, data_dir(args.save_dir))
     site = make_site(args, port)
+    reach = reach_line(args.host, site.public_url, port)
     print(f"lobby {site.public_url} pin {room.pin}", flush=True)
+    print(reach, flush=True)
     try:
         if args.headless:
             return _headless(room, site, sock)
         from app.live.host_app import HostApp
 
-        app = HostApp(room, site, sock)
+        app = HostApp(room, site, sock, reach=reach)
         app.run()
         return int(app.return_code or 0)
     finally:
@@ -127,22 +242,29 @@ def _headless(room, site, sock) -> int:
     """Serve until the match is done and SIGINT/SIGTERM arrives, saying what happens on stdout."""
     import asyncio
     import signal
+    import sys
 
     from app.live.server import build_app, start
+    from engine.errors import RidgeError
 
     said: list = []
 
-    def report() -> None:
+    def report(what: str = "phase") -> None:
         now = (room.phase, room.index)
-        if said and said[-1] == now:
+        if what != "phase" or (said and said[-1] == now):
             return
         said.append(now)
         print(_line(room), flush=True)
         if room.phase == "done":
             for row in room.rows():
                 print(f"  {row.rank:>3}. {row.name:<24} {row.points:>5} pts  {row.cleared} cleared", flush=True)
-            csv_path, md_path = room.export()
-            print(f"results {csv_path} {md_path}", flush=True)
+            try:
+                paths = room.export()
+            except (OSError, RidgeError) as exc:
+                print(f"ridge host: the report could not be written: {exc}", file=sys.stderr, flush=True)
+                return
+            print(f"results {paths[3]} {paths[0]}", flush=True)
+            print(f"report {' '.join(str(p) for p in paths)}", flush=True)
 
     async def main() -> None:
         stop = asyncio.Event()
@@ -152,6 +274,7 @@ def _headless(room, site, sock) -> int:
         runner = await start(build_app(room, site, on_change=report), sock)
         if room.resumed:
             print(f"resumed {room.path}", flush=True)
+        report()
         try:
             await stop.wait()
         finally:

@@ -1,1 +1,2 @@
-"""Live play: the room a host runs, its web server, the host screen and the player app."""
+"""Live play: the room a host runs, its server and push feed, the player page (static/), the
+projector (host_app) and the terminal player."""

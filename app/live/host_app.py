@@ -1,23 +1,48 @@
-"""The host's screen for a live match, meant for the big screen at the front of the room: the
-address and pin, who has joined, the shared countdown and how many have locked in, then the
-answer spread, the reveal and the board between questions, and the podium at the end.
+"""The host's screen for a live match, meant for the projector at the front of the room: the join
+address large with its QR code and the pin in big digits; during a question the whole card, the
+countdown and how many have locked in (never who, nor what: the spread and the names wait for
+the close, so nobody copies the room); then the answer, who answered what, the board; at the end
+the podium and the facilitator's report, written by itself and named on screen.
 
-The host paces it: **s** starts, **n** closes the open question now or goes on to the next one,
-**p** pauses or resumes the countdown, **r** removes a player, **e** exports the results (CSV and
-Markdown). The lobby API runs in this same process, on this app's event loop.
+The host paces it: **s** starts, **n** closes the open question now or goes on (not before the
+answer has been up a few seconds), **p** pauses the countdown, **l** locks the room, **r** removes
+a player, **e** writes the report now, **j** shows or hides the join panel. The lobby API runs in
+this same process, on this app's event loop.
 """
 from __future__ import annotations
 
+import textwrap
+
+from rich.style import Style
+from rich.text import Text
 from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Input, Label, Static
+from textual.widgets import Digits, Footer, Input, Label, Static
 
 from app import labels
+from puzzles.live import LATE, NO_ANSWER, LiveRefusal
 
 BAR_WIDTH = 24
+REFRESH_SECONDS = 0.25
+# A QR code is read by a phone's camera: it needs dark modules on a light ground whatever the
+# terminal's theme, so these two colours are fixed on purpose (the only fixed colours here).
+QR_STYLE = Style(color="black", bgcolor="white")
+
+
+def qr_text(url: str) -> Text:
+    """The URL as a QR code in half-block characters (two modules per character cell), with the
+    quiet zone a scanner needs."""
+    import segno
+
+    rows = [list(row) for row in segno.make(url, error="l").matrix_iter(scale=1, border=2)]
+    if len(rows) % 2:
+        rows.append([0] * len(rows[0]))
+    glyph = {(1, 1): "█", (1, 0): "▀", (0, 1): "▄", (0, 0): " "}
+    lines = ["".join(glyph[(bool(a), bool(b))] for a, b in zip(top, bottom)) for top, bottom in zip(rows[::2], rows[1::2])]
+    return Text("\n".join(lines), style=QR_STYLE, no_wrap=True)
 
 
 def bar(share: float, width: int = BAR_WIDTH) -> str:
@@ -26,9 +51,9 @@ def bar(share: float, width: int = BAR_WIDTH) -> str:
 
 
 def spread_lines(spread: dict, width: int = 80) -> list[str]:
-    """What share of the locked answers named each bottleneck and each lever, as bars; in a
-    narrow pane each option's name goes on its own line above its bar."""
-    lines = [f"{spread['locked']} locked in"]
+    """What share of the locked answers named each bottleneck and each lever, as bars (shown only
+    once the question has closed); in a narrow pane each option's name sits above its bar."""
+    lines = [f"{spread['locked']} locked in on time"]
     bar_w = max(8, min(BAR_WIDTH, width - 7))
     for part, words, title in (("bottleneck", labels.bottleneck, "Bottleneck"), ("lever", labels.lever, "Best lever")):
         lines += ["", title]
@@ -53,16 +78,27 @@ def board_lines(rows, top: int = 10, width: int = 60) -> list[str]:
     return lines
 
 
-def reveal_lines(room, index: int, width: int = 60) -> list[str]:
-    answer = room.answers_json[index]
-    players = room.reveal(index)["players"]
-    counts: dict[str, int] = {}
-    for p in players:
-        counts[p["outcome"]] = counts.get(p["outcome"], 0) + 1
-    told = ", ".join(f"{labels.outcome_symbol(o) if o in labels.OUTCOMES else '·'} {n} {o}"
-                     for o, n in sorted(counts.items(), key=lambda kv: -kv[1]))
-    import textwrap
+OUTCOME_ORDER = ("cleared", "lucky", "close", "missed", LATE, NO_ANSWER)
+OUTCOME_WORDS = {LATE: ("⊘", "late"), NO_ANSWER: ("·", "no answer")}
 
+
+def who_lines(players: list[dict], width: int = 60) -> list[str]:
+    """Who answered what on a closed question, grouped by outcome, each group a symbol and a word."""
+    groups: dict[str, list[str]] = {}
+    for p in players:
+        groups.setdefault(p["outcome"], []).append(p["name"])
+    lines = []
+    for outcome in OUTCOME_ORDER:
+        names = groups.get(outcome)
+        if not names:
+            continue
+        symbol, word = OUTCOME_WORDS.get(outcome) or (labels.outcome_symbol(outcome), outcome)
+        lines += textwrap.wrap(f"{symbol} {word} ({len(names)}): {', '.join(names)}", max(24, width),
+                               subsequent_indent="    ")
+    return lines or ["No one answered."]
+
+
+def reveal_lines(answer: dict, width: int = 60) -> list[str]:
     from app.widgets.hanging import aligned
 
     width = max(24, width)
@@ -70,8 +106,23 @@ def reveal_lines(room, index: int, width: int = 60) -> list[str]:
             ("Best lever", f"{labels.lever(answer['best_lever'])} ({labels.band(answer['gain_band'])})"),
             ("Because", answer.get("reason_text") or answer["reason"])]
     lines = [line for name, value in rows for line in aligned(name, value, width=width, indent=12).splitlines()]
-    lines += textwrap.wrap(f"What decides it: {answer.get('deciding', '')}", width, subsequent_indent="  ")
-    return lines + ["", told or "No answers."]
+    return lines + textwrap.wrap(f"What decides it: {answer.get('deciding', '')}", width, subsequent_indent="  ")
+
+
+def card_lines(card: dict, width: int = 60) -> list[str]:
+    """The whole card as the players see it: scenario, every input row, what is ruled out, the ask."""
+    from app.widgets.hanging import aligned
+
+    width = max(24, width)
+    lines = textwrap.wrap(card.get("scenario", ""), width) + [""]
+    for row in card.get("card") or ():
+        lines += aligned(str(row.get("field", "")), str(row.get("value", "")), width=width, indent=15).splitlines()
+    for lever, why in (card.get("ruled_out") or {}).items():
+        lines += textwrap.wrap(f"Ruled out: {labels.lever(lever)}: {why}", width, subsequent_indent="  ")
+    ask = card.get("ask") or {}
+    if ask.get("bottleneck_question"):
+        lines += [""] + textwrap.wrap(ask["bottleneck_question"], width)
+    return lines
 
 
 def podium_lines(rows) -> list[str]:
@@ -107,110 +158,172 @@ class RemoveDialog(ModalScreen[str | None]):
 
 
 class HostApp(App[None]):
-    """The host's screen; `room` is the match, `site` and `sock` where players reach it."""
+    """The host's screen; `room` is the match, `site` and `sock` where players reach it, `reach`
+    the one line saying who can join."""
 
     TITLE = "Ridge live · host"
     ENABLE_COMMAND_PALETTE = False
     CSS = """
-    #top { height: auto; background: $boost; padding: 0 1; }
-    #join-line { text-style: bold; width: 1fr; }
-    #clock { width: auto; min-width: 12; text-align: right; text-style: bold; }
+    #join-panel { height: auto; padding: 0 1; background: $boost; }
+    #join-text { width: 1fr; height: auto; }
+    #join-url { text-style: bold; color: $accent; }
+    #pin-digits { width: auto; }
+    #reach { color: $text-warning; }
+    #qr { width: auto; height: auto; margin-left: 2; }
+    #join-line { height: 1; padding: 0 1; background: $boost; text-style: bold; }
+    #status { height: auto; padding: 0 1; }
+    #phase { width: 1fr; text-style: bold; margin-top: 1; }
+    #clock-box { width: auto; height: auto; }
+    #clock { width: auto; }
     #clock.-low { color: $text-error; }
-    #phase { margin: 1 1 0 1; text-style: bold; width: 1fr; }  /* wraps at 80 columns, never cut */
+    #clock-note { width: auto; }
     #body { height: 1fr; }
     #left, #right { width: 1fr; height: 1fr; padding: 0 1; }
+    #locked-digits { width: auto; }
     .title { text-style: bold; margin-top: 1; }
     """
     BINDINGS = [
         Binding("s", "start", "Start"),
         Binding("n", "next", "Close / next"),
         Binding("p", "pause", "Pause"),
+        Binding("l", "lock", "Lock room"),
         Binding("r", "remove", "Remove player"),
-        Binding("e", "export", "Export"),
+        Binding("e", "export", "Report"),
+        Binding("j", "join_panel", "Join panel"),
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
 
-    def __init__(self, room, site, sock=None, serve: bool = True) -> None:
+    def __init__(self, room, site, sock=None, serve: bool = True, reach: str = "") -> None:
         super().__init__()
         self.room = room
         self.site = site
         self.sock = sock
+        self.reach = reach
         self.serve = serve and sock is not None
         self.runner = None
         self.exported: tuple | None = None
+        self.join_panel: bool | None = None   # None: shown in the lobby, hidden during the match
+        self.dirty = True
+        self.drawn: tuple | None = None
 
     def compose(self) -> ComposeResult:
-        with Horizontal(id="top"):
-            yield Label(f"Join at {self.site.public_url}   pin {self.room.pin}", id="join-line", markup=False)
-            yield Label("", id="clock", markup=False)
-        yield Label("", id="phase", markup=False)
+        with Horizontal(id="join-panel"):
+            with Vertical(id="join-text"):
+                yield Label("Join on your phone or laptop at", markup=False)
+                yield Label(self.site.public_url, id="join-url", markup=False)
+                yield Label("with the pin", markup=False)
+                yield Digits(self.room.pin, id="pin-digits")
+                yield Label(self.reach, id="reach", markup=False)
+            yield Static(qr_text(self.site.public_url), id="qr")
+        yield Label(f"Join at {self.site.public_url}   pin {self.room.pin}", id="join-line", markup=False)
+        with Horizontal(id="status"):
+            yield Label("", id="phase", markup=False)
+            with Vertical(id="clock-box"):
+                yield Digits("", id="clock")
+                yield Label("", id="clock-note", markup=False)
         with Horizontal(id="body"):
             with VerticalScroll(id="left"):
                 yield Label("", id="left-title", classes="title", markup=False)
                 yield Static("", id="left-text", markup=False)
             with VerticalScroll(id="right"):
                 yield Label("", id="right-title", classes="title", markup=False)
+                yield Digits("", id="locked-digits")
                 yield Static("", id="right-text", markup=False)
         yield Footer()
 
     async def on_mount(self) -> None:
+        self.room.listeners.append(self._room_changed)
         if self.serve:
             from app.live.server import build_app, start
 
-            self.runner = await start(build_app(self.room, self.site, on_change=self.refresh_view), self.sock)
+            self.runner = await start(build_app(self.room, self.site), self.sock)
         self.refresh_view()
-        self.set_interval(0.5, self.refresh_view)
+        self.set_interval(REFRESH_SECONDS, self.redraw_if_due)
 
     async def on_unmount(self) -> None:
+        if self._room_changed in self.room.listeners:
+            self.room.listeners.remove(self._room_changed)
         if self.runner is not None:
             await self.runner.cleanup()
             self.runner = None
 
+    def _room_changed(self, what: str) -> None:
+        self.dirty = True  # drawn on the next tick: a burst of 200 answers is one redraw
+
+    def redraw_if_due(self) -> None:
+        room = self.room
+        room.tick()
+        left = room.seconds_left()
+        now = (room.phase, room.index, room.paused, None if left is None else int(left + 0.999))
+        if self.dirty or now != self.drawn:
+            self.refresh_view()
+
     def _text_widths(self) -> tuple[int, int]:
-        """The two panes' text widths as laid out (half the screen each before the first layout)."""
+        """The two panes' text widths as laid out (half the screen each before the first layout),
+        less room for a scroll bar: a long card must not re-wrap when one appears."""
         fallback = max(24, self.size.width // 2 - 4)
-        return tuple(self.query_one(wid, Static).content_size.width or fallback
+        return tuple(max(20, (self.query_one(wid, Static).content_size.width or fallback) - 2)
                      for wid in ("#left-text", "#right-text"))
 
     # -- what the room sees ---------------------------------------------------------------------
     def refresh_view(self) -> None:
         room = self.room
         room.tick()
+        self.dirty = False
         phase, n, count = room.phase, room.index + 1, room.count
         players = room.active()
         left = room.seconds_left()
-        clock = self.query_one("#clock", Label)
+        self.drawn = (phase, room.index, room.paused, None if left is None else int(left + 0.999))
+        panel = self.join_panel if self.join_panel is not None else phase == "lobby"
+        self.query_one("#join-panel").display = panel
+        self.query_one("#join-line").display = not panel
+        clock = self.query_one("#clock", Digits)
+        note = self.query_one("#clock-note", Label)
         if phase == "question" and left is not None:
             whole = int(left + 0.999)
-            clock.update(("paused " if room.paused else "⏱ ") + f"{whole // 60}:{whole % 60:02d}")
+            clock.update(f"{whole // 60}:{whole % 60:02d}")
             clock.set_class(left <= 10, "-low")
+            note.update("paused (p resumes)" if room.paused else "left")
         else:
             clock.update("")
-        rows = room.rows()
+            note.update("")
+        locked_digits = self.query_one("#locked-digits", Digits)
+        locked_digits.display = phase == "question"
+        left_w, right_w = self._text_widths()
+        locked_room = " · room locked (l opens it)" if room.room_locked else ""
         if phase == "lobby":
-            head = f"Lobby: {len(players)} joined. Press s to start."
-            left_title, left_text = "Who has joined", "\n".join(p.name for p in players) or "Waiting for the first player…"
+            head = f"Lobby: {len(players)} joined{locked_room}. Press s to start."
+            left_title = f"Who has joined ({len(players)})"
+            left_text = "\n".join(textwrap.wrap(", ".join(p.name for p in players), max(24, left_w))) \
+                or "Waiting for the first player…"
             right_title, right_text = f"{count} questions, {room.settings.seconds:g} s each", ""
         elif phase == "question":
             card = room.cards[room.index]
-            head = (f"Question {n} of {count}: {card['title']} · {len(room.locked_now())} of {len(players)} locked in"
-                    + (" · paused (p resumes)" if room.paused else "") + " · n closes it now")
-            left_title, left_text = "The answer spread so far", "\n".join(spread_lines(room.spread(), self._text_widths()[0]))
-            right_title, right_text = "Waiting for", "\n".join(sorted(
-                {p.name for p in players} - {p.name for p in players if p.token in {a.token for a in room.locked_now()}}
-            )) or "Everyone has locked in."
+            locked = len(room.locked_now())
+            head = (f"Question {n} of {count}: {card['title']} · {locked} of {len(players)} locked in"
+                    + (" · paused" if room.paused else "") + locked_room + " · n closes it now")
+            left_title, left_text = card["title"], "\n".join(card_lines(card, left_w))
+            locked_digits.update(f"{locked}/{len(players)}")
+            right_title = "Locked in"
+            right_text = ("Who answered what, and the spread of answers, show when the question closes.")
         elif phase == "closed":
-            left_w, right_w = self._text_widths()
-            head = f"Question {n} of {count} closed · " + ("n: next question" if n < count else "n: the podium")
-            left_title, left_text = "The answer", "\n".join(reveal_lines(room, room.index, left_w) + [""]
-                                                          + spread_lines(room.spread(), left_w))
-            right_title, right_text = "The board", "\n".join(board_lines(rows, width=right_w))
+            reveal = room.reveal(room.index)
+            head = (f"Question {n} of {count} closed{locked_room} · "
+                    + ("n: next question" if n < count else "n: the podium"))
+            left_title = "The answer"
+            left_text = "\n".join(reveal_lines(reveal["answer"], left_w) + [""] + spread_lines(reveal["spread"], left_w))
+            right_title = "Who answered what"
+            right_text = "\n".join(who_lines(reveal["players"], right_w) + ["", "The board"]
+                                   + board_lines(room.rows(), width=right_w))
         else:
-            head = f"The match is over: {count} questions, {len(players)} players. e exports the results."
+            if self.exported is None:
+                self.action_export(quiet=True)
+            head = f"The match is over: {count} questions, {len(players)} players."
+            rows = room.rows()
             left_title, left_text = "The podium", "\n".join(podium_lines(rows))
-            right_title, right_text = "The board", "\n".join(board_lines(rows, top=30, width=self._text_widths()[1]))
+            right_title, right_text = "The board", "\n".join(board_lines(rows, top=30, width=right_w))
         if self.exported:
-            head += f" · exported to {self.exported[0].parent}"
+            head += f" · report: {self.exported[0]}"
         self.query_one("#phase", Label).update(head)
         self.query_one("#left-title", Label).update(left_title)
         self.query_one("#left-text", Static).update(left_text)
@@ -223,11 +336,25 @@ class HostApp(App[None]):
         self.refresh_view()
 
     def action_next(self) -> None:
-        self.room.skip()
+        try:
+            self.room.skip()
+        except LiveRefusal as refused:
+            self.notify(refused.message, title="Not yet", severity="warning", timeout=4)
         self.refresh_view()
 
     def action_pause(self) -> None:
         self.room.pause()
+        self.refresh_view()
+
+    def action_lock(self) -> None:
+        locked = self.room.lock_room()
+        self.notify("The room is locked: no new player can join (players in it may rejoin)." if locked
+                    else "The room is open: new players can join.", title="Room")
+        self.refresh_view()
+
+    def action_join_panel(self) -> None:
+        shown = self.query_one("#join-panel").display
+        self.join_panel = not shown
         self.refresh_view()
 
     def action_remove(self) -> None:
@@ -242,12 +369,15 @@ class HostApp(App[None]):
 
         self.push_screen(RemoveDialog(), removed)
 
-    def action_export(self) -> None:
+    def action_export(self, quiet: bool = False) -> None:
+        from engine.errors import RidgeError
+
         try:
             self.exported = self.room.export()
-        except OSError as error:
-            self.notify(f"The results could not be written: {error}", severity="error")
+        except (OSError, RidgeError) as error:
+            self.exported = ()
+            self.notify(f"The report could not be written: {error}", severity="error")
             return
-        self.notify(f"Results written:\n{self.exported[0]}\n{self.exported[1]}", title="Exported", timeout=8)
-        self.refresh_view()
-
+        if not quiet:
+            self.notify("Report written:\n" + "\n".join(str(p) for p in self.exported), title="Report", timeout=8)
+            self.refresh_view()

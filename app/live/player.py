@@ -1,6 +1,6 @@
-"""The player's side of a live match, in a browser (served by the host through textual-serve) or
-a terminal (`ridge join`). It asks for the pin and a nickname and nothing else, then follows the
-host: the card, the prediction form and the shared countdown, then the reveal and the board.
+"""The terminal player's side of a live match (`ridge join`; browsers get the host's web page).
+It asks for the pin and a nickname and nothing else, then follows the host: the card, the
+prediction form and the shared countdown, then the reveal and the board.
 
 It holds no key and grades nothing: it only sends the prediction to the host's lobby API and
 shows what the host says. It reads and writes no file: no profile, no save, no path.
@@ -18,10 +18,12 @@ from textual.widgets import Button, Footer, Input, Label, Static
 
 from app import labels
 from app.live.client import LobbyClient, LobbyRefused, LobbyUnreachable
+from app.live.texts import part_lines as _part_lines  # noqa: F401 - the reveal's part lines (tests read it here)
+from app.live.texts import verdict_line
+from puzzles.live import NO_ANSWER
 from app.widgets.picker import ChoiceList, Picker
 
 POLL_SECONDS = 1.0
-SEAT_ENV = "RIDGE_SEAT"  # the browser's own secret, handed over by the host's websocket route
 
 
 def card_deployment(card: dict):
@@ -100,17 +102,15 @@ class PlayerApp(App[None]):
     """
     BINDINGS = [Binding("ctrl+q", "quit", "Leave", priority=True)]
 
-    def __init__(self, url: str, pin: str | None = None, name: str | None = None, browser: bool = False,
+    def __init__(self, url: str, pin: str | None = None, name: str | None = None,
                  poll: float = POLL_SECONDS, clock=time.monotonic) -> None:
         super().__init__()
-        import os
         import secrets
 
         self.client = LobbyClient(url)
-        self.seat = os.environ.get(SEAT_ENV) or secrets.token_hex(16)
+        self.seat = secrets.token_hex(16)  # this terminal's seat: rejoins under the same name while it runs
         self.pin = pin or ""
         self.nick = name or ""
-        self.browser = browser
         self.poll = poll
         self.clock = clock
         self.view: tuple | None = None     # (phase, index) on the stage
@@ -319,7 +319,7 @@ class PlayerApp(App[None]):
         if asked:
             rows.append(Static(asked, id="asked", classes="muted", markup=False))
         rows += [
-                 PredictionForm(form_spec_from_card(card), cursor_blink=not self.browser, id="form"),
+                 PredictionForm(form_spec_from_card(card), id="form"),
                  Label("", id="form-error", classes="error", markup=False),
                  Button("Lock in (final)", variant="primary", id="lock-in")]
         await self.set_stage(("question", index), VerticalScroll(*rows, id="question"))
@@ -424,14 +424,9 @@ class PlayerApp(App[None]):
             return
         answer = reveal["answer"]
         name = (self.state.get("you") or {}).get("name", self.nick)
-        me = next((p for p in reveal["players"] if p["name"] == name), None)
-        if me is None or me["outcome"] == "unanswered":
-            verdict = "No answer locked in: 0 points"
-        else:
-            symbol = labels.outcome_symbol(me["outcome"])
-            late = " (late: locked at zero)" if me.get("late") else ""
-            verdict = f"{symbol} {me['outcome'].upper()}  {me['points']:+d} points{late}"
-            verdict += "".join("\n" + line for line in _part_lines(me, answer))
+        me = reveal.get("you") or next((p for p in reveal["players"] if p["name"] == name), None) or {}
+        verdict = verdict_line(me.get("outcome", NO_ANSWER), int(me.get("points") or 0))
+        verdict += "".join("\n" + line for line in me.get("lines") or ())
         lines = [f"Bottleneck  {labels.bottleneck(answer['bottleneck'])}",
                  f"Best lever  {labels.lever(answer['best_lever'])} ({labels.band(answer['gain_band'])})",
                  f"Because     {answer.get('reason_text') or answer['reason']}",
@@ -474,14 +469,3 @@ def podium_text(board: dict) -> str:
     places = board.get("podium") or [r for r in board.get("players") or [] if r["rank"] <= 3]
     medals = {1: "1st", 2: "2nd", 3: "3rd"}
     return "\n".join(f"{medals.get(r['rank'], r['rank'])}  {r['name']}  {r['points']} pts" for r in places) or "-"
-
-
-def _part_lines(me: dict, answer: dict) -> list[str]:
-    """What decided this player's outcome and every part judged, yours beside the engine's."""
-    from puzzles.grading import Part, decided_line, lines_for_parts
-
-    parts = [Part.from_json(row) for row in me.get("parts") or () if isinstance(row, dict)]
-    if not parts:
-        return []
-    return [labels.humanize(line) for line in
-            [decided_line(me["outcome"], parts, labels.words), *lines_for_parts(parts, answer.get("gain"), labels.words)]]

@@ -5,7 +5,10 @@ through one Room; it holds no rule of its own, only the order things happen in.
 Two ways to pace it: `auto` (the `--headless` host) opens the first question `lobby_seconds` after
 the first player joins and moves on `reveal_seconds` after each close; otherwise the host screen
 says when to start and when to go on. Either way a question closes when everyone has locked in
-or its time is up.
+or its time is up (`puzzles.live.due` decides when; this class only carries it out).
+
+Whoever shows the room (the player feed, the host's screen) registers in `listeners` and is told
+what changed: "phase", "players" or "locked".
 """
 from __future__ import annotations
 
@@ -41,7 +44,9 @@ class Room:
     """One live match. Methods raise LiveRefusal (status + one line) for anything refused."""
 
     def __init__(self, settings: Settings, save_dir: Path, clock: Callable[[], float] = time.time,
-                 made: list | None = None) -> None:
+                 made: list | None = None, existing: Path | None = None) -> None:
+        """`existing`: read the match kept in that lobby file as it is (for its report): nothing
+        is archived, resumed or written."""
         from puzzles import generator
         from puzzles.cards import answer_json, puzzle_json
         from saves.lobby import LobbyStore, archive, lobby_path
@@ -49,44 +54,66 @@ class Room:
         self.settings = settings
         self.clock = clock
         self.made = made if made is not None else generator.generate(settings.seed, settings.count, settings.difficulty)
-        self.cards = [live.public_card(puzzle_json(g.puzzle), i) for i, g in enumerate(self.made)]
+        self.cards = [with_words(live.public_card(puzzle_json(g.puzzle), i)) for i, g in enumerate(self.made)]
         self.answers_json = [answer_json(g.puzzle, g.key) for g in self.made]
-        self.path = lobby_path(Path(save_dir), settings.match_id)
+        self.save_dir = Path(save_dir)
+        self.path = Path(existing) if existing is not None else lobby_path(self.save_dir, settings.match_id)
+        self.listeners: list[Callable[[str], None]] = []
         self.archived: Path | None = None
-        if self.path.exists():
+        if existing is None and self.path.exists():
             old = LobbyStore(self.path)
             finished = old.get("phase") == "done"
             old.close()
             if finished:
                 self.archived = archive(self.path)
-        self.store = LobbyStore(self.path)
+        self.store = LobbyStore(self.path, existing=existing is not None)
         self.resumed = self.store.get("phase") is not None
         pin = settings.pin or self.store.get("pin") or f"{secrets.randbelow(10**6):06d}"
-        if not self.resumed:
-            self.store.set_many({"phase": "lobby", "index": 0, "seed": settings.seed, "count": settings.count,
-                                 "difficulty": settings.difficulty, "created": clock(), "deadline": None,
-                                 "paused_left": None, "first_join": None, "closed_at": None})
-        self.store.set("pin", pin)
+        if existing is None:
+            if not self.resumed:
+                self.store.set_many({"phase": "lobby", "index": 0, "seed": settings.seed, "count": settings.count,
+                                     "difficulty": settings.difficulty, "created": clock(), "deadline": None,
+                                     "paused_left": None, "first_join": None, "closed_at": None,
+                                     "room_locked": False})
+            self.store.set_many({"pin": pin, "match_id": settings.match_id})
         self.pin = pin
         self._grades: dict[tuple[str, int], live.LiveGrade] = {}
         self._load()
-        if self.resumed and self.phase == "question" and self._m["paused_left"] is None:
+        if existing is None and self.resumed and self.phase == "question" and self._m["paused_left"] is None:
             deadline = live.resumed_deadline(self._m["deadline"] or clock(), clock(), settings.seconds)
             self._save(deadline=deadline)
 
     # -- loading and saving state ------------------------------------------------------------------
     def _load(self) -> None:
+        from engine.errors import RidgeError
+        from saves.lobby import LobbyError
+
         self._m = self.store.meta()
+        index = self._m.get("index")
+        if (self._m.get("phase") not in live.PHASES or isinstance(index, bool) or not isinstance(index, int)
+                or not 0 <= index < self.count or self._m.get("seed") not in (None, self.settings.seed)):
+            raise LobbyError(f"{self.path}: damaged lobby file (its phase or question does not fit this match)")
         self._players = {p.token: p for p in self.store.players()}
         self._locked: dict[int, dict[str, Any]] = {}
         self._seen_reveal: set[tuple[str, int]] = set()  # (token, index): who has read a question's answer
         for a in self.store.answers():
+            if not 0 <= a.index < self.count or a.token not in self._players:
+                raise LobbyError(f"{self.path}: damaged lobby file (an answer to no question or from no player)")
             self._locked.setdefault(a.index, {})[a.token] = a
-            self._grade(a)
+            try:
+                self._grade(a)
+            except (RidgeError, KeyError, TypeError, ValueError) as exc:
+                raise LobbyError(f"{self.path}: damaged lobby file (an answer cannot be graded: {exc})") from None
 
     def _save(self, **values: Any) -> None:
-        self.store.set_many(values)
+        _stored(lambda: self.store.set_many(values))
         self._m.update(values)
+        if {"phase", "index", "paused_left", "deadline", "room_locked"} & set(values):
+            self._tell("phase")
+
+    def _tell(self, what: str) -> None:
+        for listener in list(self.listeners):
+            listener(what)
 
     def _grade(self, locked) -> live.LiveGrade:
         g = self.made[locked.index]
@@ -111,6 +138,10 @@ class Room:
     def paused(self) -> bool:
         return self._m.get("paused_left") is not None
 
+    @property
+    def room_locked(self) -> bool:
+        return bool(self._m.get("room_locked"))
+
     def active(self) -> list:
         return [p for p in self._players.values() if not p.removed]
 
@@ -133,18 +164,24 @@ class Room:
     # -- moving on ------------------------------------------------------------------------------------
     def tick(self) -> str:
         """Make the phase what the clock says it is; returns the phase."""
-        now = self.clock()
-        m = self._m
-        if self.phase == "lobby" and self.settings.auto and m.get("first_join") is not None:
-            if now >= m["first_join"] + self.settings.lobby_seconds:
-                self.open_question(0)
-        if self.phase == "question" and live.should_close(now, m["deadline"], self.paused, len(self.locked_now()),
-                                                          len(self.active())):
-            self.close_question()
-        if self.phase == "closed" and self.settings.auto and m.get("closed_at") is not None:
-            if now >= m["closed_at"] + self.settings.reveal_seconds:
-                self.next_question()
+        for _ in range(3):  # at most lobby -> question -> closed in one tick
+            m = self._m
+            step = live.due(self.phase, self.clock(), auto=self.settings.auto, first_join=m.get("first_join"),
+                            lobby_seconds=self.settings.lobby_seconds, deadline=m.get("deadline"), paused=self.paused,
+                            locked=len(self.locked_now()), players=len(self.active()), closed_at=m.get("closed_at"),
+                            reveal_seconds=self.settings.reveal_seconds)
+            if step is None:
+                break
+            self._do(step)
         return self.phase
+
+    def _do(self, step: str) -> None:
+        if step == "open":
+            self.start()
+        elif step == "close":
+            self.close_question()
+        elif step == "next":
+            self.next_question()
 
     def open_question(self, index: int) -> None:
         self._save(phase="question", index=index, deadline=self.clock() + self.settings.seconds,
@@ -167,14 +204,16 @@ class Room:
             self.open_question(0)
 
     def skip(self) -> None:
-        """The host's skip: in the lobby, start; with a question open, close it now (answers so far
-        count); after a close, go on."""
-        if self.phase == "lobby":
-            self.start()
-        elif self.phase == "question":
-            self.close_question()
-        elif self.phase == "closed":
-            self.next_question()
+        """The host's next key (`puzzles.live.skip`): start, close the open question now (answers
+        so far count), or go on once the reveal has been up long enough (LiveRefusal before)."""
+        step = live.skip(self.phase, self.clock(), self._m.get("closed_at"))
+        if step is not None:
+            self._do(step)
+
+    def lock_room(self, locked: bool | None = None) -> bool:
+        """Let no new player join (players already in may still rejoin); again to open it."""
+        self._save(room_locked=not self.room_locked if locked is None else bool(locked))
+        return self.room_locked
 
     def pause(self) -> None:
         """Freeze the open question's clock; calling again carries on from the same second."""
@@ -189,8 +228,9 @@ class Room:
         folded = live.fold(name)
         for token, p in self._players.items():
             if live.fold(p.name) == folded and not p.removed:
-                self.store.remove_player(token)
+                _stored(lambda: self.store.remove_player(token))
                 self._players = {p.token: p for p in self.store.players()}
+                self._tell("players")
                 return True
         return False
 
@@ -205,14 +245,16 @@ class Room:
                 self.player(again.token)  # a removed player stays removed
                 return again.token
         taken = [p.name for p in self._players.values()]
-        nick = live.check_join(pin, self.pin, name, taken, len(self.active()), self.settings.max_players)
+        nick = live.check_join(pin, self.pin, name, taken, len(self.active()), self.settings.max_players,
+                               locked=self.room_locked)
         token = secrets.token_urlsafe(18)
         now = self.clock()
-        if not self.store.add_player(token, nick, live.fold(nick), now, seat):
+        if not _stored(lambda: self.store.add_player(token, nick, live.fold(nick), now, seat)):
             raise LiveRefusal(409, f"the nickname {nick!r} is taken in this room: pick another")
-        self._players = {p.token: p for p in self.store.players()}
+        self._players[token] = next(p for p in self.store.players() if p.token == token)
         if self._m.get("first_join") is None:
             self._save(first_join=now)
+        self._tell("players")
         return token
 
     def player(self, token: Any):
@@ -224,19 +266,31 @@ class Room:
         return p
 
     def state(self, token: Any = None) -> dict:
+        """What a player's screen shows now (DESIGN.md's `/api/state`, plus `you` with a token)."""
         self.tick()
+        out = self.public_state()
+        if token is not None:
+            out["you"] = self.you(token)
+        return out
+
+    def public_state(self) -> dict:
+        """The part of the state every player sees alike (the card, never its answer)."""
         phase = self.phase
         open_card = phase in ("question", "closed")
         left = self.seconds_left()
-        out = {"phase": phase, "index": self.index if phase != "done" else self.count, "count": self.count,
-               "seconds_left": None if left is None else round(left, 2),
-               "puzzle": self.cards[self.index] if open_card else None,
-               "paused": self.paused, "players": len(self.active()), "locked": len(self.locked_now()) if open_card else 0}
-        if token is not None:
-            p = self.player(token)
-            mine = self._locked.get(self.index, {}).get(p.token)
-            out["you"] = {"name": p.name, "locked": mine is not None and open_card}
-        return out
+        return {"phase": phase, "index": self.index if phase != "done" else self.count, "count": self.count,
+                "seconds_left": None if left is None else round(left, 2),
+                "puzzle": self.cards[self.index] if open_card else None, "paused": self.paused,
+                "players": len(self.active()), "locked": len(self.locked_now()) if open_card else 0,
+                "room_locked": self.room_locked}
+
+    def you(self, token: Any) -> dict:
+        """A player's own part of the state: their name and, for the question on screen, whether
+        they locked in and what (their own answer only)."""
+        p = self.player(token)
+        mine = self._locked.get(self.index, {}).get(p.token) if self.phase in ("question", "closed") else None
+        return {"name": p.name, "locked": mine is not None, "late": bool(mine and mine.late),
+                "answer": _api_answer(mine.prediction) if mine is not None else None}
 
     def answer(self, token: Any, payload: Any) -> dict:
         p = self.player(token)
@@ -257,9 +311,10 @@ class Room:
             live.score(g.puzzle, g.key, prediction)
         except RidgeError as exc:
             raise LiveRefusal(400, str(exc)) from None
-        if not self.store.lock(index, p.token, prediction, self.clock()):
+        if not _stored(lambda: self.store.lock(index, p.token, prediction, self.clock())):
             raise LiveRefusal(409, f"you already locked in an answer to question {index + 1}: it is final")
         self._remember(index, p.token)
+        self._tell("locked")
         self.tick()
         return {"accepted": True, "index": index}
 
@@ -269,7 +324,7 @@ class Room:
         already = p.token in self._locked.get(index, {})
         if already or self.phase != "closed" or index != self.index or (p.token, index) in self._seen_reveal:
             return  # a "late" answer sent after reading the reveal would copy it: refused, nothing kept
-        if self.store.lock(index, p.token, prediction, self.clock(), late=True):
+        if _stored(lambda: self.store.lock(index, p.token, prediction, self.clock(), late=True)):
             self._remember(index, p.token)
 
     def _remember(self, index: int, token: str) -> None:
@@ -278,24 +333,37 @@ class Room:
         self._grade(stored)
 
     def reveal(self, index: Any, viewer: str | None = None) -> dict:
-        """A closed question's answer and every player's grade; `viewer` (a player's token) has
-        now read it, so no late lock of theirs for it is kept after this."""
+        """A closed question's answer and every player's grade (a late one says "late"); with
+        `viewer` (a player's token), also `you`: that player's grade with every part judged, in
+        words. The viewer has now read it, so no late lock of theirs for it is kept after this."""
         self.tick()
         if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < self.count:
             raise LiveRefusal(400, f"index must be a question number from 0 to {self.count - 1}")
         if not self.closed(index):
             raise LiveRefusal(409, f"question {index + 1} has not closed yet: its answer stays on the host until then")
-        if viewer is not None:
-            self._seen_reveal.add((viewer, index))
         players = []
         for p in self.active():
             grade = self._grades.get((p.token, index))
-            players.append({"name": p.name, "outcome": grade.outcome if grade else live.NO_ANSWER,
-                            "points": grade.points if grade else 0, "late": bool(grade and grade.late),
-                            "parts": list(grade.parts) if grade else []})   # every part judged (issue 13)
+            players.append({"name": p.name, "outcome": grade.shown if grade else live.NO_ANSWER,
+                            "points": grade.points if grade else 0, "late": bool(grade and grade.late)})
         players.sort(key=lambda r: (-r["points"], live.fold(r["name"])))
-        return {"index": index, "answer": self.answers_json[index], "players": players,
-                "spread": self.spread(index)}
+        out = {"index": index, "answer": self.answers_json[index], "players": players, "spread": self.spread(index)}
+        if viewer is not None:
+            self._seen_reveal.add((viewer, index))
+            out["you"] = self._your_grade(viewer, index)
+        return out
+
+    def _your_grade(self, token: str, index: int) -> dict:
+        from app.live.texts import part_lines, verdict_line
+
+        p = self.player(token)
+        grade = self._grades.get((token, index))
+        if grade is None:
+            return {"name": p.name, "outcome": live.NO_ANSWER, "points": 0, "late": False, "parts": [], "lines": [],
+                    "verdict": verdict_line(live.NO_ANSWER, 0)}
+        row = {"name": p.name, **grade.to_json(), "verdict": verdict_line(grade.shown, grade.points)}
+        row["lines"] = part_lines({**row, "outcome": grade.outcome}, self.answers_json[index])
+        return row
 
     def closed(self, index: int) -> bool:
         return index < self.index or (index == self.index and self.phase in ("closed", "done"))
@@ -307,35 +375,63 @@ class Room:
                        if not a.late and not self._players[t].removed]
         return live.spread(predictions, {"bottleneck": card["ask"]["bottleneck"], "lever": card["ask"]["lever"]})
 
+    def closed_indexes(self) -> list[int]:
+        return [i for i in range(self.count) if self.closed(i)]
+
     def rows(self) -> list[live.Row]:
+        """The board over the closed questions only (nothing moves while a question is open)."""
         names = {p.token: p.name for p in self.active()}
         grades = {(names[t], i): g for (t, i), g in self._grades.items() if t in names}
-        return live.board(list(names.values()), grades, self.count)
+        return live.board(list(names.values()), grades, self.count, self.closed_indexes())
 
     def board(self) -> dict:
         self.tick()
         rows = self.rows()
         return {"players": [r.to_json() for r in rows], "count": self.count, "phase": self.phase,
-                "closed": sum(self.closed(i) for i in range(self.count)),
+                "closed": len(self.closed_indexes()),
                 "podium": [r.to_json() for r in live.podium(rows)] if self.phase == "done" else []}
 
-    # -- results --------------------------------------------------------------------------------------
-    def export(self, folder: Path | None = None) -> tuple[Path, Path]:
-        """Write the board as CSV and Markdown beside the lobby file; returns both paths."""
-        from puzzles.grading import objective_bottleneck
-        from saves.atomic import write_atomic
+    # -- the facilitator's report -------------------------------------------------------------------
+    def report(self) -> live.Report:
+        names = {p.token: p.name for p in self.active()}
+        answers = {(names[t], i): (a.prediction, self._grades[(t, i)])
+                   for i, by in self._locked.items() for t, a in by.items() if t in names}
+        return live.report(f"Ridge live match {self.settings.match_id}", self.made, list(names.values()), answers,
+                           self.closed_indexes())
 
-        folder = Path(folder) if folder is not None else self.path.parent
-        rows = self.rows()
-        keys = [{"title": g.puzzle.title, "bottleneck": objective_bottleneck(g.key), "best_lever": g.key.best_lever,
-                 "gain_band": g.key.gain_band, "reason": g.key.reason} for g in self.made]
-        shown = [k if self.closed(i) else {"title": k["title"], "bottleneck": "(not closed yet)"}
-                 for i, k in enumerate(keys)]
-        csv_path = folder / f"{self.settings.match_id}-results.csv"
-        md_path = folder / f"{self.settings.match_id}-results.md"
-        write_atomic(csv_path, live.results_csv(rows, self.count))
-        write_atomic(md_path, live.results_markdown(rows, self.count, f"Ridge live match {self.settings.match_id}", shown))
-        return csv_path, md_path
+    def export(self, folder: Path | None = None) -> tuple[Path, ...]:
+        """Write the facilitator's report (Markdown, and CSV for questions, concepts and players)
+        into the host's data folder; returns the paths, the Markdown first."""
+        from app.live.texts import write_report
+        from saves.lobby import report_folder
+
+        return write_report(self.report(), Path(folder) if folder is not None else report_folder(self.save_dir, self.path))
 
     def close(self) -> None:
         self.store.close()
+
+
+def _stored(write: Callable[[], Any]) -> Any:
+    """A lobby write; a disk that is full or read-only refuses the request in one line (503)
+    instead of failing it, and nothing already stored is lost."""
+    from saves.lobby import LobbyError
+
+    try:
+        return write()
+    except LobbyError as exc:
+        raise LiveRefusal(503, f"the host cannot save right now: {exc}") from None
+
+
+def _api_answer(prediction: dict) -> dict:
+    """A stored prediction in the API's answer names (`gain`, not the grader's `gain_band`)."""
+    return {"bottleneck": prediction.get("bottleneck", ""), "lever": prediction.get("lever", ""),
+            "gain": prediction.get("gain_band", ""), "reason": prediction.get("reason", ""),
+            "certainty": prediction.get("certainty", ""), "estimates": dict(prediction.get("estimates") or {})}
+
+
+def with_words(card: dict) -> dict:
+    """The card with `words`: each option id the form offers in the words the game shows, so the
+    player page needs no copy of the labels."""
+    from app.live.texts import card_words
+
+    return {**card, "words": card_words(card)}

@@ -1,75 +1,140 @@
-"""The lobby's HTTP face (DESIGN.md, "Live play"): the JSON API players, bots and the player app
-use, beside the player page and its websocket. Every refusal is a JSON body
-`{"error": "<one line>"}` with its status: 403 wrong pin or foreign Origin, 409 name taken or
-answer refused, 503 room full, 401 no token, 400 a malformed request, 429 too many wrong pins.
+"""The lobby's HTTP face (DESIGN.md, "Live play"): the player page (static HTML, CSS and a small
+script from app/live/static, no process per player), its event stream, and the JSON API players,
+bots and `ridge join` use. Every refusal is a JSON body `{"error": "<one line>"}` with its status:
+400 a malformed request, 401 no token, 403 wrong pin, foreign Origin or a removed player, 404 no
+such page, 408 a body that did not arrive in time, 409 name taken or answer refused, 413 too
+large, 423 the room locked, 429 too many wrong pins from one address, 503 the room full.
+
+What keeps the room sound: a request's headers must arrive within HEADER_SECONDS of connecting
+(aiohttp's keep-alive timer starts at the connection), its body within BODY_SECONDS and under
+MAX_BODY bytes (a larger declared body is refused before a byte of it is read); every query is
+checked before use; no response echoes a request's text into a page (the page is a fixed file,
+errors are JSON); the wrong-pin limit counts per client address.
 """
 from __future__ import annotations
 
 import asyncio
 import json
+import re
 import sys
 import time
-from collections import defaultdict, deque
+from collections import OrderedDict, deque
+from pathlib import Path
 
 from aiohttp import web
 
-from app.live.web import Site, add_player_routes
+from app.live.feed import Feed
+from app.live.web import Site
 from engine.bounds import MAX_DEPTH, json_depth
 from puzzles.live import LiveRefusal
 
 TOKEN_HEADER = "X-Ridge-Token"
 MAX_BODY = 16 * 1024
+HEADER_SECONDS = 15.0   # from connecting to the end of a request's headers, and an idle keep-alive
+                        # (one timer in aiohttp: longer than a client's own idle pool, so a reused
+                        # connection is not closed under a request in flight)
+BODY_SECONDS = 5.0      # for a request's body once its headers are in
+PIN_TRIES = 20          # wrong pins allowed from one address ...
+PIN_WINDOW = 600.0      # ... within this many seconds
+PIN_ADDRESSES = 4096    # addresses remembered (the oldest are forgotten first)
+TICK_SECONDS = 0.2
+STATIC = Path(__file__).resolve().parent / "static"
+PAGES = {"/": ("index.html", "text/html"), "/static/app.js": ("app.js", "text/javascript"),
+         "/static/app.css": ("app.css", "text/css")}
+INDEX = re.compile(r"^[0-9]{1,4}$")
+FEED = web.AppKey("feed", Feed)
+SECURITY_HEADERS = {"X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY", "Referrer-Policy": "no-referrer",
+                    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'"}
 
 
 def _no_constant(word: str):
     """NaN and Infinity are not JSON (Python's parser accepts them): no estimate may be one."""
     raise ValueError(f"{word} is not JSON")
-PIN_TRIES = 20          # wrong pins allowed from one address ...
-PIN_WINDOW = 600.0      # ... within this many seconds
-TICK_SECONDS = 0.2
+
+
+def safe_dumps(data: object) -> str:
+    """JSON with no raw `<`, `>` or `&`: whatever a request put in a message stays inert text even
+    if something treats the reply as a page."""
+    return json.dumps(data).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _json(data: object, status: int = 200) -> web.Response:
+    return web.json_response(data, status=status, dumps=safe_dumps, headers={"Cache-Control": "no-store"})
 
 
 def _refuse(status: int, message: str) -> web.Response:
-    return web.json_response({"error": message}, status=status)
+    return _json({"error": message}, status)
 
 
 class PinGuard:
-    """Counts wrong pins per client address so a pin cannot be guessed by trying them all."""
+    """Counts wrong pins per client address so a pin cannot be guessed by trying them all, while
+    one prankster's mistakes never lock out anyone at another address."""
 
-    def __init__(self, tries: int = PIN_TRIES, window: float = PIN_WINDOW, clock=time.monotonic) -> None:
-        self.tries, self.window, self.clock = tries, window, clock
-        self.misses: dict[str, deque] = defaultdict(deque)
+    def __init__(self, tries: int = PIN_TRIES, window: float = PIN_WINDOW, clock=time.monotonic,
+                 addresses: int = PIN_ADDRESSES) -> None:
+        self.tries, self.window, self.clock, self.addresses = tries, window, clock, addresses
+        self.misses: OrderedDict[str, deque] = OrderedDict()
 
     def blocked(self, address: str) -> bool:
-        q = self.misses[address]
+        q = self.misses.get(address)
+        if q is None:
+            return False
         while q and self.clock() - q[0] > self.window:
             q.popleft()
+        if not q:
+            del self.misses[address]
+            return False
         return len(q) >= self.tries
 
     def miss(self, address: str) -> None:
-        self.misses[address].append(self.clock())
+        q = self.misses.setdefault(address, deque())
+        self.misses.move_to_end(address)
+        q.append(self.clock())
+        while len(self.misses) > self.addresses:
+            self.misses.popitem(last=False)
 
 
 def build_app(room, site: Site, on_change=None) -> web.Application:
-    """The aiohttp application for `room`: API, player page, websocket, and the clock's ticker."""
+    """The aiohttp application for `room`: the page, the API, the event feed and the clock's ticker."""
     guard = PinGuard()
+    feed = Feed(room)
+    files = {route: (STATIC / name).read_bytes() for route, (name, _) in PAGES.items()}
+    told: set[str] = set()
 
     @web.middleware
-    async def guard_origin(request: web.Request, handler):
+    async def sound(request: web.Request, handler):
         refusal = site.origin_refusal(request)
         if refusal and request.path.startswith("/api/"):
-            return _refuse(403, refusal)
+            return _with_headers(_refuse(403, refusal))
         try:
-            return await handler(request)
+            response = await handler(request)
         except LiveRefusal as refused:
-            return _refuse(refused.status, refused.message)
+            response = _refuse(refused.status, refused.message)
+        except web.HTTPException as http:
+            if http.status >= 400:
+                response = _refuse(http.status, _http_words(http.status))
+            else:
+                raise
+        except (asyncio.CancelledError, ConnectionError):
+            raise
+        except Exception as exc:  # noqa: BLE001 - one bad request never stops the room
+            kind = type(exc).__name__
+            if kind not in told:
+                told.add(kind)
+                print(f"ridge host: a request to {request.path[:80]!r} failed ({kind}); the room carries on",
+                      file=sys.stderr, flush=True)
+            response = _refuse(500, "the host could not answer that request; the match carries on")
+        return _with_headers(response)
 
     async def body(request: web.Request) -> object:
         if request.content_length is not None and request.content_length > MAX_BODY:
-            raise LiveRefusal(413, "that request is too large")
-        raw = await request.content.read(MAX_BODY + 1)
-        if len(raw) > MAX_BODY:
-            raise LiveRefusal(413, "that request is too large")
+            raise LiveRefusal(413, f"that request is too large (at most {MAX_BODY // 1024} KiB)")
+        try:
+            raw = await asyncio.wait_for(request.read(), BODY_SECONDS)
+        except asyncio.TimeoutError:
+            raise LiveRefusal(408, "the request's body did not arrive in time") from None
+        except web.HTTPRequestEntityTooLarge:
+            raise LiveRefusal(413, f"that request is too large (at most {MAX_BODY // 1024} KiB)") from None
         try:
             text = raw.decode("utf-8") or "null"
             if json_depth(text) > MAX_DEPTH:  # the parser recurses per level: refuse before it does
@@ -78,9 +143,20 @@ def build_app(room, site: Site, on_change=None) -> web.Application:
         except (UnicodeDecodeError, ValueError, RecursionError):
             raise LiveRefusal(400, "send a JSON object") from None
 
-    def changed() -> None:
-        if on_change:
-            on_change()
+    def token_of(request: web.Request) -> str:
+        token = request.headers.get(TOKEN_HEADER)
+        if not token:
+            raise LiveRefusal(401, f"join first: send the {TOKEN_HEADER} header that /api/join gave you")
+        room.player(token)
+        return token
+
+    async def page(request: web.Request) -> web.Response:
+        refusal = site.origin_refusal(request)
+        if refusal:
+            return _refuse(403, refusal)
+        name, kind = PAGES[request.path]
+        return web.Response(body=files[request.path], content_type=kind, charset="utf-8",
+                            headers={"Cache-Control": "no-cache"})
 
     async def join(request: web.Request) -> web.Response:
         address = request.remote or "?"
@@ -95,52 +171,48 @@ def build_app(room, site: Site, on_change=None) -> web.Application:
             if refused.status == 403:
                 guard.miss(address)
             raise
-        changed()
-        return web.json_response({"token": token, "name": room.player(token).name})
+        return _json({"token": token, "name": room.player(token).name})
 
     async def state(request: web.Request) -> web.Response:
-        return web.json_response(room.state(request.headers.get(TOKEN_HEADER) or _no_token()))
+        return _json(room.state(token_of(request)))
+
+    async def events(request: web.Request) -> web.StreamResponse:
+        return await feed.stream(request, token_of(request))
 
     async def answer(request: web.Request) -> web.Response:
-        token = request.headers.get(TOKEN_HEADER) or _no_token()
-        room.player(token)
+        token = token_of(request)
         data = await body(request)
         try:
-            return web.json_response(room.answer(token, data))
+            return _json(room.answer(token, data))
         finally:
-            changed()
+            feed.touch(token)
 
     async def reveal(request: web.Request) -> web.Response:
-        token = request.headers.get(TOKEN_HEADER) or _no_token()
-        room.player(token)
+        token = token_of(request)
         text = request.query.get("index", "")
-        if not text.lstrip("-").isdigit():
-            raise LiveRefusal(400, "say which question: /api/reveal?index=I")
-        return web.json_response(room.reveal(int(text), viewer=room.player(token).token))
+        if not INDEX.match(text):
+            raise LiveRefusal(400, "say which question: /api/reveal?index=I, I a question number from 0")
+        return _json(room.reveal(int(text), viewer=token))
 
     async def board(request: web.Request) -> web.Response:
-        room.player(request.headers.get(TOKEN_HEADER) or _no_token())
-        return web.json_response(room.board())
+        token_of(request)
+        return _json(room.board())
 
     async def ticker(app: web.Application) -> None:
         async def run() -> None:
-            last = None
-            told = False
+            said = False
             while True:
-                now = (room.phase, room.index)
                 try:
                     room.tick()
-                except Exception as exc:  # e.g. sqlite busy under load: the next tick tries again
-                    if not told:
+                except Exception as exc:  # noqa: BLE001 - e.g. a busy disk: the next tick tries again
+                    if not said:
                         print(f"ridge host: the match clock's tick failed ({type(exc).__name__}: {exc}); "
                               "retrying every tick", file=sys.stderr, flush=True)
-                        told = True
-                else:
-                    if (room.phase, room.index) != now or last is None:
-                        changed()
-                    last = now
+                        said = True
                 await asyncio.sleep(TICK_SECONDS)
 
+        if on_change:
+            room.listeners.append(on_change)
         task = asyncio.create_task(run())
         yield
         task.cancel()
@@ -148,25 +220,47 @@ def build_app(room, site: Site, on_change=None) -> web.Application:
             await task
         except asyncio.CancelledError:
             pass
+        feed.close()
+        if on_change and on_change in room.listeners:
+            room.listeners.remove(on_change)
 
-    app = web.Application(middlewares=[guard_origin], client_max_size=MAX_BODY)
+    app = web.Application(middlewares=[sound], client_max_size=MAX_BODY)
+    for route in PAGES:
+        app.router.add_get(route, page)
     app.router.add_post("/api/join", join)
     app.router.add_get("/api/state", state)
+    app.router.add_get("/api/events", events)
     app.router.add_post("/api/answer", answer)
     app.router.add_get("/api/reveal", reveal)
     app.router.add_get("/api/board", board)
-    add_player_routes(app, site)
     app.cleanup_ctx.append(ticker)
+    app[FEED] = feed
     return app
 
 
-def _no_token():
-    raise LiveRefusal(401, f"join first: send the {TOKEN_HEADER} header that /api/join gave you")
+def _with_headers(response: web.StreamResponse) -> web.StreamResponse:
+    if not response.prepared:
+        for name, value in SECURITY_HEADERS.items():
+            response.headers.setdefault(name, value)
+    return response
+
+
+def _http_words(status: int) -> str:
+    return {404: "no such page here: the game is at /", 405: "that method is not used here"}.get(
+        status, f"the host refused that request ({status})")
 
 
 async def start(app: web.Application, sock) -> web.AppRunner:
     """Serve `app` on an already-bound listening socket; returns the runner to clean up."""
-    runner = web.AppRunner(app, handle_signals=False, access_log=None, shutdown_timeout=2.0)
+    import logging
+
+    # A request aiohttp cannot parse (a request line over 8 KiB, a broken header) gets aiohttp's
+    # own 400 (escaped); its traceback is the sender's problem, not the host's screen's.
+    quiet = logging.getLogger("aiohttp.server")
+    quiet.addHandler(logging.NullHandler())
+    quiet.propagate = False
+    runner = web.AppRunner(app, handle_signals=False, access_log=None, shutdown_timeout=2.0,
+                           keepalive_timeout=HEADER_SECONDS, max_headers=64)
     await runner.setup()
     await web.SockSite(runner, sock).start()
     return runner

@@ -1,6 +1,8 @@
-"""What `ridge host` and `ridge serve` share on the web side: the Origin check, the player page
-that loads textual-serve's terminal, and the websocket that runs one app process per browser
-with a cap on how many run at once and only the environment that process needs.
+"""What `ridge host` and `ridge serve` share on the web side: the Origin check (both); and for
+`ridge serve` only (the solo terminal game in a browser), the page that loads textual-serve's
+terminal and the websocket that runs one app process per browser, with a cap on how many run at
+once and only the environment that process needs. `ridge host` starts no process: its players
+get a plain web page (app/live/server.py).
 
 The Origin rule: a request that carries an `Origin` header must name this server (an address it
 listens on, or the public URL); one from another site is refused, because a page a player visits
@@ -67,8 +69,8 @@ class Site:
     host: str
     port: int
     public_url: str
-    max_browsers: int
-    command: list[str]
+    max_browsers: int = 0
+    command: list[str] = field(default_factory=list)
     child_env: dict[str, str] = field(default_factory=dict)
     title: str = "Ridge"
     running: int = 0
@@ -92,7 +94,9 @@ class Site:
             return None
         if origin.lower().rstrip("/") in self.allowed_origins(request):
             return None
-        return FOREIGN_ORIGIN.format(origin=origin, url=self.public_url)
+        from engine.bounds import shown
+
+        return FOREIGN_ORIGIN.format(origin=shown(repr(origin), 80), url=self.public_url)
 
 
 def child_environment(extra: dict[str, str] | None = None, width: int = 80, height: int = 24) -> dict[str, str]:

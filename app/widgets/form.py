@@ -39,16 +39,11 @@ def form_spec(puzzle) -> FormSpec:
     objective, asked in words ("What bounds the time to first token here?"). Every mode's
     question view starts from it."""
     from engine.ids import GainBand
-    from puzzles.puzzle import ESTIMATE_UNITS
     from puzzles.reasons import REASONS
 
     reasons = tuple((rid, REASONS.get(rid, labels.tidy(rid))) for rid in getattr(puzzle, "reasons", ()) or ())
     estimates = tuple(getattr(puzzle, "estimates", ()) or ())
-    estimate_labels = {}
-    for est in estimates:
-        unit = ESTIMATE_UNITS.get(est)
-        base = labels.estimate(est)
-        estimate_labels[est] = base if not unit or "(" in base or unit in base else f"{base}, in {unit}"
+    estimate_labels = {est: labels.estimate_with_unit(est) for est in estimates}
     return FormSpec(bottlenecks=tuple(puzzle.verdicts), levers=tuple(puzzle.levers), bands=tuple(GainBand),
                     reasons=reasons, estimates=estimates, estimate_labels=estimate_labels,
                     bottleneck_question=labels.bottleneck_question(puzzle.objective))
