@@ -15,6 +15,7 @@ import random
 
 from engine import physics
 from engine.errors import RidgeError
+from engine.ids import Fidelity
 
 BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 CONTEXTS = (128, 512, 2048, 8192, 32768)
@@ -61,7 +62,7 @@ def grid(catalog, share: float = 1.0, seed: int = 0) -> list[Setup]:
                     if share < 1.0 and rng.random() >= share:
                         continue
                     dep = build_deployment(catalog, model, gpu, gpus=width, weights=weights, kv=kv, prompt=128,
-                                           output=2, concurrency=1, fidelity="realistic")
+                                           output=2, concurrency=1, fidelity=Fidelity.REALISTIC)
                     setup = _shapes(dep, analyze(dep))
                     if setup is None or measured.coverage_problem(model, gpu, weights, kv):
                         continue
@@ -87,12 +88,12 @@ def _shapes(dep, report) -> Setup | None:
 def times(setups: list[Setup], fidelity: str, constants: dict | None = None) -> list[float]:
     """Seconds of every shape of every setup at `fidelity`, in order: decode steps per group,
     then prefills. Floor and realistic take `constants` (the calibrated ones when None)."""
-    if fidelity == "measured":
+    if fidelity == Fidelity.MEASURED:
         from engine.steps import step_model
 
         out = []
         for s in setups:
-            sm = step_model(s.deployment, "measured")
+            sm = step_model(s.deployment, Fidelity.MEASURED)
             out += [sm.decode_seconds(b, c) for b, c in s.decode]
             out += [sm.prefill_seconds(p, b) for b, p in s.prefill]
         return out

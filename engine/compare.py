@@ -83,7 +83,7 @@ def measured_of(solution: Solution) -> Solution:
         return solution
     real = realistic_of(solution)
     dep = real.report.deployment
-    return solve(dep.with_(fidelity="measured"), tuple(lv.name for lv in real.levers), floor=real.floor,
+    return solve(dep.with_(fidelity=Fidelity.MEASURED), tuple(lv.name for lv in real.levers), floor=real.floor,
                  realistic=real)
 
 

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from engine.catalog import PRECISION_BYTES, Accelerator, Catalog, ModelSpec
 from engine.errors import RidgeError
+from engine.ids import Fidelity
 from engine.record import REQUIRED, Record
 
 SCHEDULERS = ("none", "static", "continuous")
 ALLOCATORS = ("contiguous", "paged")
 OBJECTIVES = ("cost", "tpot", "ttft", "stall")
 PRECISIONS = tuple(PRECISION_BYTES)
-FIDELITIES = ("floor", "realistic", "measured")
+FIDELITIES = tuple(f.value for f in Fidelity)
 
 
 class Deployment(Record):

@@ -220,7 +220,7 @@ def solve(dep: Deployment, levers: tuple[str, ...] = LEVERS, base: Report | None
         floor = solve(dep.with_(fidelity="floor"), levers)
     if dep.fidelity == Fidelity.MEASURED:
         if realistic is None:
-            realistic = solve(dep.with_(fidelity="realistic"), levers, floor=floor)
+            realistic = solve(dep.with_(fidelity=Fidelity.REALISTIC), levers, floor=floor)
         return Solution(report=base, levers=ranked, floor=floor, realistic=realistic)
     return Solution(report=base, levers=ranked, floor=floor)
 

@@ -93,9 +93,11 @@ def backend_label(gpu) -> str:
 
 def hf_config(model) -> dict:
     """A Hugging Face style config.json for a catalog model, in the family the database models it
-    as: dense models as Llama (Qwen 2 and Phi-3 are Llama-shaped; Gemma 2 and Mistral are timed
-    with full attention on every layer), Mixtral-style mixtures of experts, gpt-oss with its
-    banded layers, and DeepSeek-V3's latent attention."""
+    as: dense models as Llama (Qwen 2 is Llama-shaped; Mistral and Gemma 2 are timed with full
+    attention on every layer), Mixtral-style mixtures of experts, gpt-oss with its banded layers,
+    and DeepSeek-V3's latent attention. Some shapes have no measured kernels and are refused when
+    an engine is built: 96-wide heads (Phi-3 mini), Gemma 2 9B's 256-wide heads on one GPU, and
+    gpt-oss's experts in BF16."""
     m = model
     config = {
         "num_hidden_layers": m.layers, "hidden_size": m.hidden, "num_attention_heads": m.heads,

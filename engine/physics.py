@@ -673,7 +673,7 @@ class Passes:
             decode = where(j > 0, self.plain_step(vmax(j, 1.0), kv_seq_bytes), 0.0)
             return self.prefill(fresh, prompt, prefix)[4] / chunks + decode
         attn = prefill_attention_flops(self.m, prompt, prefix) / chunks
-        jg = j / self.groups
+        jg = vmax(j, self.groups * vmin(j, 1.0)) / self.groups   # as a decode step counts them
         k = self.k if verify else 0.0
         tokens = jg * (k + 1.0)
         s = PassShape(chunk + tokens, tokens + 1.0, chunk + routing_tokens(jg, k, self.reuse), jg * kv_seq_bytes,

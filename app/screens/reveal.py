@@ -340,10 +340,10 @@ of a band edge accepts both bands.
         from engine.compare import PENDING
 
         if self.measured == PENDING:
-            self._measure()
+            self.measure_column()
 
     @work(thread=True, group="measured", exclusive=True, exit_on_error=False, name="measured kernels")
-    def _measure(self) -> None:
+    def measure_column(self) -> None:
         """Fill the measured column off the UI thread: the first estimate for a model and
         accelerator builds an engine (seconds), so the reveal never waits for it."""
         from engine.compare import measure
@@ -353,9 +353,9 @@ of a band edge accepts both bands.
             result = measure(getattr(key, "realistic", None) or key.solution)
         except Exception as error:  # noqa: BLE001 - the column says so; the reveal stays
             result = f"the measured kernels failed ({type(error).__name__})"
-        self.app.call_from_thread(self._measured, result)
+        self.app.call_from_thread(self.measured_arrived, result)
 
-    def _measured(self, result) -> None:
+    def measured_arrived(self, result) -> None:
         self.measured = result
         for block in self.query("#fidelities"):
             block.redraw_same_width()

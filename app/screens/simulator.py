@@ -222,7 +222,7 @@ while a number field has focus.
         self._outs: dict[str, Static] = {}  # each results tab's text, once its contents exist
         self._derivation: Static | None = None
         self._errors: dict[str, Static] = {}  # each field's message line, once it has had one
-        self._measuring = None  # the result whose measured column a worker is filling
+        self.measuring_result = None  # the result whose measured column a worker is filling
 
     # -- building --------------------------------------------------------------------------
     def _simulator(self) -> sm.Simulator:
@@ -602,17 +602,17 @@ while a number field has focus.
             self._bindings_armed = armed
             self.refresh_bindings()
 
-    def _measure_later(self) -> None:
+    def measure_when_shown(self) -> None:
         """Start the worker that fills the results' measured column, if it can be filled."""
         from engine.compare import PENDING
 
         result = self.sim.result
-        if result is not None and result.measured == PENDING and self._measuring is not result:
-            self._measuring = result
-            self._measure(result)
+        if result is not None and result.measured == PENDING and self.measuring_result is not result:
+            self.measuring_result = result
+            self.measure_column(result)
 
     @work(thread=True, group="measured", exclusive=True, exit_on_error=False, name="measured kernels")
-    def _measure(self, result) -> None:
+    def measure_column(self, result) -> None:
         """Measure one result off the UI thread (the first engine build takes seconds); a newer
         result cancels it, and a cancelled answer is dropped."""
         from textual.worker import get_current_worker
@@ -624,9 +624,9 @@ while a number field has focus.
         except Exception as error:  # noqa: BLE001 - the column says so; the simulator stays
             measured = f"the measured kernels failed ({type(error).__name__})"
         if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._measured, result, measured)
+            self.app.call_from_thread(self.measured_arrived, result, measured)
 
-    def _measured(self, result, measured) -> None:
+    def measured_arrived(self, result, measured) -> None:
         result.measured = measured
         if result is self.sim.result:
             self._dirty.add("tab-results")
@@ -716,7 +716,7 @@ while a number field has focus.
         if tab_id == "tab-results" and self.sim.result is not None:
             steps = wrap_lines(sp.derivation(self.sim.result), width - 4)
             set_text(self._derivation, "\n".join(steps))
-            self._measure_later()
+            self.measure_when_shown()
         self._dirty.discard(tab_id)
 
     def tab_lines(self, tab_id: str, width: int, height: int) -> list[str]:
