@@ -20,25 +20,13 @@ from __future__ import annotations
 from engine.bands import accepted_bands, gain_band
 from engine.ids import LOAD_LEVERS, OBJECTIVE_VERDICTS, Fidelity
 
+from engine.load.run import times_cache
+
 from puzzles.keys import LEVER_MARGIN, UNOFFERED_MARGIN
 
 SEEDS = 20
 AGREE = 19
 VERDICT_MARGIN = 1.10
-
-
-def _times_cache():
-    from engine.load.run import step_times
-
-    cache: dict = {}
-
-    def times(d):
-        key = (d.model.id, d.gpu.id, d.gpus, d.weights, d.kv, d.fidelity, d.mfu)
-        if key not in cache:
-            cache[key] = step_times(d)
-        return cache[key]
-
-    return times
 
 
 def _margin(view) -> float:
@@ -52,7 +40,7 @@ def seed_agreement(puzzle, key, fidelity: str, seeds: int = SEEDS, times=None) -
     """(seeds agreeing with the key, what the first few others said) at one fidelity."""
     from puzzles.load_keys import solve_view
 
-    times = times or _times_cache()
+    times = times or times_cache()
     agree, others = 0, []
     for k in range(seeds):
         spec = puzzle.load.with_(seed=puzzle.load.seed + k)
@@ -89,7 +77,7 @@ def load_problems(puzzle, key, seeds: int = SEEDS, measured: bool = True) -> lis
     from puzzles.reasons import REASONS, reason_holds
 
     out: list[tuple[str, str]] = []
-    times = _times_cache()
+    times = times_cache()
     views = [("floor", key.solution)] + ([("realistic", key.realistic)] if key.realistic is not None else [])
     for fidelity, message in key.band_problems():
         out.append(("expect.gain_band", f"not robust ({fidelity}): {message}"))

@@ -24,7 +24,7 @@ from functools import cached_property
 from engine.ids import Fidelity, Objective
 from engine.bands import GAIN_BANDS, UNFIT_BAND, accepted_bands, gain_band
 
-from puzzles.keys import at_fidelity
+from puzzles.keys import Key, at_fidelity
 from puzzles.puzzle import ESTIMATE_NAMES, Puzzle
 
 
@@ -94,24 +94,10 @@ def solve_view(puzzle: Puzzle, fidelity: str, spec=None, times_for=None) -> Load
 
 
 @dataclass
-class LoadKey:
-    """The engine's answer to a load puzzle (the attributes `puzzles.keys.Key` has). `gain` is the
-    floor's gain of the best lever (its optimistic ceiling), `band_gain` the realistic gain that
-    keys `gain_band`."""
-
-    bottleneck: str
-    best_lever: str
-    gain: float | None
-    gain_band: str
-    reason: str
-    deciding: str
-    levers: tuple
-    estimates: dict
-    solution: LoadView = field(repr=False)
-    realistic: LoadView | None = field(default=None, repr=False)
-    bands: tuple = ()
-    deployment_bottleneck: str = ""
-    band_gain: float | None = None
+class LoadKey(Key):
+    """The engine's answer to a load puzzle: a `puzzles.keys.Key` whose solutions are LoadViews.
+    `gain` is the floor's gain of the best lever (its optimistic ceiling), `band_gain` the
+    realistic gain that keys `gain_band`."""
 
     # a load run under the measured kernels builds an engine and runs every lever (seconds):
     # `ridge puzzles check` judges it (puzzles.load_check); no screen waits for it
@@ -124,24 +110,13 @@ class LoadKey:
 
         return tuple(derivation_lines(self.solution, self.realistic))
 
-    def lever_gain(self, name: str) -> float | None:
-        return next((lv.gain for lv in self.levers if lv.name == name), None)
-
     def band_lever_gain(self, name: str) -> float | None:
         view = self.realistic if self.realistic is not None else self.solution
         return next((lv.gain for lv in view.levers if lv.name == name), None)
 
     @property
-    def gain_bands(self) -> tuple:
-        return self.bands
-
-    @property
     def realistic_bottleneck(self) -> str | None:
         return self.realistic.load.verdict if self.realistic is not None else None
-
-    @property
-    def realistic_best_lever(self) -> str | None:
-        return self.realistic.best_lever if self.realistic is not None else None
 
     @property
     def realistic_gain(self) -> float | None:
@@ -179,19 +154,6 @@ class LoadKey:
 
     def fidelity_json(self, measured: bool = False) -> dict:
         return {fidelity: _view_json(view) for fidelity, view in self.judged()}
-
-    def to_json(self) -> dict:
-        return {
-            "bottleneck": self.bottleneck, "best_lever": self.best_lever, "gain_band": self.gain_band,
-            "reason": self.reason, "gain": _finite(self.gain), "band_gain": _finite(self.band_gain),
-            "gain_bands": list(self.bands),
-            "deployment_bottleneck": self.deployment_bottleneck, "deciding": self.deciding,
-            "levers": [{"name": lv.name, "gain": _finite(lv.gain), "band": gain_band(lv.gain), "note": lv.note}
-                       for lv in self.levers],
-            "fidelities": self.fidelity_json(),
-            "estimates": {k: _finite(v) for k, v in self.estimates.items()},
-            "derivation": list(self.derivation),
-        }
 
 
 def _finite(x):

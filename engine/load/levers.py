@@ -192,22 +192,14 @@ def evaluate_lever(dep, spec: LoadSpec, objective: str, name: str, before: float
 
 def solve_load(dep, spec: LoadSpec, objective: str, offered=LOAD_LEVERS, times_for=None) -> LoadSolution:
     """Simulate the base and each offered lever; the base's tail verdict; levers ranked."""
-    from engine.load.run import step_times
+    from engine.load.run import times_cache
     from engine.load.verdicts import verdict
 
-    cache: dict = {}
-
-    def times(d):
-        key = (d.model.id, d.gpu.id, d.gpus, d.weights, d.kv, d.fidelity, d.mfu)
-        if key not in cache:
-            cache[key] = step_times(d)
-        return cache[key]
-
-    times_for = times_for or times
+    times_for = times_for or times_cache()
     outcome = run_outcome(dep, spec, objective, times_for(dep))
     value = objective_value(outcome, objective)
     solution_run = outcome.best.result if objective == Objective.GPUS_FOR_SLO else outcome
-    v, margin, shares = verdict(dep if objective != Objective.GPUS_FOR_SLO else dep, solution_run, objective)
+    v, margin, shares = verdict(dep, solution_run, objective)
     results = [evaluate_lever(dep, spec, objective, str(name), value, times_for)
                for name in Lever if name in offered and name in LOAD_LEVERS]
     return LoadSolution(objective, outcome, value, str(v), margin, shares, _rank(results))

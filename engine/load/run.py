@@ -101,6 +101,20 @@ def step_times(dep) -> StepTimes:
     return StepTimes(step_model(dep))
 
 
+def times_cache():
+    """A function giving each deployment's remembered step times, made once per shape that
+    changes them (a lever's precision or GPUs): runs of one puzzle share it."""
+    cache: dict = {}
+
+    def times(d):
+        key = (d.model.id, d.gpu.id, d.gpus, d.weights, d.kv, d.fidelity, d.mfu)
+        if key not in cache:
+            cache[key] = step_times(d)
+        return cache[key]
+
+    return times
+
+
 def one_group(dep, spec: LoadSpec):
     """(deployment, spec) with each instance one tensor-parallel group: where the fidelity keeps
     tensor parallelism inside an accelerator's domain (realistic, measured), GPUs beyond it are

@@ -251,6 +251,19 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
         pf_tokens = 0
         stall = False
         budget = 0
+
+        def admit(i: int, take: int) -> None:
+            """The queue's head starts its prefill this step with `take` tokens."""
+            nonlocal n_running, pf_kv
+            waiting.popleft()
+            state[i] = PREFILL
+            n_running += 1
+            order.append(i)
+            prefilling.append(i)
+            pf_kv += kv_done[i] + half
+            if first_sched[i] < 0:
+                first_sched[i] = t
+            chunks.append((i, take))
         if chunk is not None:
             budget = chunk - n_dec
             free = cap - used - n_dec
@@ -271,15 +284,7 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
                 take = min(pf_left[i], budget)
                 if take + half + watermark > free:
                     break
-                waiting.popleft()
-                state[i] = PREFILL
-                n_running += 1
-                order.append(i)
-                prefilling.append(i)
-                pf_kv += kv_done[i] + half
-                if first_sched[i] < 0:
-                    first_sched[i] = t
-                chunks.append((i, take))
+                admit(i, take)
                 budget -= take
                 free -= take + half
                 pf_tokens += take
@@ -290,15 +295,7 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
                 take = pf_left[i]
                 if take == 0 or (chunks and pf_tokens + take > max_pf) or take + half + watermark > free:
                     break
-                waiting.popleft()
-                state[i] = PREFILL
-                n_running += 1
-                order.append(i)
-                prefilling.append(i)
-                pf_kv += kv_done[i] + half
-                if first_sched[i] < 0:
-                    first_sched[i] = t
-                chunks.append((i, take))
+                admit(i, take)
                 free -= take + half
                 pf_tokens += take
             stall = bool(chunks)
