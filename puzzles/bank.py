@@ -11,7 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from puzzles.errors import PackError
-from puzzles.keys import Key, compute_key
+from puzzles.keys import Key
+from puzzles.load_keys import key_of as compute_key
 from puzzles.puzzle import MODULES, Puzzle
 
 PACK_DIR = Path(__file__).parent / "packs"
@@ -201,7 +202,10 @@ def get(puzzle_id: str) -> Puzzle:
 
     if generator.is_generated_id(puzzle_id):
         if puzzle_id not in _KEYS or puzzle_id not in _GENERATED:
-            made = generator.from_id(puzzle_id)
+            from puzzles import load_generator
+
+            # a load chapter's recipe (gen-tails-..., gen-split-...), else the steady-state one
+            made = (load_generator.from_id if load_generator.is_load_id(puzzle_id) else generator.from_id)(puzzle_id)
             _remember(made.puzzle, made.key)
         return _GENERATED[puzzle_id]
     puzzles = builtin()

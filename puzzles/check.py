@@ -31,7 +31,8 @@ from engine.ids import OBJECTIVE_VERDICTS, Fidelity
 from engine.levers import LEVERS
 
 from puzzles.errors import PackError
-from puzzles.keys import Key, ambiguity, compute_key, robustness_problems, shown_gain, solve_both
+from puzzles.keys import Key, ambiguity, robustness_problems, shown_gain, solve_both
+from puzzles.load_keys import key_of as compute_key
 from puzzles.puzzle import Puzzle, fixed_order
 from puzzles.reasons import REASONS, reason_holds
 

@@ -889,10 +889,6 @@ def make(seed: int, difficulty: int, index: int) -> Generated:
 
 
 def from_id(text: str) -> Generated:
-    from puzzles import load_generator
-
-    if load_generator.is_load_id(text):   # a load chapter's recipe (gen-tails-..., gen-split-...)
-        return load_generator.from_id(text)
     seed, difficulty, index = parse_id(text)
     return make(seed, difficulty, index)
 

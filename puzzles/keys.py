@@ -310,12 +310,8 @@ def solve_both(dep: Deployment, levers: tuple[str, ...]) -> tuple[Solution, Solu
 
 def compute_key(puzzle: Puzzle) -> Key:
     """The engine's key for a puzzle: solve its deployment over the levers it offers, at the floor
-    and the realistic fidelity (the measured one is solved on demand: `Key.measured`); a load
-    puzzle runs its traffic (`puzzles.load_keys`)."""
-    if puzzle.load is not None:
-        from puzzles.load_keys import compute_load_key
-
-        return compute_load_key(puzzle)
+    and the realistic fidelity (the measured one is solved on demand: `Key.measured`). A load
+    puzzle's key runs its traffic: `puzzles.load_keys.key_of` takes either kind."""
     return key_from_solution(*solve_both(puzzle.deployment, puzzle.levers))
 
 

@@ -24,7 +24,7 @@ from functools import cached_property
 from engine.ids import Fidelity, Objective
 from engine.bands import GAIN_BANDS, UNFIT_BAND, accepted_bands, gain_band
 
-from puzzles.keys import Key, at_fidelity
+from puzzles.keys import Key, at_fidelity, compute_key
 from puzzles.puzzle import ESTIMATE_NAMES, Puzzle
 
 
@@ -49,6 +49,7 @@ class LoadView:
     spec: object
     report: object
     levers: tuple
+    module: str = ""   # the puzzle's chapter: the concept a drill reviews with it
 
     @property
     def fidelity(self) -> str:
@@ -66,6 +67,36 @@ class LoadView:
     def run(self):
         """The load run the verdict was read from."""
         return self.load.result
+
+    # what `puzzles.reasons` asks of a load solution (it imports nothing of the load modules)
+    def key_reason(self) -> str:
+        from puzzles.load_reasons import key_reason
+
+        return key_reason(self)
+
+    def mechanism_reason(self) -> str | None:
+        from puzzles.load_reasons import mechanism_reason
+
+        return mechanism_reason(self)
+
+    def accepted_reasons(self, verdict: str | None = None) -> frozenset[str]:
+        from puzzles.load_reasons import accepted_reasons
+
+        return accepted_reasons(self, verdict)
+
+    def reason_holds(self, reason: str) -> bool:
+        from puzzles.load_reasons import reason_holds
+
+        return reason_holds(reason, self)
+
+    def reason_fact(self, reason: str) -> str:
+        from puzzles.load_reasons import reason_fact
+
+        return reason_fact(reason, self)
+
+    distractor_order = ("near-capacity", "bursty-arrivals", "unbounded-queue", "prompts-ahead", "prefill-stall",
+                        "kv-exhausted", "running-cap", "phase-interference", "slow-link", "small-chunks",
+                        "recomputed-prefix", "prefill-flops", "weight-read", "kv-read", "at-ridge")
 
     @property
     def utilisation(self) -> float:
@@ -90,7 +121,7 @@ def solve_view(puzzle: Puzzle, fidelity: str, spec=None, times_for=None) -> Load
     solution = solve_load(dep, spec, puzzle.objective, tuple(puzzle.levers), times_for)
     report = analyze(dep.with_(concurrency=spec.max_running, scheduler="continuous", allocator="paged"))
     levers = tuple(LoadLever(lv.name, lv.gain, lv.note, lv.value) for lv in solution.levers)
-    return LoadView(solution, spec, report, levers)
+    return LoadView(solution, spec, report, levers, puzzle.module)
 
 
 @dataclass
@@ -203,6 +234,14 @@ def key_from_views(floor: LoadView, realistic: LoadView | None = None, measured:
         solution=floor, realistic=realistic, bands=accepted_bands(gains),
         deployment_bottleneck=str(floor.report.bottleneck),
     )
+
+
+def key_of(puzzle: Puzzle) -> Key:
+    """The engine's key for any puzzle: a load puzzle's from its traffic, any other from the
+    steady-state analysis (`puzzles.keys.compute_key`)."""
+    if puzzle.load is not None:
+        return compute_load_key(puzzle)
+    return compute_key(puzzle)
 
 
 def compute_load_key(puzzle: Puzzle) -> LoadKey:

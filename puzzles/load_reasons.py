@@ -36,10 +36,6 @@ _BY_LEVER = {Lever.CHUNKED_PREFILL: Reason.PREFILL_STALL, Lever.DISAGGREGATION: 
 _DECODE = {Verdict.DECODE_COMPUTE: Reason.AT_RIDGE, Verdict.DECODE_KV: Reason.KV_READ,
            Verdict.DECODE_WEIGHTS: Reason.WEIGHT_READ}
 
-# Distractors a load puzzle may offer, in the order they are tried after the plausible ones.
-DISTRACTOR_ORDER = ("near-capacity", "bursty-arrivals", "unbounded-queue", "prompts-ahead", "prefill-stall",
-                    "kv-exhausted", "running-cap", "phase-interference", "slow-link", "small-chunks",
-                    "recomputed-prefix", "prefill-flops", "weight-read", "kv-read", "at-ridge")
 
 
 def _tail_metric(view) -> str:

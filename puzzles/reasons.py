@@ -163,17 +163,15 @@ CONFUSABLE: dict[str, tuple[str, ...]] = {
 
 
 def _load(solution) -> bool:
-    """A load puzzle's solution (`puzzles.load_keys.LoadView`): its reasons are judged by
-    `puzzles.load_reasons` from the request-level run."""
+    """A load puzzle's solution (`puzzles.load_keys.LoadView`): it judges its own reasons from
+    the request-level run (`puzzles.load_reasons`), so this module imports none of that."""
     return hasattr(solution, "load") and hasattr(solution, "spec")
 
 
 def key_reason(solution: Solution) -> str:
     """The deciding quantity's id for a solved deployment (rule in the module docstring)."""
     if _load(solution):
-        from puzzles.load_reasons import key_reason as load_key_reason
-
-        return load_key_reason(solution)
+        return solution.key_reason()
     r = solution.report
     if not r.fits:
         return "weights-overflow" if r.weight_bytes + r.reserve_bytes > r.memory_bytes else "kv-overflow"
@@ -183,9 +181,7 @@ def key_reason(solution: Solution) -> str:
 def mechanism_reason(solution: Solution) -> str | None:
     """The best lever's own mechanism (rule 2), when it has one."""
     if _load(solution):
-        from puzzles.load_reasons import mechanism_reason as load_mechanism
-
-        return load_mechanism(solution)
+        return solution.mechanism_reason()
     best = solution.best_lever
     if best == Lever.BATCHING:
         return Reason.STRAGGLER_SLOTS if solution.report.deployment.scheduler == Scheduler.STATIC else Reason.SERIAL_REQUESTS
@@ -197,9 +193,7 @@ def accepted_reasons(solution: Solution, verdict: str | None = None) -> frozense
     bottleneck the puzzle's objective is judged on; the six-rule verdict when None), and the
     best lever's mechanism. A deployment that does not fit has only its key reason."""
     if _load(solution):
-        from puzzles.load_reasons import accepted_reasons as load_accepted
-
-        return load_accepted(solution, verdict)
+        return solution.accepted_reasons(verdict)
     key = key_reason(solution)
     r = solution.report
     if not r.fits:
@@ -212,9 +206,7 @@ def reason_holds(reason: str, solution: Solution) -> bool:
     """Whether `reason`'s quantity is true of this deployment (not whether it decides): the test
     a distractor must fail, so that no candidate a player can defend is graded wrong."""
     if _load(solution):
-        from puzzles.load_reasons import reason_holds as load_holds
-
-        return load_holds(reason, solution)
+        return solution.reason_holds(reason)
     r = solution.report
     dep = r.deployment
     if reason == Reason.WEIGHTS_OVERFLOW:
@@ -276,7 +268,7 @@ def candidate_reasons(reason: str, solution: Solution, count: int = 3, pick=None
 
     order = _DISTRACTOR_ORDER
     if _load(solution):   # a load puzzle offers only reasons about its run
-        from puzzles.load_reasons import DISTRACTOR_ORDER as order
+        order = solution.distractor_order
     plausible = [r for r in CONFUSABLE[reason] if r in order and false(r)]
     spare = [r for r in order if r not in plausible and false(r)]
     picked = [reason]
@@ -292,9 +284,7 @@ def candidate_reasons(reason: str, solution: Solution, count: int = 3, pick=None
 def reason_fact(reason: str, solution: Solution) -> str:
     """What the quantity behind `reason` is for this deployment, in numbers."""
     if _load(solution):
-        from puzzles.load_reasons import reason_fact as load_fact
-
-        return load_fact(reason, solution)
+        return solution.reason_fact(reason)
     r = solution.report
     dep = r.deployment
     if reason == Reason.WEIGHTS_OVERFLOW:

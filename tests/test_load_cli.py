@@ -221,3 +221,55 @@ def test_every_fidelity_runs_and_stays_under_its_own_steady_state(fidelity):
 def test_measured_refuses_an_accelerator_it_has_no_kernels_for():
     err = load_error("--model", "llama-3.1-8b", "--gpu", "l4", "--qps", "1", "--fidelity", "measured")
     assert "no measured kernels" in err and err.count("\n") == 1
+
+
+# -- fuzzing the flags: exit 0 with finite figures, or exit 2 with one line ---------------------------
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from hostile_inputs import FUZZ, assert_one_line, finite_everywhere, hostile_text  # noqa: E402
+
+LOAD_NUMERIC = ["--qps", "--users", "--think", "--requests", "--seed", "--slo-ttft", "--slo-tpot", "--chunk-tokens",
+                "--max-running", "--queue-cap", "--gpus", "--tp", "--prompt", "--output", "--price", "--shared-prefix"]
+_VALUES = st.sampled_from(["0", "1", "2", "-1", "1e-6", "1e6", "1e308", "nan", "3.5", "64", "256", "100000000",
+                           "١٢", "1_000", " 7"]) | hostile_text
+
+
+@st.composite
+def load_argv(draw) -> list[str]:
+    argv = ["load", "--model", draw(st.sampled_from(["llama-3.1-8b", "mixtral-8x7b", "llama-3.1-70b"])),
+            "--requests", "60"]
+    argv += draw(st.sampled_from([["--qps", "5"], ["--users", "8"], []]))
+    for flag in draw(st.lists(st.sampled_from(LOAD_NUMERIC), max_size=3, unique=True)):
+        argv += [flag, draw(_VALUES)]
+    for flag, choices in draw(st.lists(st.sampled_from([("--lengths", ["trace", "exponential"]),
+                                                        ("--arrival", ["bursty"]),
+                                                        ("--disaggregate", ["1:1", "2:6", "x", "0:1"]),
+                                                        ("--link", ["nvlink", "0", "12.5", "fast"])]),
+                                       max_size=2, unique_by=lambda fc: fc[0])):
+        argv += [flag, draw(st.sampled_from(choices) | hostile_text)]
+    if draw(st.booleans()):
+        argv.append("--json")
+    return argv
+
+
+@settings(max_examples=120, suppress_health_check=list(HealthCheck), **FUZZ)
+@given(load_argv())
+def test_load_flags_end_in_finite_figures_or_one_clean_line(argv):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(argv)
+        except SystemExit as exc:
+            code = exc.code
+    code, out, err = int(code or 0), out.getvalue(), err.getvalue()
+    assert code in (0, 2), (argv, code, err)
+    assert "internal error" not in err and "Traceback" not in err and "\x1b" not in out + err, (argv, err)
+    if code == 2:
+        assert err.count("\n") == 1 and len(err) <= 300, (argv, err)
+        assert_one_line(err.rstrip("\n"))
+        return
+    if "--json" in argv:
+        assert finite_everywhere(json.loads(out)), argv
+    else:
+        assert " nan" not in out.lower() and " inf" not in out.lower(), argv

@@ -16,7 +16,7 @@ from app.cli import main
 from engine.ids import LOAD_OBJECTIVES, OBJECTIVE_VERDICTS
 from puzzles import bank
 from puzzles.grading import grade
-from puzzles.keys import compute_key
+from puzzles.load_keys import key_of as compute_key
 from puzzles.load_check import load_problems, seed_agreement
 from puzzles.schema import load_pack
 
@@ -154,10 +154,11 @@ def test_a_drill_asks_the_load_napkin_questions_on_generated_load_puzzles(napkin
 
 
 def test_generated_load_puzzles_are_deterministic_and_pass_the_load_check_at_their_seed():
-    from puzzles import generator, load_generator
+    from puzzles import load_generator
 
     first = load_generator.generate("split", 11, 3)
-    again = [generator.from_id(g.puzzle.id) for g in first]
+    again = [load_generator.from_id(g.puzzle.id) for g in first]
+    assert bank.get(first[0].puzzle.id).load == first[0].puzzle.load
     for a, b in zip(first, again):
         assert a.puzzle == b.puzzle and a.key.best_lever == b.key.best_lever and a.key.bottleneck == b.key.bottleneck
         assert not load_problems(a.puzzle, a.key, seeds=3, measured=False)
