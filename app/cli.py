@@ -57,9 +57,10 @@ def _shown(text: object) -> str:
 
 
 def _one_line(text: object) -> str:
-    from engine.bounds import one_line
+    """A refusal as printed: one line, at most 300 characters, control characters written out."""
+    from engine.bounds import refusal
 
-    return one_line(text)
+    return refusal(text)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -75,7 +76,7 @@ class _Parser(argparse.ArgumentParser):
         return super().add_argument(*args, **kwargs)
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"{self.prog}: error: {_one_line(message)}\n")
+        self.exit(2, _one_line(f"{self.prog}: error: {message}") + "\n")
 
 
 def _top_parser() -> argparse.ArgumentParser:
@@ -118,10 +119,10 @@ def main(argv: list[str] | None = None) -> int:
         _silence_stdout()
         if exc.errno == errno.EPIPE:
             return 0
-        print(f"ridge {name}: error: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
+        print(_one_line(f"ridge {name}: error: cannot write the output: {exc.strerror or exc}"), file=sys.stderr)
         return 2
     except RidgeError as exc:
-        print(f"ridge {name}: error: {_one_line(exc)}", file=sys.stderr)
+        print(_one_line(f"ridge {name}: error: {exc}"), file=sys.stderr)
         return 2
     except BrokenPipeError:  # a pipe closed under a write the guard did not see
         _silence_stdout()

@@ -158,7 +158,9 @@ class Session:
 
     @property
     def attempts(self) -> tuple:
-        return self.profile.attempts if self.profile is not None else ()
+        """The attempts that count, each at its re-graded outcome (`Profile.counted_attempts`), so
+        the map and the campaign's order agree with the score."""
+        return self.profile.counted_attempts() if self.profile is not None else ()
 
     @property
     def settings(self) -> dict:

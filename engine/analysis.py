@@ -41,7 +41,8 @@ class Report(Record):
         prefill_charge_seconds=None,
         ttft_seconds=None, worst_stall_seconds=None, prefill_share=None,
         throughput_tokens_per_s=None, cost_per_million_output_tokens=None,
-        spec_expected_tokens=None, capacity_ratio=None, decode_time_shares=None, bottleneck="does-not-fit", objective_bottleneck="does-not-fit",
+        spec_expected_tokens=None, capacity_ratio=None, decode_time_shares=None,
+        bottleneck="does-not-fit", objective_bottleneck="does-not-fit",
         fidelity="floor", margins=(),
     )
 

@@ -12,6 +12,8 @@ import os
 import re
 
 from engine.errors import RidgeError
+from engine.text import (_STRIP, MAX_REFUSAL, MAX_SHOWN, clean_text, escaped_text,  # noqa: F401 - re-exported
+                         has_controls, one_line, refusal, shown)
 
 # Bytes read from one input file at most: real inputs are far smaller (a config.json is a few
 # KiB, a catalog or pack tens of KiB, a save segment of 32 attempts about 20 KiB).
@@ -20,15 +22,6 @@ MAX_CATALOG_BYTES = 4 << 20
 MAX_PACK_BYTES = 8 << 20
 MAX_SAVE_BYTES = 16 << 20
 MAX_DEPTH = 32  # nesting of arrays and tables; real files use three or four levels
-
-# Control characters (C0, DEL, C1) and the invisible bidirectional overrides that can make a
-# terminal show something other than what a file says.
-_BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-_CONTROLS = [*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0), *map(ord, _BIDI)]
-_STRIP = dict.fromkeys(_CONTROLS)
-_SPACE = {**_STRIP, **dict.fromkeys(map(ord, "\t\n\r\v\f"), " ")}
-MAX_SHOWN = 160  # characters of an echoed value shown in a message
-
 
 _ASCII_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]{1,4})?")
 
@@ -39,34 +32,6 @@ def ascii_number(text: str) -> float:
     if not _ASCII_NUMBER.fullmatch(text):
         raise ValueError(f"not a number in digits 0-9: {text!r}")
     return float(text)
-
-
-def clean_text(text: object) -> str:
-    """`text` without control characters (terminal escapes, bidi overrides); line breaks and
-    tabs become spaces, so a name prints as what it says, on one line."""
-    return str(text).translate(_SPACE).translate(_STRIP)
-
-
-def has_controls(text: str) -> bool:
-    return text != text.translate(_STRIP)
-
-
-def shown(value: object, limit: int = MAX_SHOWN) -> str:
-    """A value as an error message may echo it: one line, no control characters, shortened in
-    the middle when long (a 10,000-character path stays readable)."""
-    text = clean_text(value)
-    if len(text) <= limit:
-        return text
-    head = max(1, limit * 2 // 3)
-    tail = max(1, limit - head - 1)
-    return f"{text[:head]}…{text[-tail:]}"
-
-
-def one_line(message: object, limit: int = 1000) -> str:
-    """A whole message made fit for one terminal line: every long word shortened by `shown`."""
-    words = clean_text(message).split(" ")
-    text = " ".join(w if len(w) <= MAX_SHOWN else shown(w) for w in words)
-    return shown(text, limit)
 
 
 def number(value: object, where: str, *, low: float | None = None, high: float | None = None,

@@ -66,13 +66,16 @@ def measured_placeholder(dep) -> str:
 
 def measure(solution: Solution) -> "Solution | str":
     """The measured solution, or the one line saying why there is none (for a worker to fill a
-    column with; see measured_of)."""
+    column with; see measured_of). Never raises: a failure inside the optional package is named
+    in the column, and the screen around it carries on."""
     from engine.errors import RidgeError
 
     try:
         return measured_of(solution)
     except RidgeError as exc:
         return str(exc)
+    except Exception as exc:  # noqa: BLE001 - a bug in a third-party estimator must not end a session
+        return f"the measured kernels failed ({type(exc).__name__})"
 
 
 def measured_of(solution: Solution) -> Solution:

@@ -307,9 +307,29 @@ def static_verdict_shares(batch, step_at):
 
     j_compute = vmin(first_count(batch, compute_bound), batch + 1.0)
     j_kv = vmin(first_count(batch, kv_bound), j_compute)
-    compute = static_ladder_sum(batch, tpot, j_compute - 1.0)
-    kv = static_ladder_sum(j_compute - 1.0, tpot, j_kv - 1.0)
-    weights = static_ladder_sum(j_kv - 1.0, tpot)
+    if hasattr(batch, "shape"):
+        compute = static_ladder_sum(batch, tpot, j_compute - 1.0)
+        kv = static_ladder_sum(j_compute - 1.0, tpot, j_kv - 1.0)
+        weights = static_ladder_sum(j_kv - 1.0, tpot)
+    else:   # one pass over the ladder, its rungs split at the two counts (the same sums)
+        weights = kv = compute = 0.0
+        edges = sorted({min(max(float(r), 0.0), batch) for r in LADDER if r < batch} | {batch, j_kv - 1.0,
+                                                                                       j_compute - 1.0})
+        prev_edge, prev_h = 0.0, 0.0
+        for edge in edges:
+            count = edge - prev_edge
+            if count > 0:
+                h = harmonic(edge)
+                mid = count / (h - prev_h)
+                part = count * tpot(mid) / mid
+                if edge <= j_kv - 1.0:
+                    weights += part
+                elif edge <= j_compute - 1.0:
+                    kv += part
+                else:
+                    compute += part
+                prev_h = h
+            prev_edge = edge
     total = compute + kv + weights
     return _div(compute, total), _div(kv, total), _div(weights, total)
 

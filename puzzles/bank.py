@@ -66,11 +66,17 @@ def pack_files(chapter_id: str) -> list[str]:
     return [str(p.path) for p in packs() if p.chapter.id == chapter_id]
 
 
+def loads_as_pack(name: str) -> bool:
+    """Whether a file named `name` in the packs folder is read as a pack: `*.toml` in lower
+    case, not hidden (a name starting with a dot)."""
+    return name.endswith(".toml") and not name.startswith(".") and len(name) > len(".toml")
+
+
 def player_pack_paths() -> list[Path]:
     """The player's own packs, by file name; none until `use_player_packs` names their folder."""
     if _PLAYER_DIR is None or not _PLAYER_DIR.is_dir():
         return []
-    return sorted(p for p in _PLAYER_DIR.glob("*.toml") if p.is_file() and not p.name.startswith("."))
+    return sorted(p for p in _PLAYER_DIR.glob("*.toml") if p.is_file() and loads_as_pack(p.name))
 
 
 def _player_packs(taken: dict[str, Puzzle], chapter_ids: set[str]) -> list:

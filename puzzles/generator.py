@@ -39,6 +39,7 @@ import functools
 import math
 import random
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from engine import physics
@@ -893,17 +894,32 @@ def from_id(text: str) -> Generated:
     return make(seed, difficulty, index)
 
 
-def generate(seed: int, count: int, difficulty: int | None = None, start: int = 0) -> list[Generated]:
-    """`count` puzzles from index `start`; without a difficulty they cycle through levels 1-5."""
-    if count < 0 or count > 100_000:
-        raise RidgeError(f"count must be between 0 and 100000, got {count}")
+MAX_COUNT = 10_000  # puzzles one request may ask for: each takes milliseconds to make and key
+MAX_INDEX = 10**9 - 1  # the last index an id can hold (ID_RE allows nine digits)
+
+
+def check_request(seed: int, count: int, start: int = 0) -> None:
+    """RidgeError (one line) unless every id `generate` would make for these is one `parse_id`
+    reads back, and the count is one a caller can wait for."""
+    if count < 0 or count > MAX_COUNT:
+        raise RidgeError(f"count must be between 0 and {MAX_COUNT:,}, got {count:,}")
     if seed < 0 or seed >= 10**18:
         raise RidgeError(f"seed must be a whole number from 0 to 10^18 - 1, got {seed}")
-    out = []
+    if start < 0 or start + max(count, 1) - 1 > MAX_INDEX:
+        raise RidgeError(f"start must be from 0 to {MAX_INDEX:,} less the count (ids hold nine digits), got {start:,}")
+
+
+def iter_generated(seed: int, count: int, difficulty: int | None = None, start: int = 0) -> Iterator[Generated]:
+    """`generate`, one puzzle at a time, so a caller printing them holds only one in memory."""
+    check_request(seed, count, start)
     for i in range(start, start + count):
-        d = difficulty if difficulty is not None else 1 + i % 5
-        out.append(make(seed, d, i))
-    return out
+        yield make(seed, difficulty if difficulty is not None else 1 + i % 5, i)
+
+
+def generate(seed: int, count: int, difficulty: int | None = None, start: int = 0) -> list[Generated]:
+    """`count` puzzles from index `start`; without a difficulty they cycle through levels 1-5."""
+    check_request(seed, count, start)
+    return list(iter_generated(seed, count, difficulty, start))
 
 
 # --- words ----------------------------------------------------------------------------------

@@ -44,7 +44,7 @@ from puzzles.explain import band_text, lever_story, why_not_verdict
 from puzzles.puzzle import ESTIMATE_NAMES, Puzzle
 from puzzles.questions import QUESTIONS, SPEC_FIELD, SPEC_HELPS_ABOVE
 from puzzles.reasons import MEASURES, REASONS, Reason, accepted_reasons
-from puzzles.scoring import points
+from puzzles.scoring import outcome_for, points
 
 ESTIMATE_TOLERANCE = 1.5      # a factor either way, judged on a log scale
 ANSWER, REASON, CHECK = "answer", "reason", "check"
@@ -198,11 +198,6 @@ class Grade:
 
 
 # --- the rules, one function each --------------------------------------------------------------
-
-def outcome_for(answer_right: bool, reason_right: bool) -> Outcome:
-    if answer_right:
-        return Outcome.CLEARED if reason_right else Outcome.LUCKY
-    return Outcome.CLOSE if reason_right else Outcome.MISSED
 
 
 def estimate_right(value: float | None, truth: float | None) -> bool:

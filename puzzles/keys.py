@@ -19,8 +19,8 @@ the extra grades alike, and a saved answer re-grades alike); `puzzles.check` hol
 fidelity to it where it runs: the same verdict and lever, and a band the key accepts.
 
 `ambiguity` lists what would make a puzzle unfair: a verdict within 10% of a rule's threshold, a
-best lever less than 15% ahead of the runner-up, or (for the generator) a gain within 5% of a band
-edge. `unoffered_winners` lists the levers a puzzle does not offer that come within 2% of its
+best lever less than 15% ahead of the runner-up, or (for the generator, on the realistic gain) a
+gain within 10% of a band edge. `unoffered_winners` lists the levers a puzzle does not offer that come within 2% of its
 best or beat it, which a scenario must rule out in words (`ruled_out`).
 
 A deployment that does not fit has no gain to measure: the best lever is the one that makes it fit
@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from engine import physics
-from engine.bands import BAND_EDGES, UNFIT_BAND, accepted_bands, gain_band
+from engine.bands import BAND_EDGES, UNFIT_BAND, accepted_bands, band_range, gain_band
 from engine.deployment import Deployment
 from engine.errors import RidgeError
 from engine.ids import Fidelity, Scheduler, Verdict
@@ -46,7 +46,7 @@ from puzzles.reasons import deciding_text, key_reason
 
 VERDICT_MARGIN = 1.10   # every rule's deciding ratio must be outside [1/1.1, 1.1]
 LEVER_MARGIN = 1.15     # the best lever's gain must be at least 1.15x the runner-up's
-BAND_MARGIN = 1.05      # the best gain must be more than 5% from a band edge
+BAND_MARGIN = 1.10      # the generator's realistic gain must be more than 10% from a band edge
 BAND_REACH = 1.05       # an accepted band may start at most 5% above the realistic gain
 UNOFFERED_MARGIN = 0.98  # an unoffered lever within 2% of the offered best (or above it) must be ruled out
 KEY_FIDELITY = Fidelity.REALISTIC   # the fidelity whose gain keys the band
@@ -184,8 +184,6 @@ class Key:
         out = []
         g = self.band_gain
         if g is not None:
-            from engine.bands import band_range
-
             for band in self.bands:
                 low, _ = band_range(band)
                 if g * BAND_REACH < low:
@@ -417,9 +415,10 @@ def ambiguity(solution: Solution, verdict_margin: float = VERDICT_MARGIN, lever_
               band_margin: float | None = BAND_MARGIN) -> list[tuple[str, str]]:
     """What makes this puzzle's answer borderline, as (field, message) pairs; empty when clear.
 
-    `band_margin=None` skips the band-edge rule: hand-authored puzzles may sit on an edge (halving
-    every byte gains exactly 2x, the point of several lessons), because grading accepts either
-    neighbouring band when the gain is within 10% of their edge. The generator keeps the rule."""
+    `band_margin=None` skips the band-edge rule: at the floor (whose band is not graded), and for
+    hand-authored puzzles, which may sit on an edge because grading accepts either neighbouring
+    band within 10% of it (`Key.band_problems` holds the flattering side to 5%). The generator
+    keeps the rule on the realistic gain."""
     if hasattr(solution, "load"):   # a load puzzle: puzzles.load_check judges its margins
         return []
     problems: list[tuple[str, str]] = []

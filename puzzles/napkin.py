@@ -242,7 +242,7 @@ def measure(text: str) -> tuple[float, str]:
         raise NapkinError("the napkin reads text", 0)
     if len(text) > MAX_LENGTH:
         raise NapkinError(f"too long: at most {MAX_LENGTH} characters", MAX_LENGTH)
-    value, dim = _Parser(text.strip()).parse()
+    value, dim = _Parser(text.rstrip()).parse()  # leading spaces kept, so columns match what was typed
     return value, unit_name(dim)
 
 

@@ -22,6 +22,13 @@ POINTS: dict[str, dict[str, int]] = {
 }
 
 
+def outcome_for(answer_right: bool, reason_right: bool) -> Outcome:
+    """The outcome of a grade from its two halves: the answer, and the reason behind it."""
+    if answer_right:
+        return Outcome.CLEARED if reason_right else Outcome.LUCKY
+    return Outcome.CLOSE if reason_right else Outcome.MISSED
+
+
 def pays_above(certainty: str) -> float:
     """The chance of being right above which `certainty` earns more than the level below it
     (0 for low): where p*right + (1-p)*missed of the two levels meet, read from POINTS."""

@@ -15,6 +15,7 @@ import errno
 import os
 import stat
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from saves.errors import SaveError
@@ -116,16 +117,28 @@ def write_target(path: Path) -> Path:
     return path
 
 
-def write_atomic(path: Path, data: bytes | str) -> None:
+NEW_FILE_MODE = 0o600  # a new save file is the player's alone
+
+
+def write_atomic(path: Path, data: bytes | str, *, new_mode: int = NEW_FILE_MODE) -> None:
     """Replace `path` with `data` so that a crash leaves either the old or the new file whole
-    (a symlink is written through and kept; a device or other special file is refused)."""
+    (a symlink is written through and kept; a device or other special file is refused). The
+    new file keeps the permissions of the one it replaces; a file that did not exist gets
+    `new_mode` (less the umask)."""
     if isinstance(data, str):
         data = data.encode("utf-8")
     path = write_target(path)
+    try:
+        mode: int | None = stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        mode = None
     tmp = path.with_name(temp_name(path.name))
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o644)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0),
+                     new_mode if mode is None else 0o600)
         try:
+            if mode is not None and hasattr(os, "fchmod"):
+                os.fchmod(fd, mode)  # what it replaces decides, not the umask
             _write_all(fd, data)
             if FSYNC:
                 os.fsync(fd)
@@ -141,6 +154,45 @@ def write_atomic(path: Path, data: bytes | str) -> None:
         raise SaveError(f"could not write {path}: {reason}; the file on disk is unchanged",
                         path=path) from None
     fsync_dir(path.parent)
+
+
+def write_requested(path: Path, data: str, *, force: bool, ours: Callable[[bytes], bool],
+                    save_dir: Path | None = None, what: str = "the output") -> None:
+    """Write a file a player asked for (an export) at `path`: never through a symlink, never
+    over anything but a regular file, never inside `save_dir`, and over an existing file only
+    when `ours(first bytes)` says Ridge wrote it or `force` is given. Atomic, mode kept."""
+    path = Path(path)
+    if save_dir is not None:
+        try:
+            inside = Path(os.path.realpath(path.parent)).is_relative_to(os.path.realpath(save_dir))
+        except OSError:
+            inside = False
+        if inside:
+            raise SaveError(f"{path}: inside the save folder {save_dir}; write {what} somewhere else", path=path)
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        raise SaveError(f"could not write {path}: {exc.strerror or exc}", path=path) from None
+    if st is not None:
+        if stat.S_ISLNK(st.st_mode):
+            raise SaveError(f"{path} is a symbolic link; Ridge does not write through links: name the file itself",
+                            path=path)
+        if not stat.S_ISREG(st.st_mode):
+            kind = next((name for test, name in _KINDS if test(st.st_mode)), "not a regular file")
+            raise SaveError(f"{path} is {kind}, not a regular file; it was not replaced", path=path)
+        if not force:
+            from engine.bounds import read_regular
+
+            try:
+                head = read_regular(path, 4096, head=True)
+            except OSError:
+                head = b""
+            if not ours(head):
+                raise SaveError(f"{path} already exists and Ridge did not write it; it was left as it is "
+                                "(pass --force to replace it)", path=path)
+    write_atomic(path, data, new_mode=0o666)
 
 
 def make_dir(folder: Path) -> None:
@@ -169,7 +221,7 @@ class FileLock:
 
     def __enter__(self) -> FileLock:
         try:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, NEW_FILE_MODE)
         except OSError as exc:
             raise SaveError(f"could not open the lock file {self.path}: {exc.strerror or exc}",
                             path=self.path) from None

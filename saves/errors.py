@@ -14,6 +14,6 @@ class SaveError(RidgeError):
     """
 
     def __init__(self, message: str, *, path: Path | str | None = None, line: int | None = None):
-        super().__init__(message)
+        super().__init__(message)  # RidgeError holds it to one line of at most 300 characters
         self.path = Path(path) if path is not None else None
         self.line = line

@@ -63,6 +63,13 @@ def to_markdown(profile: Profile) -> str:
     return "\n".join(lines) + "\n"
 
 
+def is_export(head: bytes) -> bool:
+    """True when a file starts as an export Ridge writes (its CSV header row, or its Markdown
+    heading): the one kind of file an export may replace without --force."""
+    csv_head = (",".join(COLUMNS) + "\n").encode()
+    return head.startswith(csv_head) or head.startswith(b"# Ridge history: ")
+
+
 def export(profile: Profile, fmt: str) -> str:
     """The history in `fmt` ("csv" or "md")."""
     if fmt == "csv":

@@ -48,16 +48,22 @@ def damaged(name: str, where: str, detail: str, path: Path | None = None) -> Sav
                      "until it is dealt with: run `ridge saves check` to see every problem", path=path)
 
 
-def check_before_append(store, name: str, segments: list[Path]) -> tuple[dict[str, Any], str]:
-    """Verify `name`'s whole history (its `segments`, in order, at least one); return the last
-    segment's (data, text), already read and validated, for the append. SaveError if damaged."""
+def check_before_append(store, name: str, segments: list[Path], origin: str = GENESIS,
+                        recorded: tuple[int, str] | None = None) -> tuple[dict[str, Any], str]:
+    """Verify `name`'s whole history (its `segments`, in order, at least one) from `origin`, the
+    hash its first attempt links to, to `recorded`, the (seq, hash) its header says it ends at;
+    return the last segment's (data, text), already read and validated, for the append.
+    SaveError if damaged, copied from another profile or cut short."""
+    from saves.model import tail_problem
+
     folder = store.segments_dir(name)
     rel = lambda p: p.relative_to(store.dir).as_posix()  # noqa: E731
     seals = _read_seals(folder)
     for missing, detail in missing_segments(folder, segments, seals):
         raise damaged(name, rel(missing), detail, missing)
     changed = False
-    prev_hash, next_seq = GENESIS, 1
+    prev_hash, next_seq = origin, 1
+    ends: dict[int, str] = {0: origin}
     for path in segments[:-1]:
         try:
             stat = _stat(path)
@@ -73,9 +79,14 @@ def check_before_append(store, name: str, segments: list[Path]) -> tuple[dict[st
             seals[path.name] = seal
             changed = True
         prev_hash, next_seq = seal["last_hash"], seal["last_seq"] + 1
+        ends[seal["last_seq"]] = seal["last_hash"]
     path = segments[-1]
     data, text = _read(store, name, path)
     _verified(name, rel(path), path, data["attempts"], data.get("count"), prev_hash, next_seq)
+    ends.update((r["seq"], r["hash"]) for r in data["attempts"])
+    tail = tail_problem(data["attempts"][-1]["seq"], ends, recorded)
+    if tail:
+        raise damaged(name, rel(folder), tail, folder)
     if changed:
         keep = {p.name for p in segments[:-1]}
         try:
@@ -120,6 +131,8 @@ def _verified(name: str, where: str, path: Path, records: list[dict[str, Any]], 
         raise damaged(name, where, "it holds no attempts", path)
     if stated != len(records):
         raise damaged(name, where, f"it was written with {stated} attempts but holds {len(records)}", path)
+    if first_seq == 1 and records[0].get("seq") == 1 and records[0].get("prev_hash") != prev_hash:
+        raise damaged(name, where, "the history does not start from this profile: it was copied from another one", path)
     problems = verify_chain(records, prev_hash=prev_hash, first_seq=first_seq)
     if problems:
         first = problems[0]
@@ -132,7 +145,13 @@ def ensure_intact(store, name: str) -> None:
     """SaveError (the same line an append would give) when `name`'s history is damaged; the app
     calls this when it opens a player, so it can ask before setting the files aside instead of
     failing at the first answer. Cheap: closed segments are checked by their seals."""
-    segments = store._segments(name)
-    if segments:
-        with store._locked(name):
-            check_before_append(store, name, segments)
+    with store._locked(name):
+        header = store._read_header(name)  # upgrades an older profile first
+        segments = store._segments(name)
+        if header is not None and (segments or header.last_seq):
+            if not segments:
+                raise damaged(name, store.segments_dir(name).name,
+                              f"the profile's header says its history ends at attempt {header.last_seq}; "
+                              "the attempts folder is gone")
+            check_before_append(store, name, segments, header.origin(name),
+                                (header.last_seq, header.last_hash))

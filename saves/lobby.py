@@ -38,7 +38,13 @@ CREATE TABLE IF NOT EXISTS answers (
 
 
 class LobbyError(Exception):
-    """A lobby file that cannot be used; the message says why, in one line."""
+    """A lobby file that cannot be used; the message says why, in one line (of at most 300
+    characters, control characters written out, as every refusal)."""
+
+    def __init__(self, message: str) -> None:
+        from engine.bounds import refusal
+
+        super().__init__(refusal(message))
 
 
 @dataclass(frozen=True)

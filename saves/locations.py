@@ -19,10 +19,10 @@ MAX_PART = 255  # bytes of one folder name (NAME_MAX)
 def data_dir(override: str | os.PathLike[str] | None = None) -> Path:
     """The folder holding profiles, settings, the user catalog and logs."""
     if override is not None and str(override) != "":
-        return _usable(Path(override).expanduser(), "--save-dir")
+        return _usable(_expand(override, "--save-dir"), "--save-dir")
     env = os.environ.get(ENV_SAVE_DIR, "")
     if env:
-        return _usable(Path(env).expanduser(), ENV_SAVE_DIR)
+        return _usable(_expand(env, ENV_SAVE_DIR), ENV_SAVE_DIR)
     import platformdirs  # only when needed: tests and --save-dir never pay for it
 
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
@@ -48,6 +48,19 @@ def settings_path(override: str | os.PathLike[str] | None = None) -> Path:
     return data_dir(override) / "settings.toml"
 
 
+def _expand(text: str | os.PathLike[str], what: str) -> Path:
+    """`text` with a leading ~ or ~user expanded; SaveError when there is no such home folder
+    (Python raises RuntimeError for `~nouser`)."""
+    try:
+        return Path(text).expanduser()
+    except (RuntimeError, KeyError, ValueError):
+        from engine.bounds import shown
+        from saves.errors import SaveError
+
+        head = str(text).split("/", 1)[0]
+        raise SaveError(f"{what}: no home folder for {shown(head, 60)!r}; write the path out in full") from None
+
+
 def _usable(folder: Path, what: str) -> Path:
     """`folder`, or SaveError when no system could open it (a NUL byte, a name too long), so
     the mistake is one clear line instead of an OSError from deep inside a read."""
@@ -63,3 +76,16 @@ def _usable(folder: Path, what: str) -> Path:
         if len(part.encode("utf-8", "surrogateescape")) > MAX_PART:
             raise SaveError(f"{what}: a folder name is longer than {MAX_PART} bytes: {shown(part, 60)}")
     return folder
+
+
+def resolved(folder: Path, what: str = "--save-dir") -> Path:
+    """`folder` as an absolute path with its links followed; SaveError (one line) for a link
+    that loops, instead of Python's RuntimeError."""
+    try:
+        return folder.resolve()
+    except (RuntimeError, OSError) as exc:
+        from engine.bounds import shown
+        from saves.errors import SaveError
+
+        reason = "a symbolic link loop" if isinstance(exc, RuntimeError) else (exc.strerror or str(exc))
+        raise SaveError(f"{what}: {shown(folder, 80)} cannot be opened: {reason}") from None

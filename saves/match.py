@@ -16,6 +16,7 @@ The rules live in `puzzles`: match codes and scoring in `puzzles.match`, the boa
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import math
 import tomllib
 from collections.abc import Sequence
@@ -33,10 +34,19 @@ from puzzles.match import MatchCode, check_name, regrade_problem
 FILE_KIND = "ridge-match-result"
 FILE_VERSION = 1
 MAX_RESULT_BYTES = 4 << 20  # a 50-answer result file is about 40 KiB
+# What a result file's times may say (times cannot be proven without a secret key, only held to
+# what a real match can produce): every answer takes some time (more than 0 s) and at most
+# QUESTION_LIMIT_SECONDS, and no more than the time since the answer before it (or the start) was
+# locked in; lock times run in order, within the match's window of QUESTION_LIMIT_SECONDS per
+# puzzle from its start, and not later than now (allowing CLOCK_SKEW_SECONDS between clocks).
+QUESTION_LIMIT_SECONDS = 3600.0
+CLOCK_SKEW_SECONDS = 300.0
+_TOLERANCE = 1.0  # seconds: a lock time is stored to the millisecond, the answer's time is measured apart
 
 
 class MatchFileError(RidgeError):
-    """A result file that cannot be trusted; the message says why, in one line."""
+    """A result file that cannot be trusted; the message says why, in one line (RidgeError holds
+    it to 300 characters: an edited value once made a 3,054-character line)."""
 
 
 # --- result files --------------------------------------------------------------------------------
@@ -130,6 +140,7 @@ class Answer:
     seconds: float | None
     prediction: dict = field(compare=False)
     key: dict = field(compare=False)
+    locked_at: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True)
@@ -151,6 +162,45 @@ def _fail(message: str) -> MatchFileError:
     return MatchFileError(message)
 
 
+def _time(value: object, what: str) -> _dt.datetime:
+    if isinstance(value, _dt.datetime):
+        moment = value
+    elif isinstance(value, str):
+        try:
+            moment = _dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            raise _fail(f"{what} is not a time like 2026-03-02T12:00:00.000Z") from None
+    else:
+        raise _fail(f"{what} is missing or not a time")
+    if moment.tzinfo is None:
+        raise _fail(f"{what} has no time zone")
+    return moment.astimezone(_dt.timezone.utc)
+
+
+def _check_times(code: MatchCode, started: _dt.datetime, answers: list[dict], now: _dt.datetime) -> None:
+    """Lock times in order inside the match's window, each answer's seconds possible (see the
+    limits above); MatchFileError naming the first answer that is not."""
+    window_end = started + _dt.timedelta(seconds=QUESTION_LIMIT_SECONDS * code.count)
+    latest = now + _dt.timedelta(seconds=CLOCK_SKEW_SECONDS)
+    if started > latest:
+        raise _fail("the match starts in the future")
+    before = started
+    for seq, rec in enumerate(answers, 1):
+        at = _time(rec.get("locked_at"), f"answer {seq}: locked_at")
+        if at < before:
+            raise _fail(f"answer {seq} was locked in before the {'start' if seq == 1 else 'answer before it'}")
+        if at > window_end or at > latest:
+            raise _fail(f"answer {seq} was locked in after the match's window "
+                        f"({QUESTION_LIMIT_SECONDS:g} s per puzzle from its start) or in the future")
+        seconds = rec.get("seconds")
+        if seconds is not None:
+            room = (at - before).total_seconds() + _TOLERANCE
+            if not 0 < seconds <= min(QUESTION_LIMIT_SECONDS, room):
+                raise _fail(f"answer {seq}: {seconds:g} s is not a time it could have taken (more than 0 s, "
+                            f"at most {min(QUESTION_LIMIT_SECONDS, room):g} s since the answer before it)")
+        before = at
+
+
 def _need(data: dict, name: str, kind: type | tuple) -> Any:
     value = data.get(name)
     if isinstance(value, bool) and kind is not bool or not isinstance(value, kind):
@@ -158,7 +208,8 @@ def _need(data: dict, name: str, kind: type | tuple) -> Any:
     return value
 
 
-def verify_doc(data: dict[str, Any], source: str = "", regrade: bool = True) -> MatchResult:
+def verify_doc(data: dict[str, Any], source: str = "", regrade: bool = True,
+               now: _dt.datetime | None = None) -> MatchResult:
     """Check a parsed result file and return it, or raise MatchFileError saying what is wrong."""
     from puzzles.scoring import CERTAINTIES, OUTCOMES
 
@@ -170,7 +221,7 @@ def verify_doc(data: dict[str, Any], source: str = "", regrade: bool = True) -> 
     code = MatchCode.parse(_need(data, "match", str))
     player = _need(data, "player", str)
     team = _need(data, "team", str)
-    _need(data, "started", str)
+    started = _time(_need(data, "started", str), "started")
     seal = _need(data, "seal", str)
     stated = _need(data, "answers_count", int)
     answers = data.get("answers", [])
@@ -209,7 +260,8 @@ def verify_doc(data: dict[str, Any], source: str = "", regrade: bool = True) -> 
         if regrade:
             _regrade(seq, expected, pred, key, outcome)
         out.append(Answer(seq, expected, outcome, certainty, None if seconds is None else float(seconds),
-                          dict(pred), dict(key)))
+                          dict(pred), dict(key), str(rec.get("locked_at", ""))))
+    _check_times(code, started, answers, now or _dt.datetime.now(_dt.timezone.utc))
     return MatchResult(code, check_name(player), check_name(team, "team") if team else "", tuple(out), source)
 
 
@@ -266,25 +318,38 @@ def merge(results: Sequence[MatchResult]) -> Board:
 
 
 def merge_files(paths: Sequence[Path | str], regrade: bool = True) -> Merged:
-    """Read every file, keep those that verify, belong to the first good file's match and name a
-    player not seen before, and build the board from them."""
-    accepted: list[MatchResult] = []
+    """Read every file and keep those that verify, belong to the match most of them are from (the
+    first such file's on a tie: a stray file never turns the others away), name a player not seen
+    before (names compared by `puzzles.names.name_key`, so a look-alike letter is the same name)
+    and do not repeat another file's answers under a new name; build the board from them."""
+    from puzzles.names import name_key
+
+    results: list[tuple[str, MatchResult]] = []
     rejected: list[tuple[str, str]] = []
-    seen: dict[str, str] = {}
     for path in paths:
         try:
-            result = read_result(path, regrade)
+            results.append((str(path), read_result(path, regrade)))
         except MatchFileError as exc:
             rejected.append((str(path), str(exc)))
+    codes = [r.code for _, r in results]
+    code = max(codes, key=lambda c: (codes.count(c), -codes.index(c))) if codes else None
+    accepted: list[MatchResult] = []
+    seen: dict[str, str] = {}
+    answered: dict[tuple, str] = {}
+    for path, result in results:
+        if result.code != code:
+            rejected.append((path, f"it is from match {result.code}, not {code}"))
             continue
-        if accepted and result.code != accepted[0].code:
-            rejected.append((str(path), f"it is from match {result.code}, not {accepted[0].code}"))
+        key = name_key(result.player)
+        if key in seen:
+            rejected.append((path, f"player {result.player!r} already has a result ({seen[key]})"))
             continue
-        folded = result.player.casefold()
-        if folded in seen:
-            rejected.append((str(path), f"player {result.player!r} already has a result ({seen[folded]})"))
+        trace = tuple((a.locked_at, json.dumps(a.prediction, sort_keys=True)) for a in result.answers)
+        if trace and trace in answered:
+            rejected.append((path, f"its answers are those of {answered[trace]}, signed as another player"))
             continue
-        seen[folded] = str(path)
+        seen[key] = path
+        answered.setdefault(trace, path)
         accepted.append(result)
     board = merge(accepted) if accepted else None
     return Merged(board, tuple(accepted), tuple(rejected))

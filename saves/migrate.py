@@ -1,6 +1,12 @@
 """Upgrading older save files. Version 1 was one flat file per player with every attempt inline,
 flat prediction fields and stored `score` / `points` totals; version 2 derives totals instead and
-splits attempts into chained segment files.
+splits attempts into chained segment files; version 3 hangs the chain from the profile's identity,
+records the history's end in the header, marks every file as Ridge's and gives each attempt its
+key's fingerprint, so outcomes are graded again from the record (`puzzles.attempts`).
+
+An upgraded attempt keeps the key it was answered under, as recorded, fingerprinted with the
+engine named `LEGACY_ENGINE`: its outcome then counts when its prediction can earn it against that
+key. A version 1 attempt recorded no key, so nothing can be checked: its outcome stands.
 
 A migration keeps the original byte for byte as `<name>.v1-backup.toml` (dated if that name is
 taken by a different file), writes the new attempt files, and only then replaces `<name>.toml`:
@@ -12,15 +18,14 @@ the writing, in that order, under the profile's lock, so the two modules never i
 from __future__ import annotations
 
 import datetime as _dt
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from puzzles.scoring import CERTAINTIES, OUTCOMES
-from saves.chain import GENESIS
-from saves.model import (SCHEMA_VERSION, Attempt, AttemptIn, Id, LockTime, Prediction,
-                         ProfileHeader, Scalar, Text, UtcTime)
+from saves.model import LEGACY_ENGINE, AttemptIn, Id, LockTime, Prediction, Scalar, Text, UtcTime
 from saves.tomlio import validation_error
 
 _V1 = ConfigDict(strict=True, extra="forbid", frozen=True, allow_inf_nan=False)
@@ -67,11 +72,24 @@ def parse_v1(path: Path, data: dict[str, Any], text: str) -> V1File:
 
 def upgrade_attempt(old: V1Attempt) -> AttemptIn:
     """A version 1 attempt in version 2 terms (mode unknown then: campaign; no answer key kept)."""
+    from puzzles.attempts import fingerprint
+
     return AttemptIn(
         puzzle_id=old.puzzle, module=old.module, mode="campaign", outcome=old.outcome,
         prediction=Prediction(bottleneck=old.bottleneck, lever=old.lever, gain_band=old.gain,
                               reason=old.reason, certainty=old.certainty),
-        hints_used=old.hints, locked_at=old.answered_at, seconds_taken=old.seconds)
+        hints_used=old.hints, locked_at=old.answered_at, seconds_taken=old.seconds,
+        engine=LEGACY_ENGINE, fingerprint=fingerprint(LEGACY_ENGINE, {}))
+
+
+def upgrade_v2_attempt(old: AttemptIn) -> AttemptIn:
+    """A version 2 attempt with its recorded key fingerprinted (unlinked: the store re-links)."""
+    from puzzles.attempts import fingerprint
+
+    key = old.key.to_doc() if old.key is not None else {}
+    fields = {n: getattr(old, n) for n in AttemptIn.model_fields}
+    return AttemptIn.model_validate({**fields, "engine": LEGACY_ENGINE,
+                                     "fingerprint": fingerprint(LEGACY_ENGINE, key)})
 
 
 def backup_path(folder: Path, name: str, original: bytes) -> Path | None:
@@ -85,13 +103,15 @@ def backup_path(folder: Path, name: str, original: bytes) -> Path | None:
     return path
 
 
-def upgrade_v1(path: Path, data: dict[str, Any], text: str) -> tuple[list[Attempt], ProfileHeader]:
-    """A version 1 file as version 2's chained history and header (nothing is written here)."""
+def upgrade_v1(path: Path, data: dict[str, Any], text: str) -> V1Upgrade:
+    """A version 1 file's attempts in today's terms, with its creation time and settings
+    (nothing is written here; the store links and writes them)."""
     old = parse_v1(path, data, text)
-    history: list[Attempt] = []
-    prev = GENESIS
-    for seq, attempt in enumerate(old.attempts, start=1):
-        linked = Attempt.link(upgrade_attempt(attempt), seq, prev)
-        history.append(linked)
-        prev = linked.hash
-    return history, ProfileHeader(schema_version=SCHEMA_VERSION, created=old.created, settings=old.settings)
+    return V1Upgrade([upgrade_attempt(a) for a in old.attempts], old.created, dict(old.settings))
+
+
+@dataclass(frozen=True)
+class V1Upgrade:
+    attempts: list[AttemptIn]
+    created: _dt.datetime
+    settings: dict[str, Any]

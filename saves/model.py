@@ -1,7 +1,11 @@
 """The save model: what the files hold, validated strictly (unknown keys and wrong types are errors).
 
-Schema version 2. Nothing here is a trusted total: points, scores and mastery are derived from
-the attempts by `puzzles.stats`. Times are timezone-aware and stored in UTC.
+Schema version 3 (version 2 is still read, and upgraded by `SaveStore` once, see `saves.migrate`).
+Nothing here is a trusted total: points, scores and mastery are derived from the attempts by
+`puzzles.stats`, and every outcome is graded again from the prediction and the recorded key
+(`Profile.counted_attempts`). Every file Ridge writes names itself on its first line
+(`ridge = "profile"`, `"attempts"`, `"settings"`), so a foreign file that happens to carry one of
+Ridge's names is told apart and never rewritten. Times are timezone-aware and stored in UTC.
 """
 from __future__ import annotations
 
@@ -20,7 +24,10 @@ from saves.chain import GENESIS, ChainProblem, chain_hash, verify_chain
 from saves.errors import SaveError
 from saves.tomlio import stamp
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+READS = (2, 3)  # versions read as they are; version 1 is migrated (saves.migrate)
+MARKER = "ridge"  # the key every Ridge file starts with; its value says which kind of file
+LEGACY_ENGINE = "before ridge-key/1"  # the engine named on attempts upgraded from version 2
 MODES = ("campaign", "drill", "exam", "match", "cli", "simulator", "hotseat")
 INT64 = 2**63 - 1
 # fsrs Card.to_dict() keys; those holding None are dropped on write and restored on read.
@@ -30,6 +37,7 @@ _NO_CONTROL = r"^[^\x00-\x1f\x7f]*$"
 Id = Annotated[str, StringConstraints(min_length=1, max_length=128, pattern=_NO_CONTROL)]
 Text = Annotated[str, StringConstraints(max_length=256, pattern=_NO_CONTROL)]
 Hash = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
+Fingerprint = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{32}$")]
 Count = Annotated[int, Field(ge=0, le=INT64)]
 Finite = Annotated[float, Field(ge=-1e300, le=1e300)]
 Scalar = StrictBool | Annotated[int, Field(ge=-INT64 - 1, le=INT64)] | Finite | Annotated[
@@ -75,6 +83,17 @@ class AnswerKey(BaseModel):
     best_lever: Text
     gain_band: Text
     reason: Text = ""
+    bands: list[Text] = Field(default_factory=list, max_length=8)  # every band accepted (version 3)
+    reasons: list[Text] = Field(default_factory=list, max_length=32)  # every reason accepted (version 3)
+
+    def to_doc(self) -> dict[str, Any]:
+        doc = self.model_dump()
+        for name in ("bands", "reasons"):
+            if doc[name]:
+                doc[name] = list(doc[name])
+            else:
+                del doc[name]
+        return doc
 
 
 class GeneratorRef(BaseModel):
@@ -100,6 +119,28 @@ class AttemptIn(BaseModel):
     seconds_taken: Annotated[float, Field(ge=0, le=1e9)] | None = None
     key: AnswerKey | None = None
     generator: GeneratorRef | None = None
+    engine: Text = ""  # the engine version that keyed it (empty before version 3)
+    fingerprint: Fingerprint | None = None  # of engine and key: `puzzles.attempts.fingerprint`
+
+    def fingerprint_matches(self) -> bool:
+        """The recorded key is the one the fingerprint was made of (False with no fingerprint)."""
+        from puzzles.attempts import fingerprint  # only when a score is derived: opening a player stays light
+
+        return self.fingerprint is not None and self.fingerprint == fingerprint(
+            self.engine, self.key.to_doc() if self.key is not None else {})
+
+    def regraded(self, legacy: bool = False) -> AttemptIn | None:
+        """This attempt at the outcome its prediction earns against its own recorded key
+        (`puzzles.attempts.supported_outcome`); None when its fingerprint does not match, so it
+        does not count at all. `legacy`: read from a version 2 history that was not upgraded
+        (damaged), whose attempts had no fingerprint to check."""
+        from puzzles.attempts import supported_outcome
+
+        if not (legacy and self.fingerprint is None) and not self.fingerprint_matches():
+            return None
+        key = self.key.to_doc() if self.key is not None else None
+        outcome = supported_outcome(self.prediction.model_dump(), key, self.outcome)
+        return self if outcome == self.outcome else self.model_copy(update={"outcome": outcome})
 
     @property
     def points(self) -> int:
@@ -125,7 +166,11 @@ class AttemptIn(BaseModel):
             del pred["estimates"]
         rec["prediction"] = pred
         if self.key is not None:
-            rec["key"] = self.key.model_dump()
+            rec["key"] = self.key.to_doc()
+        if self.engine:
+            rec["engine"] = self.engine
+        if self.fingerprint is not None:
+            rec["fingerprint"] = self.fingerprint
         return rec
 
 
@@ -138,10 +183,17 @@ class Attempt(AttemptIn):
 
     @classmethod
     def link(cls, attempt: AttemptIn, seq: int, prev_hash: str) -> Attempt:
-        """`attempt` as number `seq` of a history whose last hash is `prev_hash`."""
+        """`attempt` as number `seq` of a history whose last hash is `prev_hash`; one that does
+        not name its engine is fingerprinted here with the engine running now."""
+        fields = {name: getattr(attempt, name) for name in AttemptIn.model_fields}
+        if attempt.fingerprint is None:
+            from puzzles.attempts import engine_version, fingerprint
+
+            fields["engine"] = engine_version()
+            fields["fingerprint"] = fingerprint(fields["engine"], attempt.key.to_doc() if attempt.key else {})
+            attempt = AttemptIn.model_validate(fields)
         body = attempt.to_record()
         body["seq"] = seq
-        fields = {name: getattr(attempt, name) for name in AttemptIn.model_fields}
         return cls.model_validate({**fields, "seq": seq, "prev_hash": prev_hash,
                                    "hash": chain_hash(prev_hash, body)})
 
@@ -150,14 +202,15 @@ class SegmentFile(BaseModel):
     """`<name>.attempts/NNNNNN.toml`: a bounded run of a profile's attempts, in order."""
 
     model_config = _STRICT
-    schema_version: Literal[2]
+    ridge: Literal["attempts"] | None = None  # required from version 3 (`_check_marker`)
+    schema_version: Literal[READS]  # type: ignore[valid-type]
     profile: Text
     count: Count  # how many attempts the writer put here: a deleted last one shows
     attempts: list[Attempt] = Field(min_length=1)
 
 
-class ProfileHeader(BaseModel):
-    """`<name>.toml`: when the profile began, its settings and its spaced-repetition cards."""
+class ProfileHeaderV2(BaseModel):
+    """`<name>.toml` as version 2 wrote it (read, then upgraded once)."""
 
     model_config = _STRICT
     schema_version: Literal[2]
@@ -165,8 +218,31 @@ class ProfileHeader(BaseModel):
     settings: dict[Id, Scalar] = Field(default_factory=dict)
     review: dict[Id, dict[Id, Scalar]] = Field(default_factory=dict)
 
+
+class ProfileHeader(BaseModel):
+    """`<name>.toml`: who the profile is (its name, a random id and when it began: the chain's
+    first link hangs from them, so a history copied from another profile does not verify), where
+    its history ends (the last seq and hash, so a history cut short shows), its settings and its
+    spaced-repetition cards."""
+
+    model_config = _STRICT
+    ridge: Literal["profile"]
+    schema_version: Literal[3]
+    id: Fingerprint
+    created: UtcTime
+    last_seq: Count = 0
+    last_hash: Hash
+    settings: dict[Id, Scalar] = Field(default_factory=dict)
+    review: dict[Id, dict[Id, Scalar]] = Field(default_factory=dict)
+
+    def origin(self, name: str) -> str:
+        """The hash the profile's first attempt links to."""
+        return origin_hash(name, self.id, self.created)
+
     def to_doc(self) -> dict[str, Any]:
-        doc: dict[str, Any] = {"schema_version": self.schema_version, "created": stamp(self.created)}
+        doc: dict[str, Any] = {MARKER: self.ridge, "schema_version": self.schema_version, "id": self.id,
+                               "created": stamp(self.created), "last_seq": self.last_seq,
+                               "last_hash": self.last_hash}
         if self.settings:
             doc["settings"] = dict(self.settings)
         if self.review:
@@ -174,12 +250,24 @@ class ProfileHeader(BaseModel):
         return doc
 
 
-class FolderSettings(BaseModel):
-    """`settings.toml` in the save folder: which profile was used last."""
+def origin_hash(name: str, profile_id: str, created: _dt.datetime) -> str:
+    """The first link of a profile's chain: its name, id and creation time, hashed."""
+    return chain_hash(GENESIS, {"profile": name, "id": profile_id, "created": stamp(created)})
 
-    model_config = ConfigDict(strict=True, extra="allow", frozen=True, defer_build=True)
-    schema_version: Literal[2] = 2
+
+class FolderSettings(BaseModel):
+    """`settings.toml` in the save folder: which profile was used last. A version 2 file (no
+    marker, nothing but these two keys) is still Ridge's; anything else is refused, never
+    rewritten."""
+
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True, defer_build=True)
+    ridge: Literal["settings"] | None = None
+    schema_version: Literal[READS] = SCHEMA_VERSION  # type: ignore[valid-type]
     last_profile: Text | None = None
+
+    def to_doc(self) -> dict[str, Any]:
+        doc = {MARKER: "settings", "schema_version": SCHEMA_VERSION}
+        return {**doc, "last_profile": self.last_profile} if self.last_profile else doc
 
 
 @dataclass(frozen=True)
@@ -191,6 +279,8 @@ class Profile:
     attempts: tuple[Attempt, ...] = ()
     settings: Mapping[str, Any] = field(default_factory=dict)
     review: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    origin: str = GENESIS  # the hash the first attempt links to (GENESIS for version 2)
+    last: tuple[int, str] | None = None  # (seq, hash) the header records as the history's end
 
     def review_card(self, concept_id: str) -> dict[str, Any] | None:
         """The stored card for `concept_id` as fsrs `Card.from_dict` wants it (None restored)."""
@@ -204,19 +294,64 @@ class Profile:
         return {cid: self.review_card(cid) or {} for cid in self.review}
 
     def chain_problems(self) -> list[ChainProblem]:
-        """Breaks in the attempts' hash chain (empty when the history is as it was recorded)."""
+        """Breaks in the attempts' hash chain, from the profile's origin to the end its header
+        records (empty when the history is as it was recorded)."""
         return list(self._chain_problems)
 
     @cached_property
     def _chain_problems(self) -> tuple[ChainProblem, ...]:
-        return tuple(verify_chain([a.to_record() for a in self.attempts], prev_hash=GENESIS, first_seq=1))
+        problems = verify_chain([a.to_record() for a in self.attempts], prev_hash=self.origin, first_seq=1)
+        if self.attempts and self.attempts[0].seq == 1 and self.attempts[0].prev_hash != self.origin:
+            problems.insert(0, ChainProblem(0, self.attempts[0].seq, "copied",
+                                            "the history does not start from this profile: it was copied "
+                                            "from another one"))
+        hashes = {0: self.origin, **{a.seq: a.hash for a in self.attempts}}
+        tail = tail_problem(self.attempts[-1].seq if self.attempts else 0, hashes, self.last)
+        if tail is not None:
+            problems.append(ChainProblem(len(self.attempts), None, "deleted", tail))
+        return tuple(problems)
 
     def counted_attempts(self) -> tuple[Attempt, ...]:
-        """The attempts a score may count: every one except those edited by hand (contents that
-        do not match their hash, a forged link, a repeated seq), which are flagged and never
-        counted. Attempts around a deletion are genuine and still count."""
-        edited = {p.index for p in self._chain_problems if p.kind == "edited"}
-        return tuple(a for i, a in enumerate(self.attempts) if i not in edited) if edited else self.attempts
+        """The attempts a score may count, each at the outcome its own prediction earns against
+        the key it was answered under (`AttemptIn.regraded`): never one edited by hand (contents
+        that do not match their hash, a forged link, a repeated seq), one whose key does not match
+        its fingerprint, nor any of a history copied from another profile. Attempts around a
+        deletion are genuine and still count (and nothing is appended until it is dealt with)."""
+        return self._counted
+
+    @cached_property
+    def _counted(self) -> tuple[Attempt, ...]:
+        problems = self._chain_problems
+        if any(p.kind == "copied" for p in problems):
+            return ()
+        edited = {p.index for p in problems if p.kind == "edited"}
+        out = []
+        for i, a in enumerate(self.attempts):
+            graded = a.regraded(legacy=self.last is None) if i not in edited else None
+            if graded is not None:
+                out.append(graded)
+        return tuple(out)
+
+    def regraded_count(self) -> int:
+        """Attempts whose stored outcome is not what their prediction earns (counted as earned)."""
+        stored = {a.seq: a.outcome for a in self.attempts}
+        return sum(stored.get(a.seq) != a.outcome for a in self._counted)
+
+
+def tail_problem(last_seq: int, hash_at: Mapping[int, str], recorded: tuple[int, str] | None) -> str | None:
+    """What is wrong with a history whose last attempt is `last_seq` (`hash_at`: seq -> hash, for
+    the attempts at hand; seq 0 is the origin) when its header recorded `recorded` as its end;
+    None when they agree, or when the header records nothing (version 2). Attempts past the
+    header's end are appends cut off before the header was written: not damage."""
+    if recorded is None:
+        return None
+    want_seq, want_hash = recorded
+    if last_seq < want_seq:
+        missing = f"attempt {want_seq} is" if last_seq + 1 == want_seq else f"attempts {last_seq + 1}-{want_seq} are"
+        return f"the profile's header says its history ends at attempt {want_seq}; {missing} gone"
+    if want_seq in hash_at and hash_at[want_seq] != want_hash:
+        return f"attempt {want_seq} is not the one the profile's header recorded as its last"
+    return None
 
 
 # Profile names double as file names, so they are kept short and plain.

@@ -13,22 +13,27 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from engine.bounds import read_regular
 from saves import atomic
 from saves.chain import GENESIS, verify_chain
 from saves.errors import SaveError
-from saves.history import check_before_append, missing_segments
+from saves.history import check_before_append, damaged, missing_segments
 from saves.locations import data_dir
-from saves.model import (INT64, SCHEMA_VERSION, Attempt, AttemptIn, FolderSettings, Profile,
-                         ProfileHeader, SegmentFile, check_profile_name, clean_card,
-                         is_profile_name)
+from saves.model import (INT64, MARKER, READS, SCHEMA_VERSION, Attempt, AttemptIn, FolderSettings,
+                         Profile, ProfileHeader, ProfileHeaderV2, SegmentFile, check_profile_name,
+                         clean_card, is_profile_name, origin_hash, tail_problem)
 from saves.tomlio import dumps, read_toml, stamp, validation_error
 
 SEGMENT_SIZE = 32  # attempts per segment file: bounds the cost of recording one
 SETTINGS_FILE = "settings.toml"
-_HEADER_START = f"schema_version = {SCHEMA_VERSION}\n".encode()
 # The first lines of a segment as `_write_segment` writes them; group 2 is the count.
-_SEGMENT_HEAD = re.compile(r'\A(schema_version = 2\nprofile = "[^"\\\n]*"\n)count = (\d+)\n')
+_SEGMENT_HEAD = re.compile(r'\A(ridge = "attempts"\nschema_version = 3\nprofile = "[^"\\\n]*"\n)count = (\d+)\n')
+# What each of Ridge's files says it is on its first line (model.MARKER).
+_KINDS = {ProfileHeader: "profile", SegmentFile: "attempts", ProfileHeaderV2: None}
+
+
+class NotUpgraded(SaveError):
+    """A version 2 history that does not verify: it is read as it is (edits not counted) and
+    never upgraded, since upgrading re-links the chain and would hide the damage."""
 
 
 @dataclass(frozen=True)
@@ -37,7 +42,7 @@ class Problem:
 
     file: str
     seq: int | None
-    kind: str  # "edited", "deleted", "reordered" or "bad-file"
+    kind: str  # "edited", "deleted", "reordered", "copied", "orphaned" or "bad-file"
     detail: str
 
     def __str__(self) -> str:
@@ -154,49 +159,116 @@ class SaveStore:
         self.remember_last(name)
         return Profile(name=name, created=header.created)
 
-    def _new_header(self, name: str) -> ProfileHeader:
-        header = ProfileHeader(schema_version=SCHEMA_VERSION, created=_now())
-        self._write_header(name, header)
+    def _new_header(self, name: str, created: _dt.datetime | None = None,
+                    settings: Mapping[str, Any] | None = None, review: Mapping[str, Any] | None = None,
+                    write: bool = True) -> ProfileHeader:
+        """A fresh identity for `name` (a random id), with an empty history; written unless told."""
+        created = created or _now()
+        profile_id = os.urandom(16).hex()
+        header = ProfileHeader(ridge="profile", schema_version=SCHEMA_VERSION, id=profile_id, created=created,
+                               last_seq=0, last_hash=origin_hash(name, profile_id, created),
+                               settings=dict(settings or {}), review=dict(review or {}))
+        if write:
+            self._write_header(name, header)
         return header
 
     def _write_header(self, name: str, header: ProfileHeader) -> None:
         atomic.write_atomic(self.header_path(name), dumps(header.to_doc()))
 
     def _read_header(self, name: str) -> ProfileHeader | None:
-        """The validated header, None if the profile does not exist, migrating a v1 file first.
+        """The validated header, None if the profile does not exist, upgrading a version 1 or 2
+        profile first (NotUpgraded for a version 2 history that does not verify).
 
-        Call with the profile's lock held (a migration writes).
+        Call with the profile's lock held (an upgrade writes).
         """
         path = self.header_path(name)
         got = read_toml(path)
         if got is None:
             return None
-        if _is_v1(got[0]):
-            self._migrate_v1(name, *got)
+        version = got[0].get("schema_version")
+        if _is_int(version) and version in (1, 2):
+            if version == 1:
+                self._migrate_v1(name, *got)
+            else:
+                self._migrate_v2(name, *got)
             got = read_toml(path)
             if got is None:  # pragma: no cover - the migration has just written it
                 raise SaveError(f"{path}: vanished during migration", path=path)
         return self._validate_header(path, *got)
 
     def _migrate_v1(self, name: str, data: dict[str, Any], text: str) -> None:
-        """Turn profile `name`'s version 1 file into version 2; lock held. The original is kept
-        first, then the history, and the header last: the switch to version 2."""
+        """Turn profile `name`'s version 1 file into the current version; lock held. The original
+        is kept first, then the history, and the header last: the switch to the new version."""
         from saves.migrate import backup_path, upgrade_v1
 
         path = self.header_path(name)
-        history, header = upgrade_v1(path, data, text)
+        old = upgrade_v1(path, data, text)
+        header = self._new_header(name, old.created, old.settings, write=False)
+        history = _relink(old.attempts, header.origin(name))
         original = path.read_bytes()
         backup = backup_path(self.dir, name, original)
         if backup is not None:
             atomic.write_atomic(backup, original)
         self._write_history(name, history)
-        self._write_header(name, header)
+        self._write_header(name, _ended(header, history))
+
+    def _migrate_v2(self, name: str, data: dict[str, Any], text: str) -> None:
+        """Upgrade a version 2 profile once; lock held. Its history must verify from the start
+        (else NotUpgraded). Each attempt is re-linked from the profile's new identity and keeps
+        its key with a fingerprint (`saves.migrate.upgrade_v2_attempt`); the version 2 files are
+        kept as `<name>.v2-backup.toml` and `<name>.v2-backup.attempts`, and the header is
+        written last, so a crash at any point leaves version 2 in charge and the next load
+        upgrades again."""
+        from saves.migrate import upgrade_v2_attempt
+
+        path = self.header_path(name)
+        old = self._validated(ProfileHeaderV2, path, data, text)
+        final, kept = self.segments_dir(name), self.dir / f"{name}.v2-backup.attempts"
+        if kept.is_dir():  # an upgrade was cut off: the kept folder is the version 2 history
+            if final.exists():
+                shutil.rmtree(final)
+            os.replace(kept, final)
+        attempts = self._verified_v2(name)
+        header = self._new_header(name, old.created, old.settings, old.review, write=False)
+        history = _relink([upgrade_v2_attempt(a) for a in attempts], header.origin(name))
+        backup = self.dir / f"{name}.v2-backup.toml"
+        original = path.read_bytes()
+        if not (backup.exists() and backup.read_bytes() == original):
+            atomic.write_atomic(backup, original)
+        self._write_history(name, history, keep_old_as=kept)
+        self._write_header(name, _ended(header, history))
+
+    def _verified_v2(self, name: str) -> list[Attempt]:
+        """Every attempt of a version 2 history, or NotUpgraded when it does not verify."""
+        rel = lambda p: p.relative_to(self.dir).as_posix()  # noqa: E731
+        segments = self._segments(name)
+        for seg, detail in missing_segments(self.segments_dir(name), segments):
+            raise NotUpgraded(str(damaged(name, rel(seg), detail)))
+        attempts: list[Attempt] = []
+        for seg in segments:
+            got = read_toml(seg)
+            if got is None:
+                raise NotUpgraded(str(damaged(name, rel(seg), "vanished while being read")))
+            try:
+                segment = self._validate_segment(seg, *got)
+            except SaveError as exc:
+                raise NotUpgraded(str(damaged(name, rel(seg), _strip(exc)))) from None
+            if segment.count != len(segment.attempts):
+                raise NotUpgraded(str(damaged(name, rel(seg), f"it was written with {segment.count} "
+                                              f"attempts but holds {len(segment.attempts)}")))
+            attempts.extend(segment.attempts)
+        problems = verify_chain([a.to_record() for a in attempts], prev_hash=GENESIS, first_seq=1)
+        if problems:
+            first = problems[0]
+            raise NotUpgraded(str(damaged(name, f"{name}.attempts", f"attempt {first.seq}: {first.kind}: {first.detail}")))
+        return attempts
 
     @staticmethod
     def _validated(model, path: Path, data: dict[str, Any], text: str):
-        """`data` as `model` (a header or a segment), after the version check; SaveError names
-        the file, line and field when it does not validate."""
+        """`data` as `model` (a header or a segment), after the marker and version checks;
+        SaveError names the file, line and field when it does not validate."""
         _check_version(path, data)
+        _check_marker(path, data, _KINDS.get(model))
         try:
             return model.model_validate(data)
         except ValidationError as exc:
@@ -205,21 +277,6 @@ class SaveStore:
     @classmethod
     def _validate_header(cls, path: Path, data: dict[str, Any], text: str) -> ProfileHeader:
         return cls._validated(ProfileHeader, path, data, text)
-
-    def _ensure_header(self, name: str) -> None:
-        """Make sure the profile exists in the current version before attempts are added; lock
-        held. A header that starts as this version writes is not parsed: recording never
-        rewrites it, and `load` validates it in full."""
-        try:
-            start = read_regular(self.header_path(name), 64, head=True)  # never blocks on a pipe
-        except FileNotFoundError:
-            self._new_header(name)
-            return
-        except OSError as exc:
-            raise SaveError(f"could not read {self.header_path(name)}: {exc.strerror or exc}",
-                            path=self.header_path(name)) from None
-        if not start.startswith(_HEADER_START):
-            self._header_for_write(name)  # migrates an old version, or says what is wrong
 
     def _header_for_write(self, name: str) -> ProfileHeader:
         """The header (created when missing); call with the profile's lock held."""
@@ -240,32 +297,49 @@ class SaveStore:
         return cls._validated(SegmentFile, path, data, text)
 
     def load(self, name: str) -> Profile:
-        """The profile `name`, validated. Never moves or rewrites a file (but migrates a v1 file,
-        keeping the original as `<name>.v1-backup.toml`). SaveError names the file at fault."""
+        """The profile `name`, validated. Never moves or rewrites a file, but upgrades an older
+        version once (keeping the originals as `<name>.v1-backup.toml`, `<name>.v2-backup.*`); a
+        version 2 history that does not verify is read as it is. SaveError names the file at fault."""
         name = self._resolve(name)
         path = self.header_path(name)
         got = read_toml(path)
         if got is None:
             listing = ", ".join(self.profiles()) or "none"
             raise SaveError(f"no profile named {name!r} in {self.dir} (profiles: {listing})")
-        if _is_v1(got[0]):
-            with self._locked(name):
-                header = self._read_header(name)
+        version = got[0].get("schema_version")
+        if _is_int(version) and version in (1, 2):
+            try:
+                with self._locked(name):
+                    header = self._read_header(name)
+            except NotUpgraded:
+                return self._load_v2(name, path, *got)
             assert header is not None
         else:
             header = self._validate_header(path, *got)
+        return Profile(name=name, created=header.created, attempts=self._attempts(name),
+                       settings=header.settings, review=header.review, origin=header.origin(name),
+                       last=(header.last_seq, header.last_hash))
+
+    def _attempts(self, name: str) -> tuple[Attempt, ...]:
+        """Every attempt in `name`'s segment files, each file validated."""
         attempts: list[Attempt] = []
         for seg in self._segments(name):
             got = read_toml(seg)
             if got is None:
                 raise SaveError(f"{seg}: vanished while being read", path=seg)
             attempts.extend(self._validate_segment(seg, *got).attempts)
-        return Profile(name=name, created=header.created, attempts=tuple(attempts),
+        return tuple(attempts)
+
+    def _load_v2(self, name: str, path: Path, data: dict[str, Any], text: str) -> Profile:
+        """A version 2 profile as it is (its history damaged, so not upgraded)."""
+        header = self._validated(ProfileHeaderV2, path, data, text)
+        return Profile(name=name, created=header.created, attempts=self._attempts(name),
                        settings=header.settings, review=header.review)
 
     def record_attempt(self, profile_name: str, attempt: AttemptIn | Mapping[str, Any]) -> Attempt:
         """Append `attempt` to the profile (created if missing). Durable when it returns; safe
-        against other processes recording to the same profile at the same time."""
+        against other processes recording to the same profile at the same time. Refused (one
+        line) when the header or the history does not verify: nothing is appended to damage."""
         if not isinstance(attempt, AttemptIn):
             try:
                 attempt = AttemptIn.model_validate(attempt)
@@ -275,14 +349,15 @@ class SaveStore:
                 raise SaveError(f"attempt not recorded: {field}: {err.get('msg')}") from None
         name = self._resolve(profile_name)
         with self._locked(name):
-            self._ensure_header(name)
+            header = self._header_for_write(name)
+            origin, recorded = header.origin(name), (header.last_seq, header.last_hash)
             folder = self.segments_dir(name)
             self._sweep_temps(self.dir, f"{name}.toml", folder.name)
             self._sweep_temps(folder)
             segments = self._segments(name)
             if segments:
                 path = segments[-1]
-                data, text = check_before_append(self, name, segments)  # never papers over damage
+                data, text = check_before_append(self, name, segments, origin, recorded)  # never papers over damage
                 last = data["attempts"][-1]
                 if last["seq"] >= INT64:
                     raise SaveError(f"{path}: attempt numbers are used up (last is {last['seq']})",
@@ -294,15 +369,19 @@ class SaveStore:
                 else:
                     self._append_to_segment(path, name, data, text, new)
             else:
+                problem = tail_problem(0, {0: origin}, recorded)
+                if problem:
+                    raise damaged(name, folder.name, problem, folder)
                 atomic.make_dir(folder)
-                new = Attempt.link(attempt, 1, GENESIS)
+                new = Attempt.link(attempt, 1, origin)
                 self._write_segment(folder / f"{1:06d}.toml", name, [new.to_record()])
+            self._write_header(name, header.model_copy(update={"last_seq": new.seq, "last_hash": new.hash}))
         self.remember_last(name)
         return new
 
     def _write_segment(self, path: Path, name: str, records: list[dict[str, Any]]) -> None:
-        doc = {"schema_version": SCHEMA_VERSION, "profile": name, "count": len(records),
-               "attempts": records}
+        doc = {MARKER: "attempts", "schema_version": SCHEMA_VERSION, "profile": name,
+               "count": len(records), "attempts": records}
         atomic.write_atomic(path, dumps(doc))
 
     def _append_to_segment(self, path: Path, name: str, data: dict[str, Any], text: str,
@@ -322,16 +401,21 @@ class SaveStore:
             rec["locked_at"] = stamp(rec["locked_at"])
         self._write_segment(path, name, [*records, new.to_record()])
 
-    def _write_history(self, name: str, attempts: list[Attempt]) -> None:
-        """Write a whole history as fresh segment files (used by migration); lock held."""
+    def _write_history(self, name: str, attempts: list[Attempt], keep_old_as: Path | None = None) -> None:
+        """Write a whole history as fresh segment files (used by migration); lock held. An
+        attempts folder already there is moved to `keep_old_as`, or (a version 1 upgrade that
+        was cut off: the version 1 file still rules) removed."""
         final = self.segments_dir(name)
         staging = self.dir / atomic.temp_name(final.name)
         atomic.make_dir(staging)
         for start in range(0, len(attempts), self.segment_size):
             chunk = [a.to_record() for a in attempts[start:start + self.segment_size]]
             self._write_segment(staging / f"{start // self.segment_size + 1:06d}.toml", name, chunk)
-        if final.exists():  # left by a migration that was interrupted: the v1 file still rules
-            shutil.rmtree(final)
+        if final.exists():
+            if keep_old_as is not None:
+                os.replace(final, keep_old_as)
+            else:
+                shutil.rmtree(final)
         os.replace(staging, final)
         atomic.fsync_dir(self.dir)
 
@@ -393,10 +477,15 @@ class SaveStore:
         got = read_toml(path)
         if got is None:
             return FolderSettings()
+        data = got[0]
+        legacy = set(data) <= {"schema_version", "last_profile"} and data.get("schema_version") == 2
+        if data.get(MARKER) != "settings" and not legacy:
+            raise SaveError(f"{path}: not Ridge's settings file (it has no `ridge = \"settings\"` line), "
+                            "so Ridge leaves it as it is", path=path)
         try:
-            return FolderSettings.model_validate(got[0])
+            return FolderSettings.model_validate(data)
         except ValidationError as exc:
-            raise validation_error(path, got[1], got[0], exc) from None
+            raise validation_error(path, got[1], data, exc) from None
 
     def _folder_settings(self) -> FolderSettings | None:
         """settings.toml, or None when it is damaged (it is only a convenience)."""
@@ -423,7 +512,7 @@ class SaveStore:
             current = self._folder_settings()
             if current is None or current.last_profile == name:
                 return
-            doc = {**current.model_dump(exclude_none=True), "last_profile": name}
+            doc = current.model_copy(update={"last_profile": name}).to_doc()
             atomic.write_atomic(self.dir / SETTINGS_FILE, dumps(doc))
 
     def choose_profile(self, requested: str | None = None) -> str | None:
@@ -463,12 +552,32 @@ class SaveStore:
             count, found = self._check_profile(name)
             total += count
             problems.extend(found)
+        problems.extend(self._orphans(names))
         return CheckReport(names, total, problems)
+
+    def _orphans(self, names: list[str]) -> list[Problem]:
+        """An attempts folder whose profile header is gone: its answers belong to nobody."""
+        try:
+            entries = sorted(os.listdir(self.dir))
+        except OSError:
+            return []
+        found = []
+        for entry in entries:
+            stem = entry[:-len(".attempts")]
+            if entry.endswith(".attempts") and is_profile_name(stem) and stem not in names \
+                    and (self.dir / entry).is_dir():
+                files = len(self._segments(stem))
+                found.append(Problem(entry, None, "orphaned", f"{files} attempt file(s) but no profile "
+                                     f"{stem}.toml: the header was deleted or moved"))
+        return found
 
     def _check_profile(self, name: str) -> tuple[int, list[Problem]]:
         problems: list[Problem] = []
         rel = lambda p: p.relative_to(self.dir).as_posix()  # noqa: E731
         path = self.header_path(name)
+        # version 2: the chain starts at GENESIS, no end recorded; a header that does not read: unknown
+        origin: str | None = GENESIS
+        recorded: tuple[int, str] | None = None
         try:
             got = read_toml(path)
             if got is not None and _is_v1(got[0]):
@@ -476,10 +585,14 @@ class SaveStore:
 
                 v1 = parse_v1(path, *got)
                 return len(v1.attempts), []  # no chain before version 2; migrated on next load
-            if got is not None:
-                self._validate_header(path, *got)
+            if got is not None and got[0].get("schema_version") == 2:
+                self._validated(ProfileHeaderV2, path, *got)
+            elif got is not None:
+                header = self._validate_header(path, *got)
+                origin, recorded = header.origin(name), (header.last_seq, header.last_hash)
         except SaveError as exc:
             problems.append(Problem(rel(path), None, "bad-file", _strip(exc)))
+            origin = None
         # Runs of records whose links can be checked; a damaged file breaks the run.
         runs: list[list[tuple[Path, dict[str, Any]]]] = [[]]
         count = 0
@@ -509,9 +622,19 @@ class SaveStore:
                                         f"{stated} attempts but holds {len(records)}"))
         for i, run in enumerate(runs):
             first = i == 0
-            for cp in verify_chain([r for _, r in run], prev_hash=GENESIS if first else None,
+            if first and origin and run and run[0][1].get("seq") == 1 and run[0][1].get("prev_hash") != origin:
+                problems.append(Problem(rel(run[0][0]), run[0][1].get("seq"), "copied",
+                                        "the history does not start from this profile: it was copied "
+                                        "from another one"))
+            for cp in verify_chain([r for _, r in run], prev_hash=origin if first else None,
                                    first_seq=1 if first else None):
                 problems.append(Problem(rel(run[cp.index][0]), cp.seq, cp.kind, cp.detail))
+        records = [r for run in runs for _, r in run]
+        if len(runs) == 1 and origin:  # the history reads whole: does it end where the header says?
+            hashes = {0: origin, **{r["seq"]: r.get("hash") for r in records}}
+            tail = tail_problem(records[-1]["seq"] if records else 0, hashes, recorded)
+            if tail:
+                problems.append(Problem(rel(self.segments_dir(name)), None, "deleted", tail))
         return count, problems
 
 
@@ -525,15 +648,48 @@ def _is_v1(data: dict[str, Any]) -> bool:
 
 
 def _check_version(path: Path, data: dict[str, Any]) -> None:
-    """SaveError unless `data` says it is written in this schema version."""
+    """SaveError unless `data` says it is written in a schema version read here."""
     version = data.get("schema_version")
+    if MARKER not in data and "schema_version" not in data:
+        raise SaveError(f"{path}: not a Ridge save (no `ridge =` or `schema_version =` line), so Ridge "
+                        "leaves it as it is", path=path)
     if not _is_int(version):
         raise SaveError(f"{path}: schema_version is missing or not a whole number", path=path)
     if version > SCHEMA_VERSION:
         raise SaveError(f"{path}: written by a newer Ridge (schema {version}); this one reads up "
                         f"to {SCHEMA_VERSION}", path=path)
-    if version != SCHEMA_VERSION:
+    if version not in READS:
         raise SaveError(f"{path}: unknown schema_version {version}", path=path)
+
+
+def _check_marker(path: Path, data: dict[str, Any], kind: str | None) -> None:
+    """From version 3 every file says what it is: a profile, attempts or settings. A file
+    without the right marker is someone else's, and is refused, never rewritten."""
+    if kind is None or data.get("schema_version", SCHEMA_VERSION) < 3 and MARKER not in data:
+        return
+    found = data.get(MARKER)
+    if found != kind:
+        said = f"says ridge = {found!r}" if found is not None else "has no `ridge =` line"
+        raise SaveError(f"{path}: not a Ridge {kind} file (it {said}), so Ridge leaves it as it is", path=path)
+
+
+def _relink(attempts: list[AttemptIn], origin: str) -> list[Attempt]:
+    """`attempts` chained afresh from `origin`, numbered from 1 (used by upgrades)."""
+    history: list[Attempt] = []
+    prev = origin
+    for seq, attempt in enumerate(attempts, start=1):
+        fields = {n: getattr(attempt, n) for n in AttemptIn.model_fields}
+        linked = Attempt.link(AttemptIn.model_validate(fields), seq, prev)
+        history.append(linked)
+        prev = linked.hash
+    return history
+
+
+def _ended(header: ProfileHeader, history: list[Attempt]) -> ProfileHeader:
+    """`header` recording the end of `history`."""
+    if not history:
+        return header
+    return header.model_copy(update={"last_seq": history[-1].seq, "last_hash": history[-1].hash})
 
 
 def _strip(exc: SaveError) -> str:

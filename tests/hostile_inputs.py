@@ -16,7 +16,16 @@ from hypothesis import strategies as st
 from engine.bounds import finite_tree
 
 COUNTS: collections.Counter[str] = collections.Counter()
-FUZZ = dict(deadline=None)  # every fuzz test also sets max_examples, so the suite stays bounded
+# In the suite every fuzz test is derandomized with no example database, so it finds the same
+# inputs on every machine and run (a random find that fails on one machine only is a flaky
+# suite). RIDGE_HUNT=N hunts instead: random inputs, N times the examples (`examples`).
+HUNT = int(os.environ.get("RIDGE_HUNT", "0") or 0)
+FUZZ = dict(deadline=None) if HUNT else dict(deadline=None, derandomize=True, database=None)
+
+
+def examples(n: int) -> int:
+    """`n` examples in the suite; N times as many when hunting (RIDGE_HUNT=N)."""
+    return n * HUNT if HUNT else n
 
 
 def _report() -> None:
@@ -83,7 +92,7 @@ def assert_one_line(message: object) -> None:
     """What every refusal must be: one line, short, with no control character to rewrite the screen."""
     text = str(message)
     assert text and "\n" not in text and "\r" not in text, repr(text[:300])
-    assert len(text) < 1200, len(text)
+    assert len(text) <= 300, len(text)
     assert "\x1b" not in text and "\x07" not in text, repr(text[:300])
 
 

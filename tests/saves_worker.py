@@ -32,17 +32,26 @@ OUTCOMES = ("cleared", "lucky", "close", "missed")
 CERTAINTIES = ("low", "medium", "high")
 
 
+def prediction_for(outcome: str, certainty: str = "low", **changes) -> dict:
+    """A prediction that earns `outcome` against sample_attempt's key (the lever decides the
+    answer, the reason id the reason), so re-grading on load keeps it."""
+    right_answer = outcome in ("cleared", "lucky")
+    right_reason = outcome in ("cleared", "close")
+    return {"bottleneck": "decode-kv", "lever": "paged-kv" if right_answer else "batching", "gain_band": "2-4x",
+            "reason": "kv-bytes-per-token" if right_reason else "idle-flops", "certainty": certainty,
+            "estimates": {"intensity": 57.0}, **changes}
+
+
 def sample_attempt(i: int = 0, *, tag: str = "t", module: str = "kv-cache", **changes) -> AttemptIn:
-    """A valid attempt whose details vary with `i`."""
+    """A valid attempt whose details vary with `i`; its prediction earns its outcome."""
+    outcome = changes.get("outcome", OUTCOMES[i % 4])
     fields = dict(
         puzzle_id=f"{module}-{tag}-{i % 7:02d}", module=module, mode="cli",
-        prediction={"bottleneck": "decode-kv", "lever": "paged-kv", "gain_band": "2-4x",
-                    "reason": "kv-bytes-per-token", "certainty": CERTAINTIES[i % 3],
-                    "estimates": {"intensity": 57.0 + i}},
-        outcome=OUTCOMES[i % 4], hints_used=i % 2, seconds_taken=12.5 + i,
+        prediction=prediction_for(outcome, CERTAINTIES[i % 3], estimates={"intensity": 57.0 + i}),
+        outcome=outcome, hints_used=i % 2, seconds_taken=12.5 + i,
         locked_at=dt.datetime(2026, 3, 1, 9, tzinfo=dt.timezone.utc) + dt.timedelta(minutes=i),
         key={"bottleneck": "decode-kv", "best_lever": "paged-kv", "gain_band": "2-4x",
-             "reason": "kv-bytes-per-token"})
+             "reason": "kv-bytes-per-token", "bands": ["2-4x"], "reasons": ["kv-bytes-per-token"]})
     fields.update(changes)
     return AttemptIn(**fields)
 

@@ -142,7 +142,13 @@ def test_drill_plan_until_a_date_from_the_command_line(tmp_path, capsys):
 
     SaveStore(tmp_path).create_profile("Ada")
     until = (dt.date.today() + dt.timedelta(days=5)).isoformat()
-    assert main(["drill", "plan", "--until", until, "--profile", "Ada", "--save-dir", str(tmp_path), "--json"]) == 0
+    header = SaveStore(tmp_path).header_path("Ada")
+    before = header.read_bytes()
+    assert main(["drill", "plan", "--until", until, "--profile", "Ada", "--save-dir", str(tmp_path)]) == 0
+    assert header.read_bytes() == before  # planning only prints; --save stores the date
+    capsys.readouterr()
+    assert main(["drill", "plan", "--until", until, "--profile", "Ada", "--save-dir", str(tmp_path), "--json",
+                 "--save"]) == 0
     import json
 
     out = json.loads(capsys.readouterr().out)

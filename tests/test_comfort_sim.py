@@ -44,13 +44,11 @@ async def test_the_grade_shows_on_every_tab_after_lock_in():
     app = SimApp(predict_first=True)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = app.screen
-        key = screen.sim.result
-        best = key.solution.best
-        from engine.levers import gain_band
+        key = screen.sim.result.key
 
-        screen.query_one("#sim-guess-bottleneck", Picker).value = key.report.bottleneck
-        screen.query_one("#sim-guess-lever", Picker).value = best.name
-        screen.query_one("#sim-guess-band", Picker).value = gain_band(best.gain)
+        screen.query_one("#sim-guess-bottleneck", Picker).value = key.bottleneck
+        screen.query_one("#sim-guess-lever", Picker).value = key.best_lever
+        screen.query_one("#sim-guess-band", Picker).value = key.gain_band
         await pilot.press("l")
         grade = screen.query_one("#sim-grade", Static)
         await until(pilot, lambda: grade.display and "Cleared" in str(grade.content), "the grade")

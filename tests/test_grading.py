@@ -162,7 +162,7 @@ def test_misconception_kv_heads_replicated():
 
 
 def test_misconception_weights_only_vs_weights_and_kv():
-    ids, _ = misconception_ids("quantization-04", lever="quantization")
+    ids, _ = misconception_ids("kv-cache-02", lever="kv-quantization")
     assert "weights-vs-kv-quant" in ids
     ids, _ = misconception_ids("quantization-02", gain_band="2-4x")  # "FP8 doubles throughput"
     assert "weights-vs-kv-quant" in ids

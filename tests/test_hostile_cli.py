@@ -218,13 +218,14 @@ def test_no_escape_byte_from_a_config_reaches_the_screen(case_dir):
     assert "evil" in out.stdout.decode()
 
 
-def test_export_to_a_symlink_leaves_the_symlink(case_dir):
+def test_export_to_a_symlink_is_refused_and_leaves_both(case_dir):
     real, link = case_dir / "real.csv", case_dir / "link.csv"
+    real.write_text("mine\n", encoding="utf-8")
     link.symlink_to(real)
     out = ridge("saves", "export", "--format", "csv", "--save-dir", "good-saves", "--output", str(link),
                 cwd=case_dir)
-    assert out.returncode == 0, out.stderr
-    assert link.is_symlink() and real.read_text(encoding="utf-8").startswith("seq,")
+    assert out.returncode == 2 and b"symbolic link" in out.stderr and out.stderr.count(b"\n") == 1, out.stderr
+    assert link.is_symlink() and real.read_text(encoding="utf-8") == "mine\n"
 
 
 def test_a_deleted_attempt_is_still_reported_after_the_next_answer(case_dir):

@@ -197,9 +197,12 @@ async def test_the_match_screen_plays_a_code_and_writes_a_checked_result_file(tm
     from saves.match import read_result
     from saves.store import SaveStore
 
-    when = _dt.datetime(2026, 3, 2, 12, 0, tzinfo=_dt.timezone.utc)
+    import itertools
+
+    when, ticks = _dt.datetime(2026, 3, 2, 12, 0, tzinfo=_dt.timezone.utc), itertools.count()
+    clock = lambda: when + _dt.timedelta(minutes=next(ticks))  # noqa: E731 - time passes, as a result file's checks expect
     app = make_app(solo=lambda: MatchScreen(code="R-42-1-1", player="Ada", team="Red"), save_dir=tmp_path,
-                  profile="Ada", clock=lambda: when, strict=True, cursor_blink=False)
+                  profile="Ada", clock=clock, strict=True, cursor_blink=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await settled(pilot)
         screen = app.screen

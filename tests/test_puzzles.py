@@ -241,7 +241,7 @@ def test_generate_and_show_a_generated_id(capsys):
 
 def test_answer_grades_headlessly(capsys):
     code, out, _ = cli(capsys, "answer", "kv-cache-01", "--bottleneck", "kv-capacity", "--lever", "quantization",
-                       "--gain", "2-4x", "--reason", "kv-cap", "--estimate", "kv_bytes_per_token=327680",
+                       "--gain", "1.25-2x", "--reason", "kv-cap", "--estimate", "kv_bytes_per_token=327680",
                        "--estimate", "max_concurrency=120", "--certainty", "high", "--no-record", "--json")
     result = json.loads(out)
     assert code == 0 and result["outcome"] == "cleared" and result["points"] == 30

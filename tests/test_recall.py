@@ -80,7 +80,8 @@ def test_home_stats_and_drill_plan_agree_after_campaign_clears(tmp_path, capsys)
     concept, _ = _answer(store, now - dt.timedelta(days=3))
     _answer(store, now - dt.timedelta(hours=1))
     exam = (review.local_date(now, None) + dt.timedelta(days=2)).isoformat()
-    assert main(["drill", "plan", "--until", exam, "--profile", "Ada", "--save-dir", str(tmp_path), "--json"]) == 0
+    assert main(["drill", "plan", "--until", exam, "--profile", "Ada", "--save-dir", str(tmp_path), "--json",
+                 "--save"]) == 0  # --save: the game plans toward the same date
     plan = json.loads(capsys.readouterr().out)
     ready = plan["readiness"][concept]
     assert ready > 0.5 and len(plan["to_review"]) < 18

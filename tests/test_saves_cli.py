@@ -71,7 +71,7 @@ def test_stats_asks_which_profile_when_it_cannot_tell(tmp_path, capsys):
 def test_a_damaged_profile_is_one_line_and_exit_2(tmp_path, capsys):
     store = _filled(tmp_path, 2)
     seg = store._segments("ann")[0]
-    seg.write_bytes(seg.read_bytes()[:-40])
+    seg.write_bytes(seg.read_bytes()[:-40] + b"\n[[")
     before = seg.read_bytes()
     code, out, err = _run(capsys, "stats", "--save-dir", str(tmp_path), "--json")
     assert code == 2 and out == "" and err.count("\n") == 1 and "000001.toml" in err
@@ -101,7 +101,7 @@ def test_saves_export_csv_and_md(tmp_path, capsys):
     _filled(tmp_path, 3)
     code, out, _ = _run(capsys, "saves", "export", "--save-dir", str(tmp_path), "--format", "csv")
     assert code == 0 and len(out.splitlines()) == 4 and out.startswith("seq,locked_at,")
-    target = tmp_path / "out" / "history.md"
+    target = tmp_path.parent / f"{tmp_path.name}-out" / "history.md"  # never inside the save folder
     target.parent.mkdir()
     code, out, _ = _run(capsys, "saves", "export", "--save-dir", str(tmp_path), "--format", "md",
                         "--output", str(target))

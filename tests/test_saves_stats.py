@@ -26,10 +26,13 @@ def _chain(*attempts):
 
 def _a(outcome, certainty, hints=0, puzzle="kv-cache-01", module="kv-cache", at=None,
        reason="kv-bytes-per-token", **kw):
-    base = sample_attempt(0, module=module)
+    base = sample_attempt(0, module=module, outcome=outcome)
+    if outcome in ("cleared", "close") and reason != "kv-bytes-per-token":
+        kw.setdefault("key", {**base.key.model_dump(), "reasons": [reason, "kv-bytes-per-token"]})
     return sample_attempt(
         0, module=module, puzzle_id=puzzle, outcome=outcome, hints_used=hints,
-        prediction={**base.prediction.model_dump(), "certainty": certainty, "reason": reason},
+        prediction={**base.prediction.model_dump(), "certainty": certainty,
+                    "reason": reason if reason != "kv-bytes-per-token" else base.prediction.reason},
         locked_at=at or dt.datetime(2026, 3, 1, 12, tzinfo=UTC), **kw)
 
 

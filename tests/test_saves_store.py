@@ -55,7 +55,7 @@ def test_a_recorded_attempt_reads_back_exactly(tmp_path):
     attempt = sample_attempt(5, generator={"seed": 42, "difficulty": 3, "index": 7},
                              puzzle_id="gen-s42-d3-0007", module="generated")
     recorded = store.record_attempt("player", attempt)  # creates the profile
-    assert recorded.seq == 1 and recorded.prev_hash == GENESIS
+    assert recorded.seq == 1 and recorded.prev_hash == store._read_header("player").origin("player") != GENESIS
     loaded = store.load("player").attempts
     assert loaded == (recorded,)
     assert loaded[0].generator.seed == 42
@@ -133,7 +133,7 @@ def test_a_newer_schema_is_refused_not_rewritten(tmp_path):
     store = SaveStore(tmp_path)
     store.create_profile("p")
     header = store.header_path("p")
-    header.write_text(header.read_text().replace("schema_version = 2", "schema_version = 3"))
+    header.write_text(header.read_text().replace("schema_version = 3", "schema_version = 4"))
     before = header.read_bytes()
     with pytest.raises(SaveError, match="newer Ridge"):
         store.load("p")
@@ -163,7 +163,7 @@ def test_a_version_1_file_is_migrated_and_the_original_kept(tmp_path):
     assert profile.settings == {"theme": "textual-dark", "timer": True}
     # The file said score = 120; the score is derived: 30 + (-5 - 3) + 20 + (0 - 6).
     assert derive(profile).score == 36
-    assert "schema_version = 2" in (tmp_path / "alice.toml").read_text()
+    assert "schema_version = 3" in (tmp_path / "alice.toml").read_text()
     assert store.check() == [] and profile.chain_problems() == []
     again = store.load("alice")
     assert again.attempts == profile.attempts
@@ -241,7 +241,8 @@ def test_deleting_the_last_attempt_is_detected(tmp_path):
     seg = store._segments("eve")[-1]
     head, blocks = _blocks(seg)
     seg.write_text("[[attempts]]\n".join([head, *blocks[:-1]]))
-    assert [(p.kind, p.file) for p in store.check()] == [("deleted", "eve.attempts/000002.toml")]
+    assert [(p.kind, p.file) for p in store.check()] == [("deleted", "eve.attempts/000002.toml"),
+                                                        ("deleted", "eve.attempts")]  # and the header's end
 
 
 def test_reordered_attempts_are_detected(tmp_path):

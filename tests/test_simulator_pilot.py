@@ -132,13 +132,13 @@ async def test_predict_first_hides_the_results_until_lock_in():
         key = screen.sim.result.key
         screen.query_one("#sim-guess-bottleneck", Picker).value = key.bottleneck
         screen.query_one("#sim-guess-lever", Picker).value = key.best_lever
-        screen.query_one("#sim-guess-band", Picker).value = "under-1.25x"
+        screen.query_one("#sim-guess-band", Picker).value = "over-4x"
         await until(pilot, lambda: screen.check_action("lock_in", ()), "armed for lock-in")
         await pilot.press("l")
         await until(pilot, lambda: tabs.display and not form.display, "the results after lock-in")
         grade = text_of(screen, "#sim-grade")
         assert grade.startswith("✗ Missed. Decided by the gain band: wrong.")   # the one grader's words
-        assert "✓ Bottleneck" in grade and "✓ Best lever" in grade and "✗ ◆ Its gain: under 1.25×" in grade
+        assert "✓ Bottleneck" in grade and "✓ Best lever" in grade and "✗ ◆ Its gain: over 4×" in grade
         # Any edit asks again.
         await type_into(pilot, "#in-concurrency", "64")
         await until(pilot, lambda: form.display and not tabs.display, "the form asking again")

@@ -25,7 +25,8 @@ def build(parser) -> None:
                         help="a numeric estimate the puzzle asks for (repeatable)")
     parser.add_argument("--certainty", required=True, help="low, medium or high")
     parser.add_argument("--hints", type=int, default=0, metavar="N", help="hints taken before locking in")
-    parser.add_argument("--profile", default="player")
+    parser.add_argument("--profile", metavar="NAME", default=None,
+                        help="who answers (default: the player the game would open, the last one played)")
     parser.add_argument("--save-dir", default=None)
     parser.add_argument("--no-record", action="store_true", help="grade only; do not write the save")
     parser.add_argument("--json", action="store_true")
@@ -67,8 +68,9 @@ def run(args) -> int:
         raise RidgeError(f"--hints must be between 0 and {len(puzzle.hints)} for this puzzle, got {args.hints}")
     prediction = Prediction(bottleneck=args.bottleneck, lever=args.lever, gain_band=args.gain,
                             reason=args.reason, certainty=args.certainty, estimates=estimates)
+    store, player = (None, None) if args.no_record else _player(args)  # refused before anything is graded
     result = grade(puzzle, bank.key(puzzle), prediction, hints_used=args.hints)
-    recorded = None if args.no_record else _record(args, puzzle, prediction, result)
+    recorded = None if args.no_record else _record(store, player, args, puzzle, result)
     if args.json:
         out = result.to_json()
         out.update(id=puzzle.id, module=puzzle.module, prediction=prediction.to_json(), hints_used=args.hints,
@@ -90,17 +92,29 @@ def run(args) -> int:
     return 0
 
 
-def _record(args, puzzle, prediction, result) -> dict | None:
+def _player(args):
+    """(store, profile name) the answer is recorded to: --profile (created if new: that is asking
+    for it), else the player the game would open; RidgeError (one line) when there is none."""
+    from saves.locations import data_dir
+    from saves.store import SaveStore
+
+    store = SaveStore(data_dir(args.save_dir))
+    name = store.choose_profile(args.profile)
+    if name is None:
+        raise RidgeError(f"no player in {store.dir} yet: name one with --profile NAME (or play once), "
+                         "or grade without saving with --no-record")
+    return store, name
+
+
+def _record(store, name: str, args, puzzle, result) -> dict | None:
     """Append the attempt (built by `puzzles.attempts`) to the save; RidgeError (one line) when
     the save refuses it."""
     import datetime as dt
 
     from puzzles.attempts import attempt_fields
-    from saves.locations import data_dir
     from saves.model import AttemptIn
-    from saves.store import SaveStore
 
     attempt = AttemptIn.model_validate(attempt_fields(puzzle, result, mode="cli", hints_used=args.hints,
                                                       locked_at=dt.datetime.now(dt.timezone.utc)))
-    saved = SaveStore(data_dir(args.save_dir)).record_attempt(args.profile, attempt)
-    return {"profile": args.profile, "seq": saved.seq}
+    saved = store.record_attempt(name, attempt)
+    return {"profile": name, "seq": saved.seq}

@@ -3,8 +3,8 @@
 Prints how many days are left, which concepts would not be recalled on the day (never answered, or
 FSRS retrievability on the exam's morning below the target; campaign, exam and match answers count
 as recalls beside the drill's, `puzzles.review.player_cards`), weakest first, how many reviews a day
-see them all in time, and every concept's readiness. `--until` also saves the date as the
-profile's exam date, which the game's drill and home screen then plan toward.
+see them all in time, and every concept's readiness. It only prints: `--save` also stores the
+`--until` date as the profile's exam date, which the game's drill and home screen then plan toward.
 """
 from __future__ import annotations
 
@@ -19,7 +19,8 @@ def build(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     p = sub.add_parser("plan", help="the reviews to do before an exam date, and each concept's readiness")
     p.add_argument("--until", metavar="YYYY-MM-DD",
-                   help="the exam date (default: the one saved in the profile); saved for the game too")
+                   help="the exam date (default: the one saved in the profile)")
+    p.add_argument("--save", action="store_true", help="also store --until as the profile's exam date, for the game")
     p.add_argument("--profile", metavar="NAME", help="whose schedule (default: the only profile, else the last used)")
     p.add_argument("--save-dir", metavar="DIR", help="the save folder (default: your data folder)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -45,7 +46,9 @@ def run(args: argparse.Namespace) -> int:
         raise RidgeError(f"--until: {error}") from None
     if exam is None:
         raise RidgeError("say when the exam is: --until YYYY-MM-DD")
-    if args.until is not None:
+    if args.save and args.until is None:
+        raise RidgeError("--save stores the --until date: give one")
+    if args.save:
         store.update_settings(profile.name, **{EXAM_SETTING: exam.isoformat()})
     cards = profile_cards(profile)  # drill reviews and the recalls of every other mode
     plan = exam_plan(CONCEPTS, cards, now, exam)

@@ -119,26 +119,30 @@ def _answer_lines(puzzle, key) -> list[str]:
 
 
 def _generate(args) -> int:
+    """Each puzzle is made, printed and dropped in turn, so memory does not grow with --count."""
     from puzzles import generator
     from puzzles.cards import card_lines, puzzle_json
 
-    if args.count < 0 or args.count > 100_000:
-        raise RidgeError(f"--count must be between 0 and 100000, got {args.count}")
-    if args.seed < 0:
-        raise RidgeError(f"--seed must be zero or more, got {args.seed}")
-    if args.start < 0:
-        raise RidgeError(f"--start must be zero or more, got {args.start}")
+    try:
+        generator.check_request(args.seed, args.count, args.start)
+    except RidgeError as error:  # name the flag the player typed
+        flag = str(error).split(" ", 1)[0]
+        raise RidgeError(f"--{flag} {str(error).split(' ', 1)[1]}") from None
     if args.chapter is not None:
         from puzzles import load_generator
 
         if args.count > 200:
             raise RidgeError(f"--count must be at most 200 with --chapter (each draw runs its traffic), got {args.count}")
         short = {v: k for k, v in load_generator.CHAPTERS.items()}[args.chapter]
-        made = load_generator.generate(short, args.seed, args.count, start=args.start)
+        made = (load_generator.make(short, args.seed, i) for i in range(args.start, args.start + args.count))
     else:
-        made = generator.generate(args.seed, args.count, args.difficulty, start=args.start)
+        made = generator.iter_generated(args.seed, args.count, args.difficulty, start=args.start)
     if args.json:
-        _out(json.dumps([puzzle_json(g.puzzle, g.key if args.answer else None, measured=True) for g in made], indent=2))
+        sys.stdout.write("[")
+        for i, g in enumerate(made):
+            body = json.dumps(puzzle_json(g.puzzle, g.key if args.answer else None, measured=True), indent=2)
+            sys.stdout.write(("," if i else "") + "\n  " + body.replace("\n", "\n  "))
+        _out("\n]" if args.count else "]")
         return 0
     for i, g in enumerate(made):
         if i:
@@ -182,6 +186,9 @@ def _import(args) -> int:
     source = Path(args.file)
     if source.suffix.lower() != ".toml":
         raise RidgeError(f"{source}: a pack is a .toml file")
+    if not bank.loads_as_pack(source.name):  # it would be copied, then never loaded
+        raise RidgeError(f"{source}: the game reads only packs named NAME.toml (lower-case .toml, no leading "
+                         "dot); rename the file and import it again")
     problems, count, _ = check_paths([source])
     if len(problems) == 1:  # one problem: one line
         raise RidgeError(f"not imported: {problems[0]}")
@@ -196,6 +203,8 @@ def _import(args) -> int:
         pack = bank.into_own_chapter(pack)
     folder = packs_dir(args.save_dir)
     target = folder / source.name
+    if target.is_symlink() or target.exists() and not target.is_file():
+        raise RidgeError(f"{target} is a link or not a regular file; it was left as it is")
     if target.exists() and not args.replace:
         raise RidgeError(f"{target} already exists: pass --replace to overwrite it")
     bank.use_player_packs(folder)

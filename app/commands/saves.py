@@ -16,7 +16,9 @@ def build(parser: argparse.ArgumentParser) -> None:
                         help="whose history (default: the only profile, else the last used)")
     export.add_argument("--save-dir", metavar="DIR", help="the save folder (default: your data folder)")
     export.add_argument("--format", required=True, choices=("csv", "md"))
-    export.add_argument("--output", metavar="FILE", help="write here instead of standard output")
+    export.add_argument("--output", metavar="FILE", help="write here instead of standard output "
+                        "(never inside the save folder; an existing file only if Ridge wrote it)")
+    export.add_argument("--force", action="store_true", help="replace --output even if Ridge did not write it")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -38,10 +40,12 @@ def _check(store, args: argparse.Namespace) -> int:
                           "profiles": report.profiles, "attempts": report.attempts,
                           "problems": [p.to_json() for p in report.problems]}, indent=2))
     else:
+        from engine.bounds import one_line
+
         for problem in report.problems:
-            print(problem)
+            print(one_line(problem, escape=True))
         verdict = f"{len(report.problems)} problem(s)" if report.problems else "no problems"
-        print(f"{store.dir}: {len(report.profiles)} profile(s), {report.attempts} attempts, "
+        print(f"{one_line(store.dir, escape=True)}: {len(report.profiles)} profile(s), {report.attempts} attempts, "
               f"{verdict}", file=sys.stderr if report.problems else sys.stdout)
     return 1 if report.problems else 0
 
@@ -57,9 +61,11 @@ def _export(store, args: argparse.Namespace) -> int:
         raise SaveError(f"no profiles in {store.dir}")
     text = export(store.load(name), args.format)
     if args.output:
-        from saves.atomic import write_atomic
+        from saves.atomic import write_requested
+        from saves.export import is_export
 
-        write_atomic(Path(args.output).expanduser(), text)
+        write_requested(Path(args.output).expanduser(), text, force=args.force, ours=is_export,
+                        save_dir=store.dir, what="an export")
     else:
         sys.stdout.write(text)
     return 0

@@ -69,7 +69,9 @@ def run(args: argparse.Namespace) -> int:
         raise RidgeError("--host needs an address, e.g. 127.0.0.1 or 0.0.0.0")
     if not 1 <= args.port <= 65535:
         raise RidgeError(f"--port must be 1 to 65535, got {args.port}")
-    save_dir = data_dir(args.save_dir)
+    from saves.locations import resolved
+
+    save_dir = resolved(data_dir(args.save_dir))
     try:
         with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as trial:
             trial.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -85,12 +87,14 @@ def run(args: argparse.Namespace) -> int:
 
     from app.live.web import Site, add_player_routes, python_command
 
-    command = python_command("play", "--save-dir", str(save_dir.resolve()), "--ask-name")
+    command = python_command("play", "--save-dir", str(save_dir), "--ask-name")
     site = Site(host=host, port=args.port, public_url=url, max_browsers=args.max_players, command=command,
                 title="Ridge")
     app = web.Application()
     add_player_routes(app, site)
     print(reach_line(host, args.port, url), flush=True)
-    print(f"Saves go to {save_dir}; at most {args.max_players} players at once", flush=True)
+    from engine.bounds import one_line
+
+    print(f"Saves go to {one_line(save_dir, escape=True)}; at most {args.max_players} players at once", flush=True)
     web.run_app(app, host=host, port=args.port, print=lambda *a: None, access_log=None, shutdown_timeout=5)
     return 0

@@ -41,8 +41,11 @@ def build(parser: argparse.ArgumentParser) -> None:
     add("--route-model", help="a smaller model to route easy requests to")
     add("--route-fraction", type=float, default=0.5, help="share of requests routed (default 0.5)")
     add("--fidelity", choices=FIDELITIES, default="floor",
-        help="floor: the course's optimistic model; realistic: plus named, sourced corrections (shown beside the floor)")
-    add("--draft-model", help="the speculative draft model (its weights and KV cache count in the realistic fidelity)")
+        help="floor: the course's optimistic model; realistic: an estimate with named, sourced corrections "
+             "(shown beside the floor); measured: step times from measured kernels (the optional extra "
+             "'measured'), shown beside both")
+    add("--draft-model", help="the speculative draft model (its weights and KV cache count in the realistic and "
+                              "measured fidelities)")
     add("--catalog", action="append", default=[], metavar="TOML", help="extra catalog file with [models.*] / [gpus.*]")
     add("--json", action="store_true", help="print the JSON contract")
     add("--list", action="store_true", help="list catalog model and accelerator ids")

@@ -42,20 +42,24 @@ def run(args: argparse.Namespace) -> int:
     store = SaveStore(data_dir(args.save_dir))
     name = store.choose_profile(args.profile)
     exists = name is not None and store.header_path(name).exists()
-    profile, problems, uncounted = None, [], 0
+    profile, problems, uncounted, regraded = None, [], 0, 0
     if exists:
         profile = store.load(name)
         problems = profile.chain_problems()
         uncounted = len(profile.attempts) - len(profile.counted_attempts())
+        regraded = profile.regraded_count()
     stats = derive(profile if profile is not None else [])  # hand-edited attempts are not counted
     recall = _recall(profile)
     if args.json:
         out = {"profile": name, "exists": exists, **stats.to_json(), "recall": recall,
-               "history_intact": not problems, "edited_not_counted": uncounted}
+               "history_intact": not problems, "edited_not_counted": uncounted,
+               "regraded": regraded}
         print(json.dumps(out, indent=2))
         return 0
     if not exists:
-        who = f"{name}" if name else f"anyone in {store.dir}"
+        from engine.bounds import one_line
+
+        who = f"{name}" if name else f"anyone in {one_line(store.dir, escape=True)}"
         print(f"No attempts recorded for {who} yet.")
         return 0
     o = stats.by_outcome
@@ -79,4 +83,7 @@ def run(args: argparse.Namespace) -> int:
               f"{_n(uncounted, 'edited attempt')} not counted): `ridge saves check` lists them")
     else:
         print("  history      intact (hash chain verified)")
+    if regraded:
+        print(f"  regraded     {_n(regraded, 'attempt')} stored an outcome its prediction does not earn "
+              "against its key; counted at the outcome it earns")
     return 0
