@@ -47,7 +47,7 @@ def build(parser: argparse.ArgumentParser) -> None:
     add("--price", type=float, default=3.0, help="price per GPU-hour in dollars (default 3)")
     add("--shared-prefix", type=int, default=0, help="prompt tokens every request shares")
     add("--prefix-caching", action="store_true", help="reuse the shared prefix's KV cache")
-    add("--fidelity", choices=FIDELITIES, default="floor", help="step times: floor or realistic")
+    add("--fidelity", choices=FIDELITIES, default="floor", help="step times: floor, realistic or measured (default floor)")
     add("--size", action="store_true", help="find the fewest GPUs that meet --qps at the P99 SLOs")
     add("--catalog", action="append", default=[], metavar="TOML", help="extra catalog file with [models.*] / [gpus.*]")
     add("--json", action="store_true", help="print one JSON object")

@@ -91,6 +91,7 @@ class InstanceTrace:
     queue_t: list
     queue_n: list
     steps: int
+    occupancy: float            # request-seconds in the system, counted from the queue and the batch
 
 
 def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceTrace:
@@ -154,6 +155,7 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
     queue_t: list = [0.0]
     queue_n: list = [0]
     steps = 0
+    occupancy = 0.0
 
     def release(i: int, now: float) -> None:
         nonlocal next_id, finished
@@ -219,6 +221,7 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
                 release(i, a)
                 continue
             waiting.append(i)
+            occupancy += t - a      # it arrived during the step that just ended
         if n_running == 0 and not waiting:
             if not pending:
                 break
@@ -358,6 +361,7 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
             c_pure += dt
             decode_busy += dt
         batch_seconds += n_running * dt
+        occupancy += (n_running + len(waiting)) * dt
         t += dt
         G += k
 
@@ -404,4 +408,4 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
         queue_n.append(len(waiting))
 
     return InstanceTrace(arrival, state, first_sched, first_tok, finish, dec_entry, pure, evicted, preempts,
-                         t, prefill_busy, decode_busy, batch_seconds, queue_t, queue_n, steps)
+                         t, prefill_busy, decode_busy, batch_seconds, queue_t, queue_n, steps, occupancy)
