@@ -2,8 +2,8 @@
 
 Run by hand: `.venv/bin/python bench/bench_load.py [--requests N] [--repeat R]`.
 Each scenario is timed from a fresh step-time cache (the first run of a deployment pays for its
-step shapes, as `ridge load` does) and again warm; the best of R runs is printed with the number
-of model steps the run took, and the ratio to a baseline timed in the same run (one engine
+step shapes, as `ridge load` does) and again warm; the best of R runs is printed with the run's
+P99 TTFT and TPOT, and the ratio to a baseline timed in the same run (one engine
 analysis of the same deployment, x 1,000), so figures from a busy machine still compare.
 """
 from __future__ import annotations
@@ -22,10 +22,11 @@ def _scenarios():
     from engine.load.spec import LoadSpec
 
     return [
-        ("8B, 1k/256, Poisson at 80% of saturation", "llama-3.1-8b", 1, 1024, 256, dict(qps=24.0)),
+        ("8B, 1k/256, Poisson at 80% of saturation", "llama-3.1-8b", 1, 1024, 256, dict(share=0.8)),
         ("8B, 8k/256, chunked 2048, exponential lengths", "llama-3.1-8b", 1, 8192, 256,
          dict(qps=1.6, chunk_tokens=2048, lengths="exponential")),
-        ("70B TP4, 2k/512, bursty", "llama-3.1-70b", 4, 2048, 512, dict(qps=4.0, arrival="bursty")),
+        ("70B TP4, 2k/512, bursty at 80% of saturation", "llama-3.1-70b", 4, 2048, 512,
+         dict(share=0.8, arrival="bursty")),
         ("8B, 4 replicas, closed loop of 400 users", "llama-3.1-8b", 1, 1024, 256,
          dict(arrival="closed", users=400, think_seconds=2.0, replicas=4)),
         ("8B split 2:2 over InfiniBand, 4k/256", "llama-3.1-8b", 1, 4096, 256, dict(qps=10.0, disaggregate=(2, 2))),
@@ -41,7 +42,7 @@ def main() -> int:
     from engine.analysis import analyze
     from engine.catalog import builtin_catalog
     from engine.deployment import build_deployment
-    from engine.load.run import simulate, step_times
+    from engine.load.run import saturation_qps, simulate, step_times
 
     catalog = builtin_catalog()
     scenarios, LoadSpec = _scenarios()
@@ -50,7 +51,11 @@ def main() -> int:
         print(f"--- {fidelity} step times, {args.requests:,} requests each")
         for title, model, gpus, prompt, output, extra in scenarios:
             dep = build_deployment(catalog, model, "h100-sxm", gpus=gpus, prompt=prompt, output=output, fidelity=fidelity)
+            extra = dict(extra)
+            share = extra.pop("share", None)
             spec = LoadSpec(requests=args.requests, **extra)
+            if share is not None:   # a share of this fidelity's own saturation rate
+                spec = LoadSpec(requests=args.requests, qps=share * saturation_qps(dep, spec), **extra)
             start = time.perf_counter()
             for _ in range(1000):
                 analyze(dep)
