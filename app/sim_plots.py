@@ -561,9 +561,14 @@ def load_lines(curve, width: int, height: int, guess: float | None = None) -> li
                       marks=good_marks, vlines=vlines[:1], y_label="requests per second",
                       x_label="offered rate, requests per second")
     qt, qn = curve.run.queue
-    queue = line_chart([Series(np.asarray(qt), np.asarray(qn), "")], width=width, height=max(3, h - 1),
-                       y_range=(0.0, max(1.0, float(np.max(qn)) * 1.1) if len(qn) else 1.0),
-                       y_label=f"requests waiting at {short(curve.rate)} req/s", x_label="time into the run, seconds")
+    if not len(qn) or float(np.max(qn)) <= 0.0:   # a flat line at zero says less than a sentence
+        queue = [f"No request waited at {short(curve.rate)} req/s: each joined the running batch as it arrived "
+                 f"({short(f['mean_batch'])} in flight on average). Set a rate past the knee to watch a queue form."]
+    else:
+        queue = line_chart([Series(np.asarray(qt), np.asarray(qn), "")], width=width, height=max(3, h - 1),
+                           y_range=(0.0, max(1.0, float(np.max(qn)) * 1.1)),
+                           y_label=f"requests waiting at {short(curve.rate)} req/s",
+                           x_label="time into the run, seconds")
     return (head + ["Time to first token against the offered rate"] + ttft + [""]
             + ["Time per output token against the offered rate"] + tpot + [""]
             + ["Goodput against the offered rate"] + good + [""]

@@ -79,3 +79,15 @@ async def test_predict_first_asks_for_the_knee_before_the_curves_and_again_after
         assert "your knee 10 req/s" in text
         screen.edit("prompt", "1024")
         await until(pilot, lambda: screen.sim.knee_guess() is None, "a new deployment forgets the knee")
+
+
+async def test_the_queue_is_drawn_when_requests_wait_and_said_in_a_line_when_none_do():
+    app = SimApp(predict_first=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await pilot.press("t")
+        text = await curves(pilot, screen)
+        assert "No request waited at" in text and "requests waiting at" not in text   # 90% of capacity
+        screen.query_one("#load-rate", Input).value = "12"    # past the 10.1 req/s capacity
+        await until(pilot, lambda: "requests waiting at 12 req/s" in load_text(screen), "the queue's chart")
+        assert "No request waited" not in load_text(screen)
