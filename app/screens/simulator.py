@@ -359,7 +359,7 @@ while a number field has focus.
             field.cursor_blink = blink
             field.ridge_help = f"## {label}\n\n{tip}."
             rows.append(SheetRow(f"load-{name}", label, field, unit, unit_after=BUDGET_WIDTH))
-        knee = NumberInput("", id="load-knee", type="text", select_on_focus=False, placeholder="req/s",
+        knee = NumberInput("", id="load-knee", type="text", select_on_focus=False, placeholder="guess",
                            tooltip="Your guess at the knee, in requests per second (Enter to lock it in)")
         knee.cursor_blink = blink
         knee.ridge_help = "## Your knee\n\n" + LOAD_PREDICT
