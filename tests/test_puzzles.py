@@ -348,7 +348,7 @@ def test_a_card_rebuilt_from_what_it_shows_gives_the_same_key():
     from engine.deployment import Deployment, validate
 
     from puzzles.cards import card_rows, shown_fields
-    from puzzles.keys import compute_key
+    from puzzles.load_keys import key_of as compute_key   # the bank's dispatch: a load puzzle's key is its run's
 
     for p in bank.builtin().values():
         dep = p.deployment
