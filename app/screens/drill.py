@@ -19,6 +19,7 @@ from app.screens.rounds import (DIFFICULTY_TEXT, ModeScreen, check_player, defau
 from app.widgets.readiness import EXAM_SETTING
 from app.widgets.picker import Picker
 from engine.ids import Outcome
+from engine.text import refusal
 
 
 @dataclass
@@ -138,7 +139,7 @@ to the answer · **Escape** leave
         try:
             profile = self._profile(name)
         except Exception as error:  # noqa: BLE001 - a damaged save is named, not fatal
-            self.query_one("#drill-today", Static).update(f"{name}'s save cannot be read: {error}")
+            self.query_one("#drill-today", Static).update(refusal(f"{name}'s save cannot be read: {error}"))
             return
         attempts = profile.attempts if profile else ()
         cards = profile_cards(profile)
@@ -300,10 +301,10 @@ to the answer · **Escape** leave
                              + (" (cleared: each clear spaces the reviews further apart)."
                                 if judged.outcome == Outcome.CLEARED else " (not cleared, so it comes back soon)."))
         except Exception as error:  # noqa: BLE001 - the schedule is a convenience; say it was not saved
-            from app.errors import log_exception
+            from app.errors import log_exception, told
 
             path = log_exception(error, self.app.log_file, "saving a review card")
-            self.notify(f"The review schedule could not be saved. Details in {path}", severity="error")
+            self.notify(told(f"The review schedule could not be saved. Details in {path}"), severity="error")
         record(self.app, self.player, planned.item, judged, "drill", seconds, now)
         self.answered.append(Answered(planned.concept, planned.item.puzzle.id, judged.outcome, judged.points,
                                       next_review, timed_out))

@@ -31,6 +31,7 @@ from app.widgets.footer import RidgeFooter
 from app.widgets.form import PredictionForm, form_spec
 from app.widgets.napkin_pad import NapkinPad
 from app.widgets.picker import Picker
+from engine.text import refusal
 
 DIFFICULTY_TEXT = {
     1: "1 · one dominant effect, common models",
@@ -82,11 +83,11 @@ def record(app, player: str, item, judged, mode: str, seconds: float | None, loc
                                                           seconds=seconds))
         return app.store.record_attempt(player, attempt)
     except Exception as error:  # noqa: BLE001 - the round still teaches; say it was not saved
-        from app.errors import log_exception
+        from app.errors import log_exception, told
 
         path = log_exception(error, app.log_file, f"recording a {mode} answer")
-        first = str(error).splitlines()[0] if str(error) else type(error).__name__
-        app.notify(f"This answer could not be saved: {first}. Details in {path}", severity="error", timeout=10)
+        app.notify(told(f"This answer could not be saved: {error or type(error).__name__}. Details in {path}"),
+                   severity="error", timeout=10)
         return None
 
 
@@ -370,9 +371,10 @@ class ModeScreen(Guarded, KeepsStyles, Screen):
         self.refresh_bindings()
 
     def setup_error(self, text: str) -> None:
-        """Show (or, with "", hide) the line under a set-up form that says what is wrong."""
+        """Show (or, with "", hide) the line under a set-up form that says what is wrong: one line
+        of at most 300 characters (the label shows text, not markup)."""
         for label in self.query("#setup-error").results(Label):
-            label.update(text)
+            label.update(refusal(text) if text else "")
             label.set_class(bool(text), "-shown")
 
     def status(self, text: str) -> None:
