@@ -101,26 +101,36 @@ class Bank:
 
     def chapters(self) -> list[Chapter]:
         if self._chapters is None:
-            chapters = []
-            for number, spec in enumerate(self.source.chapters(), 1):
-                ids = tuple(p.id for p in self.source.in_module(spec.id))
-                files = getattr(self.source, "pack_files", lambda _id: ())(spec.id)
-                notes = getattr(self.source, "player_notes", lambda _id: ())(spec.id)
-                chapters.append(Chapter(id=spec.id, number=number, title=spec.title,
-                                        briefing=reflow(spec.briefing), expects=_text_list(spec.expects),
-                                        puzzle_ids=ids, files=tuple(files), notes=tuple(notes)))
-            self._chapters = chapters
+            self._chapters = self._read_chapters()
         return self._chapters
+
+    def _read_chapters(self) -> list[Chapter]:
+        chapters = []
+        for number, spec in enumerate(self.source.chapters(), 1):
+            ids = tuple(p.id for p in self.source.in_module(spec.id))
+            files = getattr(self.source, "pack_files", lambda _id: ())(spec.id)
+            notes = getattr(self.source, "player_notes", lambda _id: ())(spec.id)
+            chapters.append(Chapter(id=spec.id, number=number, title=spec.title,
+                                    briefing=reflow(spec.briefing), expects=_text_list(spec.expects),
+                                    puzzle_ids=ids, files=tuple(files), notes=tuple(notes)))
+        return chapters
 
     def puzzle(self, puzzle_id: str):
         return self.source.get(puzzle_id)
 
     def reload(self) -> None:
-        """Read the packs again on next use: a player pack was added or changed."""
-        reset = getattr(self.source, "reload", None)
-        if reset is not None:
-            reset()
-        self._chapters = None
+        """Read the packs again now (a player pack was added or changed) and swap the chapters in
+        whole once read. The bank stays loaded throughout, answering as it was until the swap, so
+        no screen waits for it or finds it empty (emptying it here left every way to play saying
+        "Loading the puzzles…" until Ridge restarted). Blocking: the app runs it in a worker."""
+        refresh = getattr(self.source, "refresh", None)
+        if refresh is not None:
+            refresh()
+        else:
+            reset = getattr(self.source, "reload", None)
+            if reset is not None:
+                reset()
+        self._chapters = self._read_chapters()
 
     def key(self, puzzle):
         return self.source.key(puzzle)
@@ -230,20 +240,36 @@ class Session:
 
     # -- the retry queue -------------------------------------------------------------------
     @property
+    def _retries(self) -> list[tuple[str, int]]:
+        from puzzles.campaign import parse_queue
+
+        return parse_queue(str(self.settings.get(RETRY_SETTING, "")))
+
+    @property
     def retry_queue(self) -> list[str]:
-        text = self.settings.get(RETRY_SETTING, "")
-        return [p for p in str(text).split(",") if p]
+        """The puzzles put off with "retry later", in the order they were."""
+        return [pid for pid, _ in self._retries]
 
     def queue_retry(self, puzzle_id: str) -> None:
-        queue = [p for p in self.retry_queue if p != puzzle_id] + [puzzle_id]
-        self.update_settings(**{RETRY_SETTING: ",".join(queue)})
+        from puzzles.campaign import queue_text
+
+        queue = [q for q in self._retries if q[0] != puzzle_id] + [(puzzle_id, self.answered())]
+        self.update_settings(**{RETRY_SETTING: queue_text(queue)})
 
     def _dequeue(self, puzzle_id: str) -> None:
+        from puzzles.campaign import queue_text
+
         if puzzle_id in self.retry_queue:
-            queue = [p for p in self.retry_queue if p != puzzle_id]
-            self.store.update_settings(self.name, **{RETRY_SETTING: ",".join(queue) or None})
+            queue = [q for q in self._retries if q[0] != puzzle_id]
+            self.store.update_settings(self.name, **{RETRY_SETTING: queue_text(queue) or None})
 
     # -- what next (the rule: puzzles.campaign) ---------------------------------------------
+    def answered(self) -> int:
+        """How many campaign answers the save holds (a puzzle put off comes back after a few)."""
+        from puzzles.campaign import MODE
+
+        return sum(1 for a in self.attempts if a.mode == MODE)
+
     def _order(self) -> tuple[list[tuple[str, ...]], dict[str, list[str]]]:
         outcomes: dict[str, list[str]] = {}
         for a in self.attempts:
@@ -255,15 +281,24 @@ class Session:
         from puzzles.campaign import next_puzzle
 
         chapters, outcomes = self._order()
-        return next_puzzle(chapters, outcomes, self.retry_queue, exclude,
-                           within.puzzle_ids if within is not None else None)
+        return next_puzzle(chapters, outcomes, self._retries, exclude,
+                           within.puzzle_ids if within is not None else None, self.answered())
+
+    def due_retry(self, exclude: tuple[str, ...] = ()) -> str | None:
+        """A puzzle put off that is due again, from any chapter (`puzzles.campaign.due_retry`)."""
+        from puzzles.campaign import due_retry
+
+        _chapters, outcomes = self._order()
+        return due_retry(self._retries, outcomes, self.answered(), exclude)
 
     def returns_after(self, puzzle_id: str) -> int:
         """How many puzzles come before `puzzle_id` returns from the retry queue."""
         from puzzles.campaign import returns_after
 
         chapters, outcomes = self._order()
-        return returns_after(chapters, outcomes, self.retry_queue, puzzle_id)
+        chapter = self.chapter_of(puzzle_id)
+        return returns_after(chapters, outcomes, self._retries, puzzle_id, self.answered(),
+                             chapter.puzzle_ids if chapter is not None else None)
 
     # -- recording -------------------------------------------------------------------------
     def record(self, puzzle, grade, hints_used: int, seconds_taken: float, locked_at: _dt.datetime,

@@ -1,14 +1,15 @@
 """Drill rounds: timed, generated puzzles at one difficulty, chosen by which concept is due.
 
 Concepts are the course's module ids (without the clearing test) and the four napkin question ids
-(`puzzles.questions`). A generated puzzle reviews the concept that decides its key
-(`deciding_concept`): the best lever's concept when the lever works through its own mechanism
-(batching, paged KV, prefix caching, speculation, routing, chunked prefill), else the concept of
+(`puzzles.questions`). A puzzle reviews the concept that decides its key (`deciding_concept`): the
+best lever's concept whenever the lever has one (every lever but more GPUs), else the concept of
 the bottleneck that bounds the objective. So a batching answer reschedules batching, never the
-arithmetic intensity its verdict mentions. A napkin concept is drilled by adding its question to
-a puzzle that gives it a clear answer. A round takes the concepts in the order spaced repetition gives
-(`puzzles.review.due_order`: due first) and finds, for each, the next generated puzzle at the chosen
-difficulty that exercises it. Everything is deterministic from the seed. Imports no Textual.
+arithmetic intensity its verdict mentions, and a quantization answer marks quantization seen (it
+used to review its verdict's concept, so quantization was never seen nor drilled). A napkin
+concept is drilled by adding its question to a puzzle that gives it a clear answer. A round takes
+the concepts in the order spaced repetition gives (`puzzles.review.due_order`: due first) and
+finds, for each, the next generated puzzle at the chosen difficulty that exercises it. Everything
+is deterministic from the seed. Imports no Textual.
 """
 from __future__ import annotations
 
@@ -19,7 +20,6 @@ from engine.ids import Lever, Module, Verdict
 from puzzles import generator
 from puzzles.puzzle import MODULES
 from puzzles.questions import NAPKIN_IDS, Item, make_item, suitable
-from puzzles.reasons import mechanism_reason
 
 MODULE_CONCEPTS = tuple(m for m in MODULES if m != Module.CLEARING_TEST)
 CONCEPTS = MODULE_CONCEPTS + NAPKIN_IDS
@@ -33,8 +33,6 @@ VERDICT_CONCEPT = {
     Verdict.PREFILL_COMPUTE: Module.TWO_PHASES, Verdict.PREFILL_WEIGHTS: Module.TWO_PHASES,
     Verdict.DECODE_COMPUTE: Module.INTENSITY, Verdict.DECODE_WEIGHTS: Module.INTENSITY,
 }
-MECHANISM_LEVERS = (Lever.BATCHING, Lever.PAGED_KV, Lever.PREFIX_CACHING, Lever.SPECULATIVE_DECODING,
-                    Lever.ROUTING, Lever.CHUNKED_PREFILL)
 LEVER_CONCEPT = {
     Lever.BATCHING: Module.BATCHING, Lever.PAGED_KV: Module.PAGED_ATTENTION, Lever.PREFIX_CACHING: Module.PREFIX_CACHING,
     Lever.QUANTIZATION: Module.QUANTIZATION, Lever.KV_QUANTIZATION: Module.KV_CACHE,
@@ -63,20 +61,17 @@ def concepts_of(key) -> tuple[str, ...]:
 
 
 def deciding_concept_of_pair(verdict: str, lever: str) -> str | None:
-    """The concept that decides a (verdict, best lever) pair: the lever's own when it works
-    through its mechanism, else the verdict's."""
-    if lever in MECHANISM_LEVERS and lever in LEVER_CONCEPT:
-        return LEVER_CONCEPT[lever]
-    return VERDICT_CONCEPT.get(verdict)
+    """The concept that decides a (verdict, best lever) pair: the lever's own when it has one
+    (naming the lever is the answer the puzzle turns on), else the verdict's. Every mode tags
+    its answers with this one rule, the drill's schedule and the recall on every screen alike."""
+    return LEVER_CONCEPT.get(lever) or VERDICT_CONCEPT.get(verdict)
 
 
 def deciding_concept(key) -> str | None:
     """The concept that decides a puzzle's key (the review it is tagged with)."""
     from puzzles.grading import objective_bottleneck
 
-    if mechanism_reason(key.solution) is not None and key.best_lever in LEVER_CONCEPT:
-        return LEVER_CONCEPT[key.best_lever]
-    return VERDICT_CONCEPT.get(objective_bottleneck(key))
+    return deciding_concept_of_pair(objective_bottleneck(key), key.best_lever)
 
 
 def reachable(difficulty: int) -> tuple[str, ...]:

@@ -14,7 +14,7 @@ from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from app.errors import Guarded, keep_going
-from app.messages import Back, ContinueCampaign, OpenChapter, OpenPuzzle
+from app.messages import Back, ContinueCampaign, OpenChapter, OpenPuzzle, PuzzlesLoaded
 from app.styling import KeepsStyles
 from app.widgets.footer import RidgeFooter
 from app.widgets.hanging import hanging, paragraphs
@@ -78,7 +78,8 @@ you to know.
         chapters.focus()
 
     def on_screen_resume(self) -> None:
-        self.refresh_view()
+        if self.is_active:  # not when passed through while a mode reopened above it
+            self.refresh_view()
 
     def refresh_view(self) -> None:
         session = self.app.session
@@ -120,6 +121,14 @@ you to know.
             rows.append((f" {status}", title))
         parts += ["", "Puzzles:", hanging(rows), "", "Enter opens the briefing."]
         self.query_one("#chapter-info", Static).update(paragraphs(*parts))
+
+    @on(PuzzlesLoaded)
+    @keep_going
+    def _packs_changed(self, message: PuzzlesLoaded) -> None:
+        """The packs were read again (a puzzle saved in the simulator): its chapter shows now."""
+        if message.error is None:
+            message.stop()
+            self.refresh_view()
 
     @on(OptionList.OptionHighlighted, "#chapters")
     @keep_going
@@ -205,7 +214,8 @@ Marks: ✓ cleared, ~ lucky, ≈ close, ✗ missed, · not tried (on the map, �
         body.scroll_home(animate=False)
 
     def on_screen_resume(self) -> None:
-        self.refresh_view()
+        if self.is_active:  # not when passed through while a mode reopened above it
+            self.refresh_view()
 
     def refresh_view(self) -> None:
         session = self.app.session

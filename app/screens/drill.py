@@ -19,6 +19,7 @@ from app.screens.rounds import (DIFFICULTY_TEXT, ModeScreen, check_player, defau
 from app.widgets.readiness import EXAM_SETTING
 from app.widgets.picker import Picker
 from engine.ids import Outcome
+from engine.text import refusal
 
 
 @dataclass
@@ -138,7 +139,7 @@ to the answer · **Escape** leave
         try:
             profile = self._profile(name)
         except Exception as error:  # noqa: BLE001 - a damaged save is named, not fatal
-            self.query_one("#drill-today", Static).update(f"{name}'s save cannot be read: {error}")
+            self.query_one("#drill-today", Static).update(refusal(f"{name}'s save cannot be read: {error}"))
             return
         attempts = profile.attempts if profile else ()
         cards = profile_cards(profile)

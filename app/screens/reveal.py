@@ -14,7 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from app import labels
-from app.errors import Guarded
+from app.errors import Guarded, told
 from app.messages import AttemptSaved, ContinueCampaign, GoHome, OpenMap, PredictionLocked
 from app.styling import KeepsStyles
 from app.widgets.footer import RidgeFooter
@@ -393,7 +393,7 @@ of a band edge accepts both bands.
             try:
                 self.app.session.queue_retry(self.locked.puzzle.id)
             except Exception as error:  # noqa: BLE001 - tell the player; the reveal stays
-                self.notify(f"Could not save the retry queue: {error}", severity="error")
+                self.notify(told(f"Could not save the retry queue: {error}"), severity="error")
                 return
             self.queued = True
         self.notify(retry_note(self.app.session.returns_after(self.locked.puzzle.id)), title="Retry later")

@@ -31,6 +31,7 @@ from app.widgets.footer import RidgeFooter
 from app.widgets.form import PredictionForm, form_spec
 from app.widgets.napkin_pad import NapkinPad
 from app.widgets.picker import Picker
+from engine.text import refusal
 
 DIFFICULTY_TEXT = {
     1: "1 · one dominant effect, common models",
@@ -369,9 +370,10 @@ class ModeScreen(Guarded, KeepsStyles, Screen):
         self.refresh_bindings()
 
     def setup_error(self, text: str) -> None:
-        """Show (or, with "", hide) the line under a set-up form that says what is wrong."""
+        """Show (or, with "", hide) the line under a set-up form that says what is wrong: one line
+        of at most 300 characters (the label shows text, not markup)."""
         for label in self.query("#setup-error").results(Label):
-            label.update(text)
+            label.update(refusal(text) if text else "")
             label.set_class(bool(text), "-shown")
 
     def status(self, text: str) -> None:
