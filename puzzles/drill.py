@@ -15,9 +15,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.ids import Lever, Module, Verdict
+from engine.ids import Module
 
 from puzzles import generator
+# the concept vocabulary lives in puzzles.concepts (puzzles.review reads it too); the maps stay
+# readable as drill.LEVER_CONCEPT and drill.VERDICT_CONCEPT for the drill's callers
+from puzzles.concepts import (LEVER_CONCEPT, VERDICT_CONCEPT, concepts_of_pair,  # noqa: F401
+                              deciding_concept, deciding_concept_of_pair)
 from puzzles.puzzle import MODULES
 from puzzles.questions import NAPKIN_IDS, Item, make_item, suitable
 
@@ -28,17 +32,6 @@ DEFAULT_ROUND = 5
 SECONDS_PER_PUZZLE = 90
 SCAN_LIMIT = 240  # generated indexes tried per concept before settling for any puzzle
 
-VERDICT_CONCEPT = {
-    Verdict.DOES_NOT_FIT: Module.KV_CACHE, Verdict.KV_CAPACITY: Module.KV_CACHE, Verdict.DECODE_KV: Module.KV_CACHE,
-    Verdict.PREFILL_COMPUTE: Module.TWO_PHASES, Verdict.PREFILL_WEIGHTS: Module.TWO_PHASES,
-    Verdict.DECODE_COMPUTE: Module.INTENSITY, Verdict.DECODE_WEIGHTS: Module.INTENSITY,
-}
-LEVER_CONCEPT = {
-    Lever.BATCHING: Module.BATCHING, Lever.PAGED_KV: Module.PAGED_ATTENTION, Lever.PREFIX_CACHING: Module.PREFIX_CACHING,
-    Lever.QUANTIZATION: Module.QUANTIZATION, Lever.KV_QUANTIZATION: Module.KV_CACHE,
-    Lever.SPECULATIVE_DECODING: Module.SPECULATIVE_DECODING, Lever.ROUTING: Module.COST_MODEL,
-    Lever.CHUNKED_PREFILL: Module.TWO_PHASES,
-}
 CONCEPT_TITLES = {
     Module.TWO_PHASES: "prefill against decode", Module.INTENSITY: "arithmetic intensity",
     Module.KV_CACHE: "the KV cache budget", Module.BATCHING: "batching", Module.PAGED_ATTENTION: "paged KV blocks",
@@ -47,31 +40,6 @@ CONCEPT_TITLES = {
     "napkin-intensity": "napkin: intensity and the ridge", "napkin-concurrency": "napkin: max concurrency",
     "napkin-spec": "napkin: does speculation help?", "napkin-cost": "napkin: cost per million tokens",
 }
-
-
-def concepts_of_pair(verdict: str, lever: str) -> tuple[str, ...]:
-    """The module concepts a (verdict, best lever) pair exercises."""
-    found = [VERDICT_CONCEPT.get(verdict), LEVER_CONCEPT.get(lever)]
-    return tuple(dict.fromkeys(c for c in found if c))
-
-
-def concepts_of(key) -> tuple[str, ...]:
-    """The module concepts a puzzle exercises, from its engine key."""
-    return concepts_of_pair(key.bottleneck, key.best_lever)
-
-
-def deciding_concept_of_pair(verdict: str, lever: str) -> str | None:
-    """The concept that decides a (verdict, best lever) pair: the lever's own when it has one
-    (naming the lever is the answer the puzzle turns on), else the verdict's. Every mode tags
-    its answers with this one rule, the drill's schedule and the recall on every screen alike."""
-    return LEVER_CONCEPT.get(lever) or VERDICT_CONCEPT.get(verdict)
-
-
-def deciding_concept(key) -> str | None:
-    """The concept that decides a puzzle's key (the review it is tagged with)."""
-    from puzzles.grading import objective_bottleneck
-
-    return deciding_concept_of_pair(objective_bottleneck(key), key.best_lever)
 
 
 def reachable(difficulty: int) -> tuple[str, ...]:
@@ -145,3 +113,4 @@ def plan_round(order: list[str], difficulty: int, seed: int, length: int = DEFAU
         used.add(found.index)
         planned.append(found)
     return planned
+
