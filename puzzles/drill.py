@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.ids import Module
+from engine.ids import Module, Outcome
 
-from puzzles import generator
+from puzzles import generator, review
 # the concept vocabulary lives in puzzles.concepts (puzzles.review reads it too); the maps stay
 # readable as drill.LEVER_CONCEPT and drill.VERDICT_CONCEPT for the drill's callers
 from puzzles.concepts import (LEVER_CONCEPT, VERDICT_CONCEPT, concepts_of_pair,  # noqa: F401
@@ -31,6 +31,8 @@ ROUND_LENGTHS = (3, 5, 10)
 DEFAULT_ROUND = 5
 SECONDS_PER_PUZZLE = 90
 SCAN_LIMIT = 240  # generated indexes tried per concept before settling for any puzzle
+TIME_UP = "The time ran out: what you had filled in was locked in."
+UNCHANGED = "unchanged"  # the next review of a concept whose card did not move
 
 CONCEPT_TITLES = {
     Module.TWO_PHASES: "prefill against decode", Module.INTENSITY: "arithmetic intensity",
@@ -114,3 +116,46 @@ def plan_round(order: list[str], difficulty: int, seed: int, length: int = DEFAU
         planned.append(found)
     return planned
 
+
+# -- locking in an answer ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Answered:
+    """One answer of a round, as the round's summary lists it."""
+
+    concept: str
+    puzzle_id: str
+    outcome: str
+    points: int
+    next_review: str
+    timed_out: bool
+
+
+def seconds_counted(taken: float, limit: float, timed_out: bool) -> float:
+    """The seconds an answer is recorded with: the whole limit when the clock ran out, else the
+    time it took, never more than the limit."""
+    return float(limit) if timed_out else min(limit, taken)
+
+
+@dataclass(frozen=True)
+class Reviewed:
+    """What one drill answer does to its concept's card."""
+
+    card: review.Card | None  # the card to store; None when today's reviews are used up
+    next_review: str  # when the concept comes back, in a few words (`UNCHANGED` without a card)
+    note: str  # the line the reveal shows about it
+
+
+def review_answer(card: review.Card | None, concept: str, outcome: str, now, attempts, tz=None) -> Reviewed:
+    """The concept's card after an answer graded `outcome` (`puzzles.review.schedule`: cleared is
+    Good, anything else Again), unless today's cap, counted from the recorded `attempts` (this
+    answer not yet among them), is used up: then the card keeps its due time."""
+    done = review.cap_status(attempts, now, tz).done
+    moved = review.schedule(card, concept, outcome, now, done)
+    title = CONCEPT_TITLES.get(concept, concept)
+    if moved is None:
+        return Reviewed(None, UNCHANGED, f"Today's reviews are used up, so {title} keeps its place in the schedule.")
+    when = review.describe_due(moved, now)
+    why = (" (cleared: each clear spaces the reviews further apart)." if outcome == Outcome.CLEARED
+           else " (not cleared, so it comes back soon).")
+    return Reviewed(moved, when, f"{title[:1].upper()}{title[1:]}: next review {when}{why}")
