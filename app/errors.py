@@ -59,8 +59,10 @@ def told(message: object) -> str:
 
 def short_message(error: BaseException | str, path: Path) -> str:
     """The one line a player sees: what kind of trouble, and where the details went."""
+    from engine.text import refusal
+
     kind = error if isinstance(error, str) else type(error).__name__
-    return told(f"Something went wrong ({kind}). Details were saved to {path}")
+    return refusal(f"Something went wrong ({kind}). Details were saved to {path}")
 
 
 def report(app, error: Exception, where: str = "") -> None:
@@ -70,7 +72,7 @@ def report(app, error: Exception, where: str = "") -> None:
     path = log_exception(error, getattr(app, "log_file", None), where)
     app.unexpected_errors.append(error)
     try:
-        app.notify(short_message(error, path), title="Unexpected error", severity="error", timeout=8)
+        app.notify(short_message(error, path), title="Unexpected error", severity="error", timeout=8, markup=False)
     except Exception:  # noqa: BLE001 - the notice is best effort; the log already has it
         pass
 

@@ -479,7 +479,7 @@ class RidgeApp(Guarded, App[None]):
         except OSError as error:
             self.notify(told(f"Could not save the screenshot: {error}"), severity="warning")
             return
-        self.notify(f"Saved {path}", title="Screenshot")
+        self.notify(told(f"Saved {path}"), title="Screenshot")
 
     # -- the command palette: every bound action of the screen, by its description ---------
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:

@@ -116,7 +116,7 @@ async def test_packs_that_fail_to_read_again_are_told_in_one_line_and_the_old_on
     """A pack reload that fails (a broken pack, a full disk) leaves the bank as it was and tells
     the player in one line, however long or odd the error; every way to play still opens."""
     app = make_app(save_dir=tmp_path, profile="Pat", strict=True, cursor_blink=False, ready_exit=False)
-    told_lines: list[str] = []
+    notices = shown_notices(app, monkeypatch)
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.bank_ready, "the packs loaded")
         before = [ch.id for ch in app.session.chapters]
@@ -125,12 +125,42 @@ async def test_packs_that_fail_to_read_again_are_told_in_one_line_and_the_old_on
             raise ValueError("pack [/] broken\n" + "x" * 5000)
 
         monkeypatch.setattr(app.bank, "reload", broken)
-        monkeypatch.setattr(app, "notify", lambda message, **_kw: told_lines.append(message))
         app.reload_packs()
-        await until(pilot, lambda: told_lines, "the notice")
-        [line] = [Content.from_markup(told).plain for told in told_lines]  # a notice reads markup
+        await until(pilot, lambda: notices, "the notice")
+        [line] = notices
         assert line.startswith("The puzzles could not be ") and "pack [/] broken xxx" in line  # home says it
         assert "\n" not in line and len(line) <= 300
         assert app.bank_ready and [ch.id for ch in app.session.chapters] == before
         await settle(pilot, "m")
         assert isinstance(app.screen, CampaignScreen)
+
+
+def shown_notices(app, monkeypatch) -> list[str]:
+    """Every notice the app gives, read as its toast reads it (markup unless told otherwise):
+    a notice whose markup does not parse raises here, as the toast's render did in a terminal."""
+    shown: list[str] = []
+
+    def notify(message, *, markup: bool = True, **_kw) -> None:
+        shown.append(Content.from_markup(message).plain if markup else message)
+
+    monkeypatch.setattr(app, "notify", notify)
+    return shown
+
+
+async def test_a_save_folder_whose_path_reads_as_markup_still_saves_a_puzzle(tmp_path, monkeypatch):
+    """The simulator's 'Saved as ... in <path>' notice names a folder the player chose; a path
+    holding '[/]' (folders 'a[' and ']b') is shown as text. Read as markup, it ended Ridge with
+    a MarkupError ("Something went wrong") the moment the puzzle was saved."""
+    app = make_app(save_dir=tmp_path / "a[/]b", profile="Pat", strict=True, cursor_blink=False, ready_exit=False)
+    notices = shown_notices(app, monkeypatch)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.bank_ready, "the packs loaded")
+        await settle(pilot, "v")
+        await until(pilot, lambda: type(app.screen).__name__ == "SimulatorScreen", "the simulator")
+        await settle(pilot, "s")
+        await until(pilot, lambda: "Saved as puzzle" in str(app.screen.notice), "the saved notice")
+        await until(pilot, lambda: notices, "the notice")
+        assert any(f"{tmp_path / 'a[/]b' / 'packs'}" in line for line in notices)
+        await settle(pilot, "escape")
+        assert isinstance(app.screen, HomeScreen)
+    assert (tmp_path / "a[" / "]b" / "packs").is_dir()

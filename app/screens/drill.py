@@ -283,10 +283,10 @@ to the answer · **Escape** leave
             next_review = reviewed.next_review
             notes.append(reviewed.note)
         except Exception as error:  # noqa: BLE001 - the schedule is a convenience; say it was not saved
-            from app.errors import log_exception
+            from app.errors import log_exception, told
 
             path = log_exception(error, self.app.log_file, "saving a review card")
-            self.notify(f"The review schedule could not be saved. Details in {path}", severity="error")
+            self.notify(told(f"The review schedule could not be saved. Details in {path}"), severity="error")
         record(self.app, self.player, planned.item, judged, "drill", seconds, now)
         self.answered.append(Answered(planned.concept, planned.item.puzzle.id, judged.outcome, judged.points,
                                       next_review, timed_out))

@@ -279,7 +279,7 @@ runs a real toy serving loop on this machine.
                 except SaveError as problem:
                     self.notify(told(problem), severity="error", timeout=10)
                     return
-                self.notify(f"Set aside {len(moved)} file(s); {name} starts afresh.")
+                self.notify(told(f"Set aside {len(moved)} file(s); {name} starts afresh."))
                 self.open_player(name)
             else:
                 self.app.session = None

@@ -80,11 +80,11 @@ def record(app, player: str, item, judged, mode: str, seconds: float | None, loc
         return record_graded(app.store, player, item.puzzle, judged, mode=mode, locked_at=locked_at,
                              seconds=seconds)
     except Exception as error:  # noqa: BLE001 - the round still teaches; say it was not saved
-        from app.errors import log_exception
+        from app.errors import log_exception, told
 
         path = log_exception(error, app.log_file, f"recording a {mode} answer")
-        first = str(error).splitlines()[0] if str(error) else type(error).__name__
-        app.notify(f"This answer could not be saved: {first}. Details in {path}", severity="error", timeout=10)
+        app.notify(told(f"This answer could not be saved: {error or type(error).__name__}. Details in {path}"),
+                   severity="error", timeout=10)
         return None
 
 

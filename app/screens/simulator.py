@@ -699,7 +699,7 @@ while a number field has focus.
             reload_packs()  # in the background: the map then shows it in the player's own chapter
         self.notice = f"✓ Saved as puzzle {puzzle_id} in {written}"
         self._show_status()
-        self.notify(f"Saved as {puzzle_id} in {written}", title="Saved")
+        self.notify(told(f"Saved as {puzzle_id} in {written}"), title="Saved")
 
     def action_next_tab(self, step: int) -> None:
         """] and [: the next or previous results tab, round the end."""
