@@ -547,7 +547,7 @@ def make_app(save_dir: str | os.PathLike[str] | None = None, profile: str | None
     screen shows the player and takes keys, "loaded" once the chapters have loaded too.
     `solo` runs one way to play on its own in place of the home screen (`ridge match play`,
     demos, tests): a name in `RidgeApp.MODES`, or a function making its screen; leaving it quits.
-    `bank` replaces the built-in puzzle packs (an `puzzles.chapters.Bank`; the tests' fixture packs).
+    `bank` replaces the built-in puzzle packs (a `puzzles.chapters.Bank`; the tests' fixture packs).
     `warm` builds the simulator in the background while the home screen waits (`ridge play` and
     the benches; tests that need it say so, so no other test pays for a screen it never opens)."""
     if ready_exit is None:
