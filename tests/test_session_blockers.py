@@ -82,16 +82,22 @@ async def test_the_reveal_replaces_the_puzzle_the_same_way_from_the_map(tmp_path
     assert recorded(tmp_path) == ["fixture-tp-01"]
 
 
+async def save_in_the_simulator(pilot) -> None:
+    """From home once the packs are in: `v`, then `s`, until the simulator says it saved."""
+    app = pilot.app
+    await until(pilot, lambda: app.bank_ready, "the packs loaded")
+    await settle(pilot, "v")
+    await until(pilot, lambda: type(app.screen).__name__ == "SimulatorScreen", "the simulator")
+    await settle(pilot, "s")
+    await until(pilot, lambda: "Saved as puzzle" in str(app.screen.notice), "the saved notice")
+
+
 async def test_saving_a_puzzle_in_the_simulator_keeps_every_way_to_play_open(tmp_path):
     """`v`, `s` (saved), Escape, then `m`: the map opens at once and shows the player's own
     chapter with the saved puzzle; Continue, Stats, Drill and Exam open too."""
     app = make_app(save_dir=tmp_path, profile="Pat", strict=True, cursor_blink=False, ready_exit=False)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.bank_ready, "the packs loaded")
-        await settle(pilot, "v")
-        await until(pilot, lambda: type(app.screen).__name__ == "SimulatorScreen", "the simulator")
-        await settle(pilot, "s")
-        await until(pilot, lambda: "Saved as puzzle" in str(app.screen.notice), "the saved notice")
+        await save_in_the_simulator(pilot)
         assert app.bank_ready  # the bank never empties while it reads the packs again
         await settle(pilot, "escape")
         assert isinstance(app.screen, HomeScreen)
@@ -154,11 +160,7 @@ async def test_a_save_folder_whose_path_reads_as_markup_still_saves_a_puzzle(tmp
     app = make_app(save_dir=tmp_path / "a[/]b", profile="Pat", strict=True, cursor_blink=False, ready_exit=False)
     notices = shown_notices(app, monkeypatch)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.bank_ready, "the packs loaded")
-        await settle(pilot, "v")
-        await until(pilot, lambda: type(app.screen).__name__ == "SimulatorScreen", "the simulator")
-        await settle(pilot, "s")
-        await until(pilot, lambda: "Saved as puzzle" in str(app.screen.notice), "the saved notice")
+        await save_in_the_simulator(pilot)
         await until(pilot, lambda: notices, "the notice")
         assert any(f"{tmp_path / 'a[/]b' / 'packs'}" in line for line in notices)
         await settle(pilot, "escape")
