@@ -13,6 +13,7 @@ is deterministic from the seed. Imports no Textual.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.ids import Module, Outcome
@@ -33,6 +34,7 @@ SECONDS_PER_PUZZLE = 90
 SCAN_LIMIT = 240  # generated indexes tried per concept before settling for any puzzle
 TIME_UP = "The time ran out: what you had filled in was locked in."
 UNCHANGED = "unchanged"  # the next review of a concept whose card did not move
+REVIEW_SEED_STEP = 7919  # a review of the missed draws from another seed than the round it follows
 
 CONCEPT_TITLES = {
     Module.TWO_PHASES: "prefill against decode", Module.INTENSITY: "arithmetic intensity",
@@ -159,3 +161,19 @@ def review_answer(card: review.Card | None, concept: str, outcome: str, now, att
     why = (" (cleared: each clear spaces the reviews further apart)." if outcome == Outcome.CLEARED
            else " (not cleared, so it comes back soon).")
     return Reviewed(moved, when, f"{title[:1].upper()}{title[1:]}: next review {when}{why}")
+
+
+def missed_concepts(answered: Sequence[Answered]) -> list[str]:
+    """The concepts a round did not clear, once each, in the order they came."""
+    return list(dict.fromkeys(a.concept for a in answered if a.outcome != Outcome.CLEARED))
+
+
+def plan_review(answered: Sequence[Answered], difficulty: int, seed: int) -> list[Planned]:
+    """A round on the concepts a round just missed: a new puzzle for each, never one that round
+    asked (any puzzle of the concept when the generator gives too few new ones)."""
+    missed = missed_concepts(answered)
+    seen = {a.puzzle_id for a in answered}
+    seed += REVIEW_SEED_STEP
+    fresh = [p for p in plan_round(missed, difficulty, seed, len(missed) + len(seen))
+             if p.item.puzzle.id not in seen][:len(missed)]
+    return fresh or plan_round(missed, difficulty, seed, len(missed))

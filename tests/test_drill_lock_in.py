@@ -38,3 +38,18 @@ def test_once_todays_reviews_are_used_up_the_card_keeps_its_place():
     assert "used up" in capped.note and "the KV cache budget" in capped.note
     yesterday = [SimpleNamespace(mode=a.mode, locked_at=a.locked_at - dt.timedelta(days=1)) for a in today]
     assert review_answer(card, Module.KV_CACHE, Outcome.MISSED, NOW, yesterday, UTC).card is not None
+
+
+def test_reviewing_the_missed_asks_each_missed_concept_once_on_a_new_puzzle():
+    from puzzles.drill import Answered, missed_concepts, plan_review, plan_round, reachable
+
+    concepts = list(reachable(1)[:3])  # three concepts a first-level round can ask
+    round_ = plan_round(concepts, 1, seed=3, length=3)
+    outcomes = (Outcome.MISSED, Outcome.CLEARED, Outcome.CLOSE)
+    answered = [Answered(p.concept, p.item.puzzle.id, o, 0, UNCHANGED, False) for p, o in zip(round_, outcomes)]
+    missed = missed_concepts(answered + answered[:1])  # the same concept missed twice is asked once
+    assert missed == [round_[0].concept, round_[2].concept]
+    review_round = plan_review(answered, 1, seed=3)
+    assert [p.concept for p in review_round] == missed
+    assert not {p.item.puzzle.id for p in review_round} & {a.puzzle_id for a in answered}
+    assert plan_review(answered, 1, seed=3) == review_round  # the same seed, the same review

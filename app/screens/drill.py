@@ -343,23 +343,20 @@ to the answer · **Escape** leave
         self.query_one("#review-missed" if self.missed() else "#start", Button).focus()
 
     def missed(self) -> list[str]:
-        """The concepts this round did not clear, once each, in the order they came."""
-        return list(dict.fromkeys(a.concept for a in self.answered if a.outcome != Outcome.CLEARED))
+        """The concepts this round did not clear (`puzzles.drill.missed_concepts`)."""
+        from puzzles.drill import missed_concepts
+
+        return missed_concepts(self.answered)
 
     @on(Button.Pressed, "#review-missed")
     async def action_review_missed(self) -> None:
         """A round of new puzzles on the concepts just missed (a new puzzle each, never a repeat)."""
-        from puzzles.drill import plan_round
+        from puzzles.drill import plan_review
 
-        missed = self.missed()
-        if self.phase != "summary" or not missed:
+        if self.phase != "summary" or not self.missed():
             return
-        seen = {a.puzzle_id for a in self.answered}
-        now = self.app.now()
-        seed = (self.seed if self.seed is not None else int(now.timestamp()) % 1_000_000) + 7919
-        planned = [p for p in plan_round(missed, self.difficulty, seed, len(missed) + len(seen))
-                   if p.item.puzzle.id not in seen][:len(missed)]
-        self.planned = planned or plan_round(missed, self.difficulty, seed, len(missed))
+        seed = self.seed if self.seed is not None else int(self.app.now().timestamp()) % 1_000_000
+        self.planned = plan_review(self.answered, self.difficulty, seed)
         self.position = 0
         self.answered = []
         await self.show_question()
