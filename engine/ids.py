@@ -29,6 +29,12 @@ class Verdict(_Id):
     DECODE_COMPUTE = "decode-compute"
     DECODE_KV = "decode-kv"
     DECODE_WEIGHTS = "decode-weights"
+    # What a load run's tail is made of (engine.load.verdicts): waiting for a first step, other
+    # requests' prompts sharing or holding the steps, eviction and recompute, the KV transfer.
+    QUEUEING = "queueing"
+    PREFILL_INTERFERENCE = "prefill-interference"
+    PREEMPTION = "preemption"
+    KV_TRANSFER = "kv-transfer"
 
 
 class Lever(_Id):
@@ -41,6 +47,10 @@ class Lever(_Id):
     CHUNKED_PREFILL = "chunked-prefill"
     MORE_GPUS = "more-gpus"
     ROUTING = "routing"
+    # Levers of a load run only (engine.load.levers): split prefill and decode into pools; shed
+    # arrivals that find the queue full.
+    DISAGGREGATION = "disaggregation"
+    ADMISSION_CONTROL = "admission-control"
 
 
 class Objective(_Id):
@@ -48,6 +58,11 @@ class Objective(_Id):
     TPOT = "tpot"
     TTFT = "ttft"
     STALL = "stall"
+    # Load objectives (engine.load): percentiles and budgets of a request-level run.
+    P99_TTFT = "p99-ttft"
+    P99_TPOT = "p99-tpot"
+    GOODPUT = "goodput"
+    GPUS_FOR_SLO = "gpus-for-slo"
 
 
 class GainBand(_Id):
@@ -80,6 +95,8 @@ class Module(_Id):
     QUANTIZATION = "quantization"
     COST_MODEL = "cost-model"
     CLEARING_TEST = "clearing-test"
+    LOAD_AND_TAILS = "load-and-tails"
+    SPLITTING_THE_WORK = "splitting-the-work"
 
 
 class Precision(_Id):
@@ -131,4 +148,17 @@ OBJECTIVE_VERDICTS = {
                      Verdict.DECODE_KV, Verdict.DECODE_WEIGHTS),
     Objective.TTFT: (Verdict.DOES_NOT_FIT, Verdict.PREFILL_COMPUTE, Verdict.PREFILL_WEIGHTS),
     Objective.STALL: (Verdict.DOES_NOT_FIT, Verdict.PREFILL_COMPUTE, Verdict.PREFILL_WEIGHTS),
+    Objective.P99_TTFT: (Verdict.DOES_NOT_FIT, Verdict.PREFILL_COMPUTE, Verdict.QUEUEING,
+                         Verdict.PREFILL_INTERFERENCE, Verdict.KV_TRANSFER),
+    Objective.P99_TPOT: (Verdict.DOES_NOT_FIT, Verdict.DECODE_COMPUTE, Verdict.DECODE_KV, Verdict.DECODE_WEIGHTS,
+                         Verdict.QUEUEING, Verdict.PREFILL_INTERFERENCE, Verdict.PREEMPTION),
 }
+# Goodput and the fleet a target needs are lost to whichever tail misses its SLO: any of both.
+OBJECTIVE_VERDICTS[Objective.GOODPUT] = tuple(
+    v for v in Verdict if v in OBJECTIVE_VERDICTS[Objective.P99_TTFT] + OBJECTIVE_VERDICTS[Objective.P99_TPOT])
+OBJECTIVE_VERDICTS[Objective.GPUS_FOR_SLO] = OBJECTIVE_VERDICTS[Objective.GOODPUT]
+
+# The objectives a request-level load run answers (engine.load), and the levers it can apply.
+LOAD_OBJECTIVES = (Objective.P99_TTFT, Objective.P99_TPOT, Objective.GOODPUT, Objective.GPUS_FOR_SLO)
+LOAD_LEVERS = (Lever.BATCHING, Lever.PREFIX_CACHING, Lever.QUANTIZATION, Lever.KV_QUANTIZATION,
+               Lever.CHUNKED_PREFILL, Lever.MORE_GPUS, Lever.DISAGGREGATION, Lever.ADMISSION_CONTROL)

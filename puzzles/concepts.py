@@ -39,7 +39,10 @@ def deciding_concept_of_pair(verdict: str, lever: str) -> str | None:
 
 
 def deciding_concept(key) -> str | None:
-    """The concept that decides a puzzle's key (the review it is tagged with)."""
+    """The concept that decides a puzzle's key (the review it is tagged with); a load puzzle's
+    is its chapter."""
     from puzzles.grading import objective_bottleneck
 
+    if hasattr(key.solution, "load"):
+        return getattr(key.solution, "module", None) or None
     return deciding_concept_of_pair(objective_bottleneck(key), key.best_lever)

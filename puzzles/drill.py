@@ -1,8 +1,11 @@
 """Drill rounds: timed, generated puzzles at one difficulty, chosen by which concept is due.
 
-Concepts are the course's module ids (without the clearing test) and the four napkin question ids
-(`puzzles.questions`). A puzzle reviews the concept that decides its key (`deciding_concept`): the
-best lever's concept whenever the lever has one (every lever but more GPUs), else the concept of
+Concepts are the course's module ids (without the clearing test) and the napkin question ids
+(`puzzles.questions`); from difficulty 3 the two load chapters and the load napkin questions
+(Little's law, utilisation, the knee) are drilled on generated load puzzles
+(`puzzles.load_generator`). A puzzle reviews the concept that decides its key
+(`deciding_concept`): a load puzzle its chapter; otherwise the best lever's concept whenever the
+lever has one (every lever but more GPUs), else the concept of
 the bottleneck that bounds the objective. So a batching answer reschedules batching, never the
 arithmetic intensity its verdict mentions, and a quantization answer marks quantization seen (it
 used to review its verdict's concept, so quantization was never seen nor drilled). A napkin
@@ -24,10 +27,13 @@ from puzzles import generator, review
 from puzzles.concepts import (LEVER_CONCEPT, VERDICT_CONCEPT, concepts_of_pair,  # noqa: F401
                               deciding_concept, deciding_concept_of_pair)
 from puzzles.puzzle import MODULES
-from puzzles.questions import NAPKIN_IDS, Item, make_item, suitable
+from puzzles.questions import LOAD_NAPKIN_IDS, NAPKIN_IDS, Item, make_item, suitable
 
 MODULE_CONCEPTS = tuple(m for m in MODULES if m != Module.CLEARING_TEST)
-CONCEPTS = MODULE_CONCEPTS + NAPKIN_IDS
+CONCEPTS = MODULE_CONCEPTS + NAPKIN_IDS + LOAD_NAPKIN_IDS
+LOAD_FROM = 3          # load napkin questions join the drill from this difficulty
+LOAD_INDEX = 10**6     # a generated load puzzle's index in a round's `used` set: its own range
+LOAD_SCAN = 8          # generated load puzzles tried per load napkin question
 ROUND_LENGTHS = (3, 5, 10)
 DEFAULT_ROUND = 5
 SECONDS_PER_PUZZLE = 90
@@ -43,14 +49,20 @@ CONCEPT_TITLES = {
     Module.QUANTIZATION: "quantization", Module.COST_MODEL: "the cost model (routing)",
     "napkin-intensity": "napkin: intensity and the ridge", "napkin-concurrency": "napkin: max concurrency",
     "napkin-spec": "napkin: does speculation help?", "napkin-cost": "napkin: cost per million tokens",
+    "napkin-littles-law": "napkin: Little's law", "napkin-utilisation": "napkin: utilisation",
+    "napkin-knee": "napkin: where the knee is", Module.LOAD_AND_TAILS: "load and tails",
+    Module.SPLITTING_THE_WORK: "splitting prefill and decode",
 }
+LOAD_CHAPTERS = {Module.LOAD_AND_TAILS: "tails", Module.SPLITTING_THE_WORK: "split"}   # concept -> load_generator's chapter
 
 
 def reachable(difficulty: int) -> tuple[str, ...]:
     """The concepts a drill at `difficulty` can review, in course order."""
     level = generator.LEVELS[difficulty]
     found = {deciding_concept_of_pair(verdict, lever) for verdict, lever in level.targets}
-    return tuple(c for c in MODULE_CONCEPTS if c in found) + NAPKIN_IDS
+    load = difficulty >= LOAD_FROM   # the load chapters and their napkin questions, from generated load puzzles
+    found |= set(LOAD_CHAPTERS) if load else set()
+    return tuple(c for c in MODULE_CONCEPTS if c in found) + NAPKIN_IDS + (LOAD_NAPKIN_IDS if load else ())
 
 
 @dataclass(frozen=True)
@@ -63,7 +75,7 @@ class Planned:
 
 
 def _fits_concept(concept: str, gen) -> bool:
-    if concept in NAPKIN_IDS:
+    if concept in NAPKIN_IDS or concept in LOAD_NAPKIN_IDS:
         return suitable(concept, gen.puzzle, gen.key)
     return concept == deciding_concept(gen.key)
 
@@ -72,13 +84,37 @@ def _target_may_fit(concept: str, difficulty: int, seed: int, index: int) -> boo
     """A cheap filter: could the generator's target for this index exercise `concept`?"""
     if concept in NAPKIN_IDS:
         return True
+    if concept in LOAD_NAPKIN_IDS or concept in LOAD_CHAPTERS:
+        return False   # asked on generated load puzzles (`_find_load`), never on these
     verdict, lever = generator.target_for(seed, difficulty, index)
     return concept in concepts_of_pair(verdict, lever)
 
 
+def _find_load(concept: str, seed: int, used: frozenset[int]) -> Planned | None:
+    """A generated load puzzle for `concept`: one of its chapter's (a load chapter), or one of
+    either chapter's, in turn, that asks the napkin question."""
+    from puzzles import load_generator
+
+    for n in range(LOAD_SCAN * 2):
+        if LOAD_INDEX + n in used:
+            continue
+        chapter = LOAD_CHAPTERS.get(concept) or ("tails" if n % 2 == 0 else "split")
+        gen = load_generator.make(chapter, seed, n)
+        if concept in LOAD_CHAPTERS:
+            return Planned(concept, make_item(gen.puzzle, gen.key), LOAD_INDEX + n)
+        if suitable(concept, gen.puzzle, gen.key):
+            return Planned(concept, make_item(gen.puzzle, gen.key, concept), LOAD_INDEX + n)
+    return None
+
+
 def find(concept: str, difficulty: int, seed: int, start: int = 0, used: frozenset[int] = frozenset()) -> Planned:
     """The first generated puzzle from index `start` that exercises `concept` (a puzzle's
-    index is never used twice in a round); any unused puzzle when none does within SCAN_LIMIT."""
+    index is never used twice in a round); any unused puzzle when none does within SCAN_LIMIT.
+    A load napkin question is asked on a generated load puzzle (`puzzles.load_generator`)."""
+    if concept in LOAD_NAPKIN_IDS or concept in LOAD_CHAPTERS:
+        found = _find_load(concept, seed, used)
+        if found is not None:
+            return found
     fallback = None
     for index in range(start, start + SCAN_LIMIT):
         if index in used:
@@ -97,6 +133,10 @@ def find(concept: str, difficulty: int, seed: int, start: int = 0, used: frozens
 
 
 def gen_index(puzzle_id: str) -> int:
+    from puzzles import load_generator
+
+    if load_generator.is_load_id(puzzle_id):
+        return LOAD_INDEX + int(puzzle_id.rsplit("-", 1)[1])
     return generator.parse_id(puzzle_id)[2]
 
 
