@@ -1,7 +1,7 @@
 """Which concept a puzzle reviews: the course module each verdict and each lever belongs to, and
-the one rule that picks the concept deciding a key. Every mode tags its answers with it (the
-drill's plan and schedule in `puzzles.drill`, the recalls folded in by `puzzles.review`).
-Imports no Textual.
+the one rule that picks the concept deciding a key (a load puzzle's is its chapter). Every mode
+tags its answers with it: the drill's plan and schedule (`puzzles.drill`) and the recalls folded
+in from other modes (`puzzles.review`). Imports no Textual.
 """
 from __future__ import annotations
 
