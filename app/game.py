@@ -162,7 +162,7 @@ class RidgeApp(Guarded, App[None]):
     @property
     def bank(self):
         if self._bank is None:
-            from app.progress import Bank
+            from puzzles.chapters import Bank
             from saves.locations import packs_dir
 
             self._bank = Bank(player_packs=packs_dir(self.save_dir))  # the player's own packs, beside ours
@@ -201,7 +201,7 @@ class RidgeApp(Guarded, App[None]):
 
     def open_session(self, name: str):
         """Open `name`'s save (SaveError if it cannot be read) and make it the current player."""
-        from app.progress import Session
+        from saves.session import Session
 
         session = Session(self.store, name, self.bank, clock=self.clock)
         if self.session is not None and self.session.name != session.name:
@@ -547,7 +547,7 @@ def make_app(save_dir: str | os.PathLike[str] | None = None, profile: str | None
     screen shows the player and takes keys, "loaded" once the chapters have loaded too.
     `solo` runs one way to play on its own in place of the home screen (`ridge match play`,
     demos, tests): a name in `RidgeApp.MODES`, or a function making its screen; leaving it quits.
-    `bank` replaces the built-in puzzle packs (an `app.progress.Bank`; the tests' fixture packs).
+    `bank` replaces the built-in puzzle packs (a `puzzles.chapters.Bank`; the tests' fixture packs).
     `warm` builds the simulator in the background while the home screen waits (`ridge play` and
     the benches; tests that need it say so, so no other test pays for a screen it never opens)."""
     if ready_exit is None:

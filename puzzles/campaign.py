@@ -1,7 +1,8 @@
 """The campaign's order, headless: which puzzle a player meets next and when a puzzle put off
 with "retry later" comes back. Pure functions over chapter puzzle ids (in course order), each
-puzzle's recorded outcomes, and the retry queue; the app's session (`app.progress.Session`) asks
-them with what the save holds. Imports no Textual.
+puzzle's recorded outcomes, and the retry queue; a player's session (`saves.session.Session`) asks
+them with what the save holds. Where a player stands (a chapter's progress, what a chapter lists
+a puzzle by, the chapters before it not yet cleared) is here too. Imports no Textual.
 
 The order: a puzzle put off comes back once `RETRY_GAP` other campaign answers have been given
 since (so it is the third puzzle at the latest: it used to wait behind every open puzzle, 69 of
@@ -15,7 +16,9 @@ from an older save, is due at once.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from engine.ids import Outcome
 
@@ -93,3 +96,72 @@ def returns_after(chapters: Sequence[Sequence[str]], outcomes: Mapping[str, Sequ
     earlier = order[:order.index(puzzle_id)] if puzzle_id in queued else []
     earlier = [p for p in earlier if within is None or p in within]
     return max(0, min(RETRY_GAP - (answered - mark), len(open_ids) + len(earlier)))
+
+
+# -- where a player stands: pure functions over each puzzle's outcomes ------------------------------
+
+@dataclass(frozen=True)
+class ChapterProgress:
+    total: int
+    tried: int
+    cleared: int
+    mastery: float  # share of tried puzzles whose latest attempt cleared (puzzles.stats)
+
+    @property
+    def done(self) -> bool:
+        return self.total > 0 and self.cleared >= self.total
+
+
+def outcomes_by_puzzle(attempts: Iterable[Any]) -> dict[str, list[str]]:
+    """Each puzzle's recorded outcomes, oldest first, from attempts (anything with `puzzle_id`
+    and `outcome`), in the order they were recorded."""
+    outcomes: dict[str, list[str]] = {}
+    for attempt in attempts:
+        outcomes.setdefault(attempt.puzzle_id, []).append(attempt.outcome)
+    return outcomes
+
+
+def campaign_answers(attempts: Iterable[Any]) -> int:
+    """How many answers were given in the campaign (a puzzle put off comes back after a few)."""
+    return sum(1 for attempt in attempts if attempt.mode == MODE)
+
+
+def standing(outcomes: Mapping[str, Sequence[str]], puzzle_id: str) -> str | None:
+    """The outcome a chapter lists a puzzle by: cleared once any attempt cleared, else the latest
+    (None when never tried)."""
+    if cleared(outcomes, puzzle_id):
+        return Outcome.CLEARED
+    found = outcomes.get(puzzle_id, ())
+    return found[-1] if found else None
+
+
+def chapter_progress(puzzle_ids: Sequence[str], outcomes: Mapping[str, Sequence[str]],
+                     mastery: float = 0.0) -> ChapterProgress:
+    """A chapter's puzzles, how many were tried and how many cleared."""
+    tried = sum(1 for p in puzzle_ids if outcomes.get(p))
+    done = sum(1 for p in puzzle_ids if cleared(outcomes, p))
+    return ChapterProgress(len(puzzle_ids), tried, done, mastery)
+
+
+def started(puzzle_ids: Sequence[str], outcomes: Mapping[str, Sequence[str]]) -> bool:
+    return any(outcomes.get(p) for p in puzzle_ids)
+
+
+def earlier_unfinished(chapter: Any, chapters: Sequence[Any], outcomes: Mapping[str, Sequence[str]]) -> list:
+    """The course's chapters before `chapter` that are not yet cleared (jumping ahead is allowed);
+    none for a player's own chapter, which follows no order of the course's. Chapters are
+    `puzzles.chapters.Chapter`s."""
+    if chapter.own:
+        return []
+    return [ch for ch in chapters
+            if ch.number < chapter.number and not chapter_progress(ch.puzzle_ids, outcomes).done]
+
+
+def put_off(queue: Sequence[tuple[str, int]], puzzle_id: str, answered: int) -> list[tuple[str, int]]:
+    """The queue with `puzzle_id` put off (again) at the end, marked with the answers given so far."""
+    return [q for q in queue if q[0] != puzzle_id] + [(puzzle_id, answered)]
+
+
+def taken_off(queue: Sequence[tuple[str, int]], puzzle_id: str) -> list[tuple[str, int]]:
+    """The queue without `puzzle_id` (cleared: it need not come back)."""
+    return [q for q in queue if q[0] != puzzle_id]

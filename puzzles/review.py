@@ -77,8 +77,8 @@ RECALL_MODES = ("campaign", "cli", "exam", "hotseat", "match")
 
 def recalled_concept(attempt: Any) -> str | None:
     """The concept an attempt recalled: the one that decided the key it was graded against
-    (`puzzles.drill.deciding_concept`, read from the key the attempt recorded)."""
-    from puzzles.drill import deciding_concept_of_pair
+    (`puzzles.concepts.deciding_concept`, read from the key the attempt recorded)."""
+    from puzzles.concepts import deciding_concept_of_pair
 
     key = getattr(attempt, "key", None)
     return deciding_concept_of_pair(key.bottleneck, key.best_lever) if key is not None else None

@@ -52,7 +52,8 @@ def test_a_newcomer_who_puts_off_the_first_puzzle_meets_it_again_third(tmp_path)
     off, answer two more, and it is the next puzzle."""
     import datetime as dt
 
-    from app.progress import Bank, Session
+    from puzzles.chapters import Bank
+    from saves.session import Session
     from puzzles import bank
     from puzzles.grading import grade
     from saves.store import SaveStore
@@ -76,3 +77,48 @@ def test_a_newcomer_who_puts_off_the_first_puzzle_meets_it_again_third(tmp_path)
         assert nxt != first
         answer(nxt)
     assert session.due_retry() == first == session.next_puzzle()
+
+
+def _chapter(number: int, ids: tuple[str, ...], own: bool = False):
+    from puzzles.chapters import Chapter
+
+    return Chapter(id=f"mine-{number}" if own else ("kv-cache", "batching", "quantization")[number - 1],
+                   number=number, title="", briefing="", expects=(), puzzle_ids=ids)
+
+
+def test_where_a_player_stands_in_a_chapter():
+    from puzzles.campaign import chapter_progress, standing, started
+
+    outcomes = {"a1": ["missed", "cleared", "missed"], "a2": ["close"]}
+    assert standing(outcomes, "a1") == "cleared"  # a clear stands, whatever came after
+    assert standing(outcomes, "a2") == "close" and standing(outcomes, "b1") is None
+    progress = chapter_progress(("a1", "a2", "a3"), outcomes, mastery=0.5)
+    assert (progress.total, progress.tried, progress.cleared, progress.mastery) == (3, 2, 1, 0.5)
+    assert not progress.done and chapter_progress(("a1",), outcomes).done
+    assert not chapter_progress((), outcomes).done  # an empty chapter is never done
+    assert started(("a3", "a2"), outcomes) and not started(("b1", "b2"), outcomes)
+
+
+def test_the_chapters_before_one_not_yet_cleared():
+    from puzzles.campaign import earlier_unfinished
+
+    first, second, third = _chapter(1, ("a1",)), _chapter(2, ("b1",)), _chapter(3, ("c1",))
+    chapters = [first, second, third]
+    assert earlier_unfinished(third, chapters, {"b1": ["cleared"]}) == [first]
+    assert earlier_unfinished(third, chapters, {"a1": ["cleared"], "b1": ["cleared"]}) == []
+    assert earlier_unfinished(first, chapters, {}) == []
+    assert earlier_unfinished(_chapter(4, ("m1",), own=True), chapters, {}) == []  # a player's own follows no order
+
+
+def test_putting_off_and_taking_off_the_queue_and_counting_campaign_answers():
+    from types import SimpleNamespace
+
+    from puzzles.campaign import campaign_answers, outcomes_by_puzzle, put_off, taken_off
+
+    queue = [("a1", 0), ("b1", 2)]
+    assert put_off(queue, "a1", 5) == [("b1", 2), ("a1", 5)]  # put off again: to the end, marked anew
+    assert taken_off(queue, "b1") == [("a1", 0)] and taken_off(queue, "zz") == queue
+    tried = [SimpleNamespace(puzzle_id=p, outcome=o, mode=m)
+             for p, o, m in (("a1", "missed", "campaign"), ("a1", "cleared", "drill"), ("b1", "close", "campaign"))]
+    assert outcomes_by_puzzle(tried) == {"a1": ["missed", "cleared"], "b1": ["close"]}
+    assert campaign_answers(tried) == 2  # the drill's answer does not bring a put-off puzzle back

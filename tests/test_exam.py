@@ -190,7 +190,8 @@ async def test_exam_answers_keep_their_own_history_and_count_toward_no_chapter(t
     from puzzles.stats import derive
 
     assert set(derive(profile, now=WHEN).by_module) == {"generated"}  # no chapter's mastery moved
-    from app.progress import Bank, Session
+    from puzzles.chapters import Bank
+    from saves.session import Session
 
     campaign = Session(SaveStore(tmp_path), "Ada", Bank(), clock=lambda: WHEN)  # the map's own view
     assert campaign.chapter_of(attempt.puzzle_id) is None

@@ -10,6 +10,7 @@ from app.cli import main
 from app.game import make_app
 from app.screens.drill import EXAM_SETTING
 from app.widgets.readiness import readiness_lines, recall_bars
+from engine.ids import Outcome
 from pilot_wait import settled
 from puzzles import bank, review
 from puzzles.attempts import attempt_fields
@@ -120,15 +121,19 @@ async def test_the_stats_screen_shows_campaign_clears_as_recall(tmp_path):
 
 
 def test_a_chapter_lists_a_puzzle_by_its_mark_title_and_difficulty(tmp_path):
-    from app.progress import Bank, Session
+    from puzzles.chapters import Bank
+    from saves.session import Session
 
     store = SaveStore(tmp_path)
     _answer(store, dt.datetime.now(UTC) - dt.timedelta(hours=1))
     session = Session(store, "Ada", Bank())
     puzzle = bank.get(PUZZLE)
-    assert session.listed(PUZZLE) == ("✓", puzzle.title, puzzle.difficulty)
-    assert session.listed("kv-cache-02")[0] == "·"
-    assert session.listed("gone-01") == ("·", "gone-01", "")  # a puzzle that will not load keeps its row
+    assert session.listed(PUZZLE) == (Outcome.CLEARED, puzzle.title, puzzle.difficulty)
+    assert session.listed("kv-cache-02")[0] is None
+    assert session.listed("gone-01") == (None, "gone-01", "")  # a puzzle that will not load keeps its row
+    from app.labels import outcome_symbol  # the chapter shows the mark
+
+    assert (outcome_symbol(Outcome.CLEARED), outcome_symbol(None)) == ("✓", "·")
 
 
 def test_a_quantization_clear_marks_quantization_seen(tmp_path):

@@ -39,7 +39,7 @@ from textual.keys import key_to_character
 from textual.widgets import Input
 
 from app.game import RidgeApp, make_app
-from app.progress import Bank
+from puzzles.chapters import Bank
 from app.screens import rounds
 from app.screens.dialogs import ConfirmDialog
 from app.screens.home import HomeScreen

@@ -72,16 +72,13 @@ def check_player(name: str) -> str | None:
 
 
 def record(app, player: str, item, judged, mode: str, seconds: float | None, locked_at) -> Any:
-    """Append one graded answer to `player`'s save (created if new), built by `puzzles.attempts`.
+    """Append one graded answer to `player`'s save (created if new) by `saves.record.record_graded`.
     Returns the Attempt, or None when it could not be saved (the player is told; the round goes on)."""
-    from saves.model import AttemptIn
-
-    from puzzles.attempts import attempt_fields
+    from saves.record import record_graded
 
     try:
-        attempt = AttemptIn.model_validate(attempt_fields(item.puzzle, judged, mode=mode, locked_at=locked_at,
-                                                          seconds=seconds))
-        return app.store.record_attempt(player, attempt)
+        return record_graded(app.store, player, item.puzzle, judged, mode=mode, locked_at=locked_at,
+                             seconds=seconds)
     except Exception as error:  # noqa: BLE001 - the round still teaches; say it was not saved
         from app.errors import log_exception, told
 
@@ -181,7 +178,7 @@ typed as sums, like `2 * 80 * 8 * 128 * 2`). Lock in with **l**.
         self.frozen = False
 
     def compose(self) -> ComposeResult:
-        from app.progress import reflow
+        from puzzles.chapters import reflow
         from puzzles.questions import SPEC_CHOICES
 
         puzzle, question = self.item.puzzle, self.item.question
