@@ -234,13 +234,18 @@ def realistic_gain(key: Key, lever: str) -> float | None:
 def shown_gain(key: Key) -> str:
     """The best lever's gain as a reveal states it: the realistic figure that keys the band, with
     the floor's beside it (its ceiling where it is the larger: the course's flattering figure)."""
-    if key.gain is None:
+    return gain_words(key.gain, key.band_gain)
+
+
+def gain_words(gain: float | None, band_gain: float | None) -> str:
+    """`shown_gain` from the two figures (as a key's JSON carries them: `gain`, `band_gain`)."""
+    if gain is None:
         return "it makes the deployment fit"
-    if key.band_gain is None or fmt.gain(key.band_gain) == fmt.gain(key.gain):
-        return fmt.gain(key.gain)
-    if key.gain > key.band_gain:
-        return f"{fmt.gain(key.band_gain)} realistic; the floor's {fmt.gain(key.gain)} is its ceiling"
-    return f"{fmt.gain(key.band_gain)} realistic; the course's floor gives {fmt.gain(key.gain)}"
+    if band_gain is None or fmt.gain(band_gain) == fmt.gain(gain):
+        return fmt.gain(gain)
+    if gain > band_gain:
+        return f"{fmt.gain(band_gain)} realistic; the floor's {fmt.gain(gain)} is its ceiling"
+    return f"{fmt.gain(band_gain)} realistic; the course's floor gives {fmt.gain(gain)}"
 
 
 def _unmeasured(solution: Solution, lever: str) -> bool:

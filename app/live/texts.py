@@ -38,12 +38,14 @@ def verdict_line(outcome: str, points: int) -> str:
 def part_lines(me: dict, answer: dict) -> list[str]:
     """What decided this player's outcome and every part judged, yours beside the engine's."""
     from puzzles.grading import Part, decided_line, lines_for_parts
+    from puzzles.keys import gain_words
 
     parts = [Part.from_json(row) for row in me.get("parts") or () if isinstance(row, dict)]
     if not parts:
         return []
+    gain = gain_words(answer.get("gain"), answer.get("band_gain"))
     return [labels.humanize(line) for line in
-            [decided_line(me["outcome"], parts, labels.words), *lines_for_parts(parts, answer.get("gain"), labels.words)]]
+            [decided_line(me["outcome"], parts, labels.words), *lines_for_parts(parts, gain, labels.words)]]
 
 
 def write_report(report, folder: Path) -> tuple[Path, ...]:
