@@ -44,6 +44,7 @@ from dataclasses import dataclass
 
 from engine import physics
 from engine.analysis import analyze
+from engine.bands import band_range
 from engine.catalog import PRECISION_BYTES, builtin_catalog
 from engine.deployment import Deployment, validate
 from engine.errors import RidgeError
@@ -162,6 +163,23 @@ def target_for(seed: int, difficulty: int, index: int) -> tuple[str, str]:
     cycle = TARGETS[difficulty]
     turn, position = divmod(index, len(cycle))
     return cycle[_turn_order(seed, difficulty, turn)[position]]
+# Regimes where the calibrated realistic gain and the measured kernels' still part by more than
+# a fifth (issue 21; over 2,000 draws, measured / realistic for the key's lever, 5th-95th
+# percentile and extremes): 8-bit weights and KV (quantization 0.80-1.10, extremes 0.55-1.16;
+# KV quantization 0.76-1.02, 0.65: vLLM's 8-bit KV attention runs 1.2-1.6x faster than 16-bit,
+# not 2x, and slower at 256-wide heads), speculation (0.87-1.02, 0.67: the verify pass),
+# chunked prefill (0.70-1.27), routing on fused experts (up to 1.47) and prefix caching (up to
+# 1.36). In these a drawn key's realistic gain must sit at least the first ratio above its band's
+# lower edge (or above 1x, for the lowest band) and the second below its upper edge; elsewhere
+# the level's band margin is the rule. It reads realistic figures only, so a seed draws the same
+# puzzles with or without the measured extra.
+DIVERGING = {Lever.QUANTIZATION: (1.0, 1.15), Lever.KV_QUANTIZATION: (1.0, 1.0),
+             Lever.SPECULATIVE_DECODING: (1.3, 1.0), Lever.CHUNKED_PREFILL: (1.3, 1.25),
+             Lever.ROUTING: (1.0, 1.35), Lever.PREFIX_CACHING: (1.0, 1.2)}
+# 8-bit weights and KV keyed 1.25-2x are not widened on the low side: that would starve the
+# decode-kv verdict (its levers are the 8-bit ones); the realistic model of 8-bit KV attention
+# is what must move there (see the report of issue 21's follow-up).
+QUANTIZING_KV_LOW = 1.0
 TARGET_TRIES = 24       # recipe draws per puzzle (each one an `analyze`)
 SOLVE_TRIES = 6         # full solves per puzzle before falling back
 FALLBACK_TRIES = 400
@@ -831,9 +849,22 @@ def _try(rng, difficulty: int, level: Level, recipe, target):
     band_margin = level.band_margin
     key = key_from_solution(solution, realistic)
     if ambiguity(realistic, level.verdict_margin, math.sqrt(level.lever_margin), band_margin) or \
-            robustness_problems(key, offered, ruled_out):
+            robustness_problems(key, offered, ruled_out) or diverges(key):
         return None, True
     return (dep, offered, key, ruled_out), True
+
+
+def diverges(key: Key) -> bool:
+    """True when the key's lever is in a regime of DIVERGING and its realistic gain lies nearer
+    to its band's edges than that regime's ratios allow."""
+    rule = DIVERGING.get(key.best_lever)
+    if rule is None or key.band_gain is None or not key.solution.report.fits:
+        return False
+    low, high = band_range(key.gain_band)
+    lift = rule[0]
+    if key.best_lever == Lever.QUANTIZATION and PRECISION_BYTES[key.solution.report.deployment.kv] > 1:
+        lift = QUANTIZING_KV_LOW
+    return key.band_gain < max(low, 1.0) * lift or key.band_gain > high / rule[1]
 
 
 def _solve(dep: Deployment, base, offered: tuple, target_lever: str | None, margin: float):

@@ -138,9 +138,9 @@ def test_generated_draws_pass_the_robustness_rule_they_are_drawn_by():
 def test_generated_draws_hold_on_the_measured_kernels():
     """The generator never consults the measured kernels (a seed draws the same puzzles on every
     machine, with or without the extra), so its margins must carry the keys there: verdict, lever
-    and band. They do for all but a few draws, where the calibrated realistic gain and the
-    measured one still differ by more than a fifth (8-bit weights on a short prefill, a routed
-    pool's cost near a band edge): at most one draw in twenty."""
+    and band. generator.DIVERGING widens them where the two fidelities part; what still fails is
+    8-bit weights and KV keyed 1.25-2x whose measured gain is just under 1.25x (the realistic
+    model of 8-bit KV attention is optimistic there): at most one draw in forty."""
     failed = []
     judged = 0
     draws = generator.generate(43, 80)
@@ -151,7 +151,7 @@ def test_generated_draws_hold_on_the_measured_kernels():
         if problems:
             failed.append((p.id, problems[0][1]))
     assert judged >= 30
-    assert len(failed) <= len(draws) // 20, failed
+    assert len(failed) <= len(draws) // 40, failed
 
 
 @pytest.mark.parametrize("pid", ["intensity-06", "batching-07"])
