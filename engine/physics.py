@@ -409,7 +409,7 @@ _DEFAULTS = {"moe_route_reuse": 0.5, "allreduces_per_layer": 2, "activation_byte
              "bandwidth_efficiency": 1.0, "kv_bandwidth_efficiency": 1.0, "moe_efficiency": 1.0,
              "compute_efficiency": 1.0, "compute_half_tokens": 0.0, "overlap_sharpness": 64.0,
              "attention_efficiency": 1.0, "attention_half_tokens": 0.0, "elementwise_bytes_per_value": 0.0,
-             "link_efficiency": 1.0, "prefill_batch_tokens": 8192}
+             "link_efficiency": 1.0, "prefill_batch_tokens": 8192, "kv8_dequant_flops": 0.0}
 _CONSTANTS: dict | None = None
 
 
@@ -557,6 +557,7 @@ class Passes:
             m.__dict__["_pass_split"] = split   # a cache on the immutable spec, like numeric_inputs
         _, self.head_bytes, self.body_bytes, self.head_flops, self.body_flops, self.expert_flops = split
         self.attn_peak = effective_peak(dep, attention_precision(dep), True, c)
+        self.kv8 = PRECISION_BYTES[dep.kv] < 2
         self.overhead = step_overhead_seconds(m.layers, c["per_layer_overhead_us"] * 1e-6, self.per_pass)
         link = g.link_gbps * 1e9 * c["link_efficiency"]
         fixed = allreduce_seconds(0.0, m.hidden, self.tp, m.layers, g.allreduce_latency_us * 1e-6, link,
@@ -601,6 +602,8 @@ class Passes:
             mem_t, comp_t = mem_t + t_exp_m, comp_t + t_exp_c
             w_bytes, flops = w_bytes + w_exp, flops + f_exp
         t_kv = s.kv_bytes / (tp * self.bw * c["kv_bandwidth_efficiency"])
+        if self.kv8:   # an 8-bit cache is dequantized as it streams: a bound of its own
+            t_kv = vmax(t_kv, s.kv_bytes * c["kv8_dequant_flops"] / (tp * self.attn_peak_16))
         t_attn = ramped_seconds(s.attn_flops, s.attn_length, c["attention_half_tokens"],
                                 tp * self.attn_peak * self.mfu * c["attention_efficiency"])
         elementwise = m.layers * s.tokens * m.hidden * c["elementwise_bytes_per_value"] / self.bw
