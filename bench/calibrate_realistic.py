@@ -73,9 +73,9 @@ def report(title: str, setups, measured, cat, points, constants: dict) -> None:
     ratios = [r / m for r, m in zip(real, measured)]
     print(title)
     show("grid, all", calibration.summary(ratios))
-    kinds = [k for s in setups for k in ["decode"] * len(s.decode) + ["prefill"] * len(s.prefill)]
+    kinds = [k for s in setups for k in s.kinds()]
     gpus = [s.deployment.gpu.id for s in setups for _ in range(len(s))]
-    for kind in ("decode", "prefill"):
+    for kind in ("decode", "verify", "prefill"):
         show(f"grid, {kind}", calibration.summary([r for r, k in zip(ratios, kinds) if k == kind]))
     for gpu in sorted(set(gpus)):
         show(f"grid, {gpu}", calibration.summary([r for r, g in zip(ratios, gpus) if g == gpu]))
