@@ -558,6 +558,7 @@ class Passes:
         _, self.head_bytes, self.body_bytes, self.head_flops, self.body_flops, self.expert_flops = split
         self.attn_peak = effective_peak(dep, attention_precision(dep), True, c)
         self.kv8 = PRECISION_BYTES[dep.kv] < 2
+        self.kv_value_bytes = PRECISION_BYTES[dep.kv]
         self.overhead = step_overhead_seconds(m.layers, c["per_layer_overhead_us"] * 1e-6, self.per_pass)
         link = g.link_gbps * 1e9 * c["link_efficiency"]
         fixed = allreduce_seconds(0.0, m.hidden, self.tp, m.layers, g.allreduce_latency_us * 1e-6, link,
@@ -602,8 +603,11 @@ class Passes:
             mem_t, comp_t = mem_t + t_exp_m, comp_t + t_exp_c
             w_bytes, flops = w_bytes + w_exp, flops + f_exp
         t_kv = s.kv_bytes / (tp * self.bw * c["kv_bandwidth_efficiency"])
-        if self.kv8:   # an 8-bit cache is dequantized as it streams: a bound of its own
-            t_kv = vmax(t_kv, s.kv_bytes * c["kv8_dequant_flops"] / (tp * self.attn_peak_16))
+        if self.kv8:   # a low-precision cache is dequantized as it streams: a bound of its own, but
+            # never slower than reading the same cache at 16 bits
+            values = s.kv_bytes / self.kv_value_bytes
+            dequant = values * c["kv8_dequant_flops"] / (tp * self.attn_peak_16)
+            t_kv = vmin(vmax(t_kv, dequant), t_kv * (2.0 / self.kv_value_bytes))
         t_attn = ramped_seconds(s.attn_flops, s.attn_length, c["attention_half_tokens"],
                                 tp * self.attn_peak * self.mfu * c["attention_efficiency"])
         elementwise = m.layers * s.tokens * m.hidden * c["elementwise_bytes_per_value"] / self.bw
