@@ -17,6 +17,7 @@ import sys
 COMMANDS: dict[str, tuple[str, str]] = {
     "play": ("app.commands.play", "open the game (the default)"),
     "solve": ("app.commands.solve", "analyse one deployment and print the derivation"),
+    "load": ("app.commands.load", "serve a deployment under traffic and print its tails (P50/P90/P99)"),
     "puzzles": ("app.commands.puzzles", "list, show, check, generate or import puzzles"),
     "answer": ("app.commands.answer", "grade (and record) one locked-in answer"),
     "stats": ("app.commands.stats", "a player's derived figures"),

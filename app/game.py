@@ -499,12 +499,11 @@ def _puzzle(puzzle_id: str) -> Screen:
 
 
 def make_app(save_dir: str | os.PathLike[str] | None = None, profile: str | None = None,
-             size: tuple[int, int] | None = None, clock: Callable[[], _dt.datetime] | None = None,
+             clock: Callable[[], _dt.datetime] | None = None,
              strict: bool = False, cursor_blink: bool = True, ready_exit: bool | str | None = None,
              solo: str | Callable[[], Screen] | None = None, bank=None, warm: bool = False) -> RidgeApp:
-    """The app, ready to `run()` or `run_test()`. `size` is only a hint for tests (run_test takes
-    the real one); `strict` lets errors through so tests fail loudly. `ready_exit` (or the
-    RIDGE_EXIT_WHEN_READY environment variable), for benchmarks: "1" quits as soon as the home
+    """The app, ready to `run()` or `run_test()`. `strict` lets errors through so tests fail loudly.
+    `ready_exit` (or the RIDGE_EXIT_WHEN_READY environment variable), for benchmarks: "1" quits as soon as the home
     screen shows the player and takes keys, "loaded" once the chapters have loaded too.
     `solo` runs one way to play on its own in place of the home screen (`ridge match play`,
     demos, tests): a name in `RidgeApp.MODES`, or a function making its screen; leaving it quits.
@@ -521,5 +520,4 @@ def make_app(save_dir: str | os.PathLike[str] | None = None, profile: str | None
         solo = RidgeApp.MODES[solo]
     app = RidgeApp(save_dir=save_dir, profile=profile, clock=clock, strict=strict,
                    cursor_blink=cursor_blink, ready_exit=ready_exit, solo=solo, bank=bank, warm=warm)
-    app.size_hint = size
     return app

@@ -5,7 +5,7 @@ of the id, so the screen never shows a raw `kv-capacity` where words belong.
 """
 from __future__ import annotations
 
-from engine.ids import GainBand, Lever, Objective, Verdict
+from engine.ids import Certainty, GainBand, Lever, Objective, Outcome, Verdict
 
 BOTTLENECKS: dict[str, str] = {
     Verdict.DOES_NOT_FIT: "does not fit in memory",
@@ -15,6 +15,10 @@ BOTTLENECKS: dict[str, str] = {
     Verdict.DECODE_COMPUTE: "decode: compute-bound",
     Verdict.DECODE_KV: "decode: KV cache read",
     Verdict.DECODE_WEIGHTS: "decode: weight read",
+    Verdict.QUEUEING: "queueing for a slot",
+    Verdict.PREFILL_INTERFERENCE: "other prompts in the way",
+    Verdict.PREEMPTION: "eviction and recompute",
+    Verdict.KV_TRANSFER: "the KV cache transfer",
 }
 
 # Each lever's words: (in sentences and lists, on narrow chart bars).
@@ -28,6 +32,8 @@ LEVER_WORDS: dict[str, tuple[str, str]] = {
     Lever.CHUNKED_PREFILL: ("chunked prefill", "chunked prefill"),
     Lever.MORE_GPUS: ("twice the GPUs", "2× the GPUs"),
     Lever.ROUTING: ("route easy requests to a small model", "routing"),
+    Lever.DISAGGREGATION: ("split prefill and decode pools", "P/D split"),
+    Lever.ADMISSION_CONTROL: ("cap the queue and shed the rest", "queue cap"),
 }
 LEVERS: dict[str, str] = {k: v[0] for k, v in LEVER_WORDS.items()}
 LEVERS_SHORT: dict[str, str] = {k: v[1] for k, v in LEVER_WORDS.items()}
@@ -45,15 +51,23 @@ BOTTLENECK_QUESTIONS: dict[str, str] = {
     Objective.TPOT: "What bounds the time per output token here?",
     Objective.TTFT: "What bounds the time to first token here?",
     Objective.STALL: "What bounds the longest pause a stream sees here?",
+    Objective.P99_TTFT: "What makes up the slowest 1% of times to first token here?",
+    Objective.P99_TPOT: "What makes up the slowest 1% of times per output token here?",
+    Objective.GOODPUT: "What costs the most requests their SLO here?",
+    Objective.GPUS_FOR_SLO: "What decides how many GPUs the SLOs need here?",
 }
 
-CERTAINTIES: dict[str, str] = {"low": "low", "medium": "medium", "high": "high"}
+CERTAINTIES: dict[str, str] = {Certainty.LOW: "low", Certainty.MEDIUM: "medium", Certainty.HIGH: "high"}
 
 OBJECTIVES: dict[str, str] = {
     Objective.COST: "lower the cost per million output tokens",
     Objective.TPOT: "lower the time per output token for one user",
     Objective.TTFT: "lower the time to first token",
     Objective.STALL: "shorten the longest pause a streaming user sees",
+    Objective.P99_TTFT: "lower the 99th-percentile time to first token",
+    Objective.P99_TPOT: "lower the 99th-percentile time per output token",
+    Objective.GOODPUT: "serve more requests within both SLOs per GPU",
+    Objective.GPUS_FOR_SLO: "meet the SLOs with fewer GPUs",
 }
 
 ESTIMATES: dict[str, str] = {
@@ -69,6 +83,10 @@ ESTIMATES: dict[str, str] = {
     "spec_expected_tokens": "tokens per verification",
     "prefill_share": "prefill share of GPU time",
     "throughput_tokens_per_s": "throughput (tokens/s)",
+    "mean_in_system": "requests in the system (Little's law)",
+    "utilisation": "utilisation (arrivals / capacity)",
+    "saturation_qps": "capacity (requests/s)",
+    "cost_per_million_input_tokens": "$ per million input tokens",
 }
 
 ESTIMATES_SHORT: dict[str, str] = {
@@ -82,14 +100,18 @@ ESTIMATES_SHORT: dict[str, str] = {
     "cost_per_million_output_tokens": "$ per M tokens",
     "spec_expected_tokens": "Tokens/verify",
     "throughput_tokens_per_s": "Tokens/s",
+    "mean_in_system": "In system",
+    "utilisation": "Utilisation",
+    "saturation_qps": "Capacity (req/s)",
+    "cost_per_million_input_tokens": "$ per M input",
 }
 
 OUTCOMES: dict[str, tuple[str, str]] = {
     # id -> (symbol, word): colour is never the only signal
-    "cleared": ("✓", "cleared"),
-    "lucky": ("~", "lucky"),
-    "close": ("≈", "close"),
-    "missed": ("✗", "missed"),
+    Outcome.CLEARED: ("✓", "cleared"),
+    Outcome.LUCKY: ("~", "lucky"),
+    Outcome.CLOSE: ("≈", "close"),
+    Outcome.MISSED: ("✗", "missed"),
 }
 
 

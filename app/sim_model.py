@@ -39,6 +39,11 @@ COURSE_LENGTHS = (1024, 4096, 32768, 131072)
 # The course's own table, for Llama 3 70B in BF16 on four H100s with 32 GiB held back.
 COURSE_CONCURRENCY = {1024: 501, 4096: 125, 32768: 15, 131072: 3}
 DEFAULT_TPOT_BUDGET_MS = 50.0
+# The Load tab's traffic (engine.load): a rate (None: 90% of capacity) and the two SLOs, MLPerf's
+# Llama 2 70B server targets unless the player sets others.
+DEFAULT_LOAD_SLO_TTFT = 2.0
+DEFAULT_LOAD_SLO_TPOT_MS = 200.0
+LOAD_FIELDS = {"rate": "requests per second", "ttft": "seconds", "tpot": "milliseconds"}
 PACK_NAME = "my-puzzles.toml"
 
 
@@ -484,6 +489,10 @@ class Simulator:
         self.version = 0
         self.last_edited: str | None = None
         self.tpot_budget_ms = DEFAULT_TPOT_BUDGET_MS
+        self.load_rate: float | None = None
+        self.load_slo_ttft = DEFAULT_LOAD_SLO_TTFT
+        self.load_slo_tpot_ms = DEFAULT_LOAD_SLO_TPOT_MS
+        self.knee_guesses: dict[int, float] = {}   # result version -> the player's knee, req/s
         self._curves: dict = {}
         if self.raw.get("config"):
             self._load_file(str(self.raw["config"]))
@@ -643,6 +652,65 @@ class Simulator:
         if self.result is None:
             return None
         return self._cached("cost", cost_tpot_data, self.tpot_budget_ms)
+
+    # -- load (the Load tab) ---------------------------------------------------------------
+    def set_load(self, name: str, text: str) -> str | None:
+        """Set the Load tab's rate ("rate", blank for 90% of capacity), TTFT SLO ("ttft", seconds)
+        or TPOT SLO ("tpot", milliseconds); the message when the text is not a positive number."""
+        text = str(text).strip().replace(",", "")
+        if name == "rate" and not text:
+            self.load_rate = None
+            return None
+        try:
+            value = ascii_number(text)
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value) or value <= 0 or value > 1e6:
+            return f"must be a positive number of {LOAD_FIELDS[name]}, got {shown(repr(text), 40)}"
+        if name == "rate":
+            self.load_rate = value
+        elif name == "ttft":
+            self.load_slo_ttft = value
+        else:
+            self.load_slo_tpot_ms = value
+        return None
+
+    def load_key(self) -> tuple:
+        return ("load", self.version, self.load_rate, self.load_slo_ttft, self.load_slo_tpot_ms)
+
+    def load_curve(self):
+        """The current deployment's load curve (`engine.load.sweep`): seconds to run, so the
+        screen asks from a worker; cached per result and settings. RidgeError, one line, where
+        the run cannot be made (a deployment that does not fit)."""
+        key = self.load_key()
+        if key not in self._curves:
+            from engine.load.spec import LoadSpec
+            from engine.load.sweep import load_curve
+
+            dep = self.result.deployment
+            spec = LoadSpec(qps=1.0, requests=2000, slo_ttft=self.load_slo_ttft,
+                            slo_tpot=self.load_slo_tpot_ms / 1e3)
+            self._curves[key] = load_curve(dep.with_(spec_k=0), spec, self.load_rate)
+        return self._curves[key]
+
+    def cached_load_curve(self):
+        """The load curve if it has been computed for the current settings, else None."""
+        return self._curves.get(self.load_key())
+
+    def guess_knee(self, text: str) -> str | None:
+        """Record the player's knee (requests per second) for this result; the message when the
+        text is not a positive number."""
+        try:
+            value = ascii_number(str(text).strip().replace(",", ""))
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value) or value <= 0:
+            return f"the knee must be a positive number of requests per second, got {shown(repr(str(text).strip()), 40)}"
+        self.knee_guesses[self.version] = value
+        return None
+
+    def knee_guess(self) -> float | None:
+        return self.knee_guesses.get(self.version)
 
     # -- predict first ---------------------------------------------------------------------
     def grade(self, bottleneck: str, lever: str, band: str):

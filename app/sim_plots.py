@@ -87,14 +87,6 @@ def millis(value: float) -> str:
     return f"{value * 1e3:.3g}"
 
 
-def dollars(value: float) -> str:
-    if value >= 100:
-        return f"${value:,.0f}"
-    if value >= 1:
-        return f"${value:.3g}"
-    return f"${value:.2g}"
-
-
 def count(value: float | None) -> str:
     return "n/a" if value is None or not math.isfinite(value) else f"{value:,.0f}"
 
@@ -444,17 +436,17 @@ def cost_tpot_lines(data, width: int, height: int) -> list[str]:
     half = max(4, height // 2)
     marks_cost = [Mark(data.current_concurrency, data.current_cost, "")]
     marks_tpot = [Mark(data.current_concurrency, data.current_tpot,
-                       f"now: {data.current_concurrency:,} in flight → {dollars(data.current_cost)}/M, "
+                       f"now: {data.current_concurrency:,} in flight → {u.dollars(data.current_cost)}/M, "
                        f"TPOT {u.seconds(data.current_tpot)}")]
     vlines = []
     if data.best_concurrency is not None:
         marks_cost.append(Mark(data.best_concurrency, data.best_cost, "", "◆"))
         marks_tpot.append(Mark(data.best_concurrency, data.best_tpot,
                                f"cheapest within budget: {data.best_concurrency:,} in flight → "
-                               f"{dollars(data.best_cost)}/M, TPOT {u.seconds(data.best_tpot)}", "◆"))
+                               f"{u.dollars(data.best_cost)}/M, TPOT {u.seconds(data.best_tpot)}", "◆"))
     x_label = f"in flight (log); batch = min(in flight, {data.max_batch:,})"
     cost = line_chart([Series(data.concurrency, data.cost, "")], width=width, height=half, x_log=True, y_log=True,
-                      marks=marks_cost, vlines=vlines, y_fmt=dollars,
+                      marks=marks_cost, vlines=vlines, y_fmt=lambda v: u.dollars(v, axis=True),
                       y_label="cost, $ per million output tokens (log)")
     finite = data.tpot[np.isfinite(data.tpot)]
     top = max(float(finite.max()) if finite.size else 0.0, data.budget_seconds) * 1.1
@@ -515,3 +507,61 @@ def compare_lines(pinned, current, rows, changes, width: int = 60) -> list[str]:
     lines.append(f"{'best lever':<{label_w}}  A {labels.lever(pinned.solution.best_lever)}; "
                  f"B {labels.lever(current.solution.best_lever)}")
     return lines
+
+
+# --- the Load tab ------------------------------------------------------------------------------
+
+def load_lines(curve, width: int, height: int, guess: float | None = None) -> list[str]:
+    """Latency and goodput against the offered rate (P50 and P99, the SLO lines, the knee and
+    capacity marked; the player's knee too, once guessed), and the queue over one run at the
+    chosen rate. Every curve's points carry their own glyph, so they read without colour."""
+    h = max(4, height // 2)
+    rates, sat = curve.rates, curve.saturation_qps
+    x_range = (0.0, float(rates.max()) * 1.02)
+    vlines = [VLine(sat, f"steady-state capacity {short(sat)} req/s", "╎")]
+    if curve.knee_qps is not None:
+        vlines.insert(0, VLine(curve.knee_qps, f"knee ≈ {short(curve.knee_qps)} req/s (P99 TTFT 3× its low-load "
+                                               "value)", "┊"))
+    if guess is not None:
+        vlines.append(VLine(guess, f"your knee {short(guess)} req/s", "?"))
+    f = curve.run.figures
+    head = [f"Load: the same traffic at {len(rates)} rates up to {short(float(rates.max()))} req/s "
+            f"(continuous batching, paged KV, prompts prefilled first)",
+            f"At {short(curve.rate)} req/s ({curve.rate / sat:.0%} of capacity): TTFT P50 {u.seconds(f['ttft_p50_seconds'])}, "
+            f"P99 {u.seconds(f['ttft_p99_seconds'])}; TPOT P99 {u.seconds(f['tpot_p99_seconds'])}; goodput "
+            f"{short(f['goodput_requests_per_s'])} req/s; {short(f['mean_in_system'])} in the system", ""]
+    marks = [Mark(x, y, "", "○") for x, y in zip(rates, curve.ttft_p50)]
+    marks += [Mark(x, y, "", "▲") for x, y in zip(rates, curve.ttft_p99)]
+    marks[0] = Mark(rates[0], curve.ttft_p50[0], "P50 (median) at each rate", "○")
+    marks[len(rates)] = Mark(rates[0], curve.ttft_p99[0], "P99 at each rate", "▲")
+    ttft = line_chart([Series(rates, curve.ttft_p50, ""), Series(rates, curve.ttft_p99, "")], width=width,
+                      height=h, y_log=True, x_range=x_range, marks=marks, vlines=vlines,
+                      hlines=[HLine(curve.slo_ttft, f"TTFT SLO {u.seconds(curve.slo_ttft)}", "═")],
+                      y_fmt=lambda v: u.seconds(v), y_label="time to first token (log)",
+                      x_label="offered rate, requests per second")
+    tpot_marks = [Mark(x, y, "", "▲") for x, y in zip(rates, curve.tpot_p99)]
+    tpot_marks[0] = Mark(rates[0], curve.tpot_p99[0], "P99 TPOT", "▲")
+    tpot = line_chart([Series(rates, curve.tpot_p99, "")], width=width, height=max(3, h - 1), x_range=x_range,
+                      y_range=(0.0, max(float(np.nanmax(curve.tpot_p99)), curve.slo_tpot) * 1.1),
+                      marks=tpot_marks, vlines=vlines[:1],
+                      hlines=[HLine(curve.slo_tpot, f"TPOT SLO {u.seconds(curve.slo_tpot)}", "═")],
+                      y_fmt=millis, y_label="time per output token, P99 (ms)", x_label="offered rate, requests per second")
+    good_marks = [Mark(x, y, "", "●") for x, y in zip(rates, curve.goodput)]
+    good_marks[0] = Mark(rates[0], curve.goodput[0], "goodput: requests per second within both SLOs", "●")
+    good = line_chart([Series(rates, rates, "offered (every request in time)"), Series(rates, curve.goodput, "")],
+                      width=width, height=h, x_range=x_range, y_range=(0.0, float(rates.max()) * 1.05),
+                      marks=good_marks, vlines=vlines[:1], y_label="requests per second",
+                      x_label="offered rate, requests per second")
+    qt, qn = curve.run.queue
+    if not len(qn) or float(np.max(qn)) <= 0.0:   # a flat line at zero says less than a sentence
+        queue = [f"No request waited at {short(curve.rate)} req/s: each joined the running batch as it arrived "
+                 f"({short(f['mean_batch'])} in flight on average). Set a rate past the knee to watch a queue form."]
+    else:
+        queue = line_chart([Series(np.asarray(qt), np.asarray(qn), "")], width=width, height=max(3, h - 1),
+                           y_range=(0.0, max(1.0, float(np.max(qn)) * 1.1)),
+                           y_label=f"requests waiting at {short(curve.rate)} req/s",
+                           x_label="time into the run, seconds")
+    return (head + ["Time to first token against the offered rate"] + ttft + [""]
+            + ["Time per output token against the offered rate"] + tpot + [""]
+            + ["Goodput against the offered rate"] + good + [""]
+            + ["Queue over one run"] + queue)

@@ -8,15 +8,15 @@ verdict rule and, in the realistic fidelity, the corrections that moved the figu
 """
 from __future__ import annotations
 
-from engine import physics
+from engine import physics, units
 from engine.catalog import PRECISION_BYTES
 from engine.deployment import Deployment
-from engine.ids import Fidelity, Objective, Precision, Scheduler
+from engine.ids import DEPLOYMENT_VERDICTS, Fidelity, Objective, Precision, Scheduler, Verdict
 from engine.physics import LADDER, harmonic, static_dense_sum, static_ladder_sum  # noqa: F401 (re-exported)
 from engine.record import REQUIRED, Record
 
 GIB = 2**30
-VERDICTS = ("does-not-fit", "kv-capacity", "prefill-compute", "decode-compute", "decode-kv", "decode-weights")
+VERDICTS = tuple(str(v) for v in DEPLOYMENT_VERDICTS)   # the six-rule whole-deployment verdicts, in rule order
 ALL_VERDICTS = physics.VERDICT_CODES   # the six plus prefill-weights, in the fixed option order
 
 
@@ -42,7 +42,7 @@ class Report(Record):
         ttft_seconds=None, worst_stall_seconds=None, prefill_share=None,
         throughput_tokens_per_s=None, cost_per_million_output_tokens=None,
         spec_expected_tokens=None, capacity_ratio=None, decode_time_shares=None,
-        bottleneck="does-not-fit", objective_bottleneck="does-not-fit",
+        bottleneck=Verdict.DOES_NOT_FIT, objective_bottleneck=Verdict.DOES_NOT_FIT,
         fidelity="floor", margins=(),
     )
 
@@ -108,7 +108,7 @@ _RUN_KEYS = ("batch",
 
 def _objective_verdict(r: Report, objective: str) -> str:
     if not r.fits:
-        return "does-not-fit"
+        return Verdict.DOES_NOT_FIT
     return physics.VERDICT_CODES[physics.objective_verdict_code(r.__dict__, objective)]
 
 
@@ -135,7 +135,7 @@ def analyze(dep: Deployment) -> Report:
         "bottleneck": physics.VERDICT_CODES[physics.verdict_code(f)],
         "objective_bottleneck": physics.VERDICT_CODES[physics.objective_verdict_code(f, dep.objective)],
         "margins": (*physics.rule_ratios(f, Objective.COST),
-                    ("prefill-weights", _ratio(f["prefill_weight_seconds"], f["prefill_compute_seconds"]))),
+                    (Verdict.PREFILL_WEIGHTS, _ratio(f["prefill_weight_seconds"], f["prefill_compute_seconds"]))),
     })
     if dep.fidelity == Fidelity.FLOOR:
         f["tensor_parallel"], f["tp_groups"] = gpus, 1
@@ -158,12 +158,12 @@ def _unfit(dep: Deployment, f: dict) -> Report:
         problem = (f"weights ({weight_bytes / GIB:.1f} GiB){draft} plus reserve ({reserve / GIB:.1f} GiB) need "
                    f"{need:.1f} GiB but {dep.gpus} x {g.id} hold {memory / GIB:.1f} GiB")
         return Report(**common, fits=False, fit_problem=problem,
-                      margins=(("does-not-fit", (weight_bytes + f["draft_weight_bytes"] + reserve) / memory),))
+                      margins=((Verdict.DOES_NOT_FIT, (weight_bytes + f["draft_weight_bytes"] + reserve) / memory),))
     per_seq = (f["kv_bytes_per_sequence"] + f["shared_kv_bytes"]) / GIB
     problem = (f"after weights and reserve, {usable / GIB:.2f} GiB is left for the KV cache, less than "
                f"the {per_seq:.2f} GiB one sequence needs")
     return Report(**common, fits=False, fit_problem=problem, max_concurrency=0,
-                  margins=(("does-not-fit", per_seq * GIB / usable),))
+                  margins=((Verdict.DOES_NOT_FIT, per_seq * GIB / usable),))
 
 
 def _ratio(a: float, b: float) -> float:
@@ -171,10 +171,6 @@ def _ratio(a: float, b: float) -> float:
     if b > 0:
         return a / b
     return float("inf") if a > 0 else 1.0
-
-
-def _ms(seconds: float) -> str:
-    return f"{seconds * 1e3:.3g} ms" if seconds >= 1e-3 else f"{seconds * 1e6:.3g} us"
 
 
 def _corrections(dep: Deployment, f: dict) -> tuple:
@@ -210,14 +206,15 @@ def _corrections(dep: Deployment, f: dict) -> tuple:
                     f"16-bit FLOPs' worth): on the {g.id} a decode step reads it {speedup:.2f}x as fast as a 16-bit "
                     f"cache (at most {2.0 / PRECISION_BYTES[dep.kv]:g}x, never slower)"))
     out.append(("per-step overhead",
-                f"+{_ms(f['step_overhead_seconds'])} per forward pass ({m.layers} layers x "
+                f"+{units.seconds(f['step_overhead_seconds'])} per forward pass ({m.layers} layers x "
                 f"{c['per_layer_overhead_us']:g} us of kernel launches, norms and residual adds"
                 + (f", + {c['per_step_overhead_us']:g} us per pass" if c["per_step_overhead_us"] >= 0.5 else "")
                 + f"), and {c['elementwise_bytes_per_value']:g} bytes per hidden value per layer for each token"))
     if tp > 1:
         step_comm = f["step_extra_seconds"] - f["step_overhead_seconds"]
         out.append(("tensor-parallel communication",
-                    f"+{_ms(step_comm)} per decode step, +{_ms(f['prefill_comm_seconds'])} per prefill: "
+                    f"+{units.seconds(step_comm)} per decode step, "
+                    f"+{units.seconds(f['prefill_comm_seconds'])} per prefill: "
                     f"{c['allreduces_per_layer'] * m.layers} all-reduces across {tp:g} GPUs, "
                     f"{g.allreduce_latency_us:g} us each plus the activations at {c['link_efficiency']:.0%} of "
                     f"{g.link_gbps:g} GB/s"))
@@ -238,7 +235,8 @@ def _corrections(dep: Deployment, f: dict) -> tuple:
                     f"of weights, and the head is read at 16 bits every step"))
     out.append(("batched prefill",
                 f"in the steady state a prompt pays its share of a pass over up to {c['prefill_batch_tokens']:g} "
-                f"prompt tokens (vLLM's budget), weights read once per pass: {_ms(f['prefill_charge_seconds'])}"))
+                f"prompt tokens (vLLM's budget), weights read once per pass: "
+                f"{units.seconds(f['prefill_charge_seconds'])}"))
     if dep.spec_k:
         if dep.draft_model is not None:
             d = dep.draft_model

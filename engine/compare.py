@@ -15,8 +15,8 @@ from engine.bands import gain_band
 from engine.ids import Fidelity, Lever, Objective
 from engine.levers import Solution, solve
 
-OBJECTIVE_LABELS = {"cost": "cost per million output tokens", "tpot": "TPOT", "ttft": "TTFT",
-                    "stall": "worst decode stall"}
+OBJECTIVE_LABELS = {Objective.COST: "cost per million output tokens", Objective.TPOT: "TPOT", Objective.TTFT: "TTFT",
+                    Objective.STALL: "worst decode stall"}
 PENDING = "measuring..."
 
 

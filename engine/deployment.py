@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from engine.catalog import PRECISION_BYTES, Accelerator, Catalog, ModelSpec
 from engine.errors import RidgeError
-from engine.ids import Fidelity
+from engine.ids import DEPLOYMENT_OBJECTIVES, Allocator, Fidelity, Scheduler
 from engine.record import REQUIRED, Record
 
-SCHEDULERS = ("none", "static", "continuous")
-ALLOCATORS = ("contiguous", "paged")
-OBJECTIVES = ("cost", "tpot", "ttft", "stall")
+SCHEDULERS = tuple(s.value for s in Scheduler)
+ALLOCATORS = tuple(a.value for a in Allocator)
+OBJECTIVES = tuple(o.value for o in DEPLOYMENT_OBJECTIVES)
 PRECISIONS = tuple(PRECISION_BYTES)
 FIDELITIES = tuple(f.value for f in Fidelity)
 

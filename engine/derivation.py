@@ -16,20 +16,20 @@ from engine.levers import Solution
 from engine.physics import constants, routing_tokens
 
 VERDICT_TEXT = {
-    "does-not-fit": "does not fit: the weights and reserve exceed the memory",
-    "kv-capacity": "KV capacity: the cache caps the batch below what the traffic wants",
-    "prefill-compute": "prefill compute: prompt processing takes most of the GPU time",
-    "decode-compute": "decode compute: the step's FLOPs outlast its memory traffic",
-    "decode-kv": "decode, KV read: the step reads more cache bytes than weight bytes",
-    "decode-weights": "decode, weight read: the step waits on reading the weights",
-    "prefill-weights": "prefill, weight read: one prompt's pass waits on reading the weights, not on its FLOPs",
+    Verdict.DOES_NOT_FIT: "does not fit: the weights and reserve exceed the memory",
+    Verdict.KV_CAPACITY: "KV capacity: the cache caps the batch below what the traffic wants",
+    Verdict.PREFILL_COMPUTE: "prefill compute: prompt processing takes most of the GPU time",
+    Verdict.DECODE_COMPUTE: "decode compute: the step's FLOPs outlast its memory traffic",
+    Verdict.DECODE_KV: "decode, KV read: the step reads more cache bytes than weight bytes",
+    Verdict.DECODE_WEIGHTS: "decode, weight read: the step waits on reading the weights",
+    Verdict.PREFILL_WEIGHTS: "prefill, weight read: one prompt's pass waits on reading the weights, not on its FLOPs",
 }
 
 
 # What bounds one prompt's prefill (the TTFT and the stall), worded for that question.
 OBJECTIVE_TEXT = {
-    "prefill-compute": "prefill compute: one prompt's pass waits on its FLOPs, not on reading the weights",
-    "prefill-weights": "prefill, weight read: one short prompt's pass waits on reading the weights, not on its FLOPs",
+    Verdict.PREFILL_COMPUTE: "prefill compute: one prompt's pass waits on its FLOPs, not on reading the weights",
+    Verdict.PREFILL_WEIGHTS: "prefill, weight read: one short prompt's pass waits on reading the weights, not on its FLOPs",
 }
 
 

@@ -1,16 +1,25 @@
 """The game's vocabulary as enums: every id a pack, a save, the JSON contract or a screen names.
 
 They are `StrEnum`s, so a member equals its id string (`Verdict.DECODE_KV == "decode-kv"`) and
-TOML, JSON and saves keep plain strings. The order of each enum is the one fixed order in which
-options are listed everywhere (DESIGN.md, "Grading"). The words a screen shows for each id live in
-one table, `app/labels.py`; the engine's own text uses `puzzles`/`engine` wording helpers.
+TOML, JSON and saves keep plain strings; a member's repr is its string's too, so a message or a
+list that shows an id reads the same whether the id came from a pack or from the engine. The
+order of each enum is the one fixed order in which options are listed everywhere (DESIGN.md,
+"Grading"). The words a screen shows for each id live in one table, `app/labels.py`; the
+engine's own text uses `puzzles`/`engine` wording helpers.
 """
 from __future__ import annotations
 
 from enum import StrEnum
 
 
-class Verdict(StrEnum):
+class _Id(StrEnum):
+    """An id: a string everywhere, including its repr (`'decode-kv'`, not `<Verdict.DECODE_KV: ...>`)."""
+
+    def __repr__(self) -> str:
+        return str.__repr__(self)
+
+
+class Verdict(_Id):
     """What bounds a deployment (six rules, first that holds) or one objective's figure."""
 
     DOES_NOT_FIT = "does-not-fit"
@@ -20,9 +29,15 @@ class Verdict(StrEnum):
     DECODE_COMPUTE = "decode-compute"
     DECODE_KV = "decode-kv"
     DECODE_WEIGHTS = "decode-weights"
+    # What a load run's tail is made of (engine.load.verdicts): waiting for a first step, other
+    # requests' prompts sharing or holding the steps, eviction and recompute, the KV transfer.
+    QUEUEING = "queueing"
+    PREFILL_INTERFERENCE = "prefill-interference"
+    PREEMPTION = "preemption"
+    KV_TRANSFER = "kv-transfer"
 
 
-class Lever(StrEnum):
+class Lever(_Id):
     BATCHING = "batching"
     PAGED_KV = "paged-kv"
     PREFIX_CACHING = "prefix-caching"
@@ -32,23 +47,32 @@ class Lever(StrEnum):
     CHUNKED_PREFILL = "chunked-prefill"
     MORE_GPUS = "more-gpus"
     ROUTING = "routing"
+    # Levers of a load run only (engine.load.levers): split prefill and decode into pools; shed
+    # arrivals that find the queue full.
+    DISAGGREGATION = "disaggregation"
+    ADMISSION_CONTROL = "admission-control"
 
 
-class Objective(StrEnum):
+class Objective(_Id):
     COST = "cost"
     TPOT = "tpot"
     TTFT = "ttft"
     STALL = "stall"
+    # Load objectives (engine.load): percentiles and budgets of a request-level run.
+    P99_TTFT = "p99-ttft"
+    P99_TPOT = "p99-tpot"
+    GOODPUT = "goodput"
+    GPUS_FOR_SLO = "gpus-for-slo"
 
 
-class GainBand(StrEnum):
+class GainBand(_Id):
     UNDER_1_25 = "under-1.25x"
     FROM_1_25_TO_2 = "1.25-2x"
     FROM_2_TO_4 = "2-4x"
     OVER_4 = "over-4x"
 
 
-class Fidelity(StrEnum):
+class Fidelity(_Id):
     """`floor`: the course's optimistic model, the contract for every seed number. `realistic`:
     the floor plus named, sourced corrections, aimed at measurements. `measured`: step times from
     a silicon-measured kernel database (DESIGN.md, "Three fidelities")."""
@@ -58,31 +82,48 @@ class Fidelity(StrEnum):
     MEASURED = "measured"
 
 
-class Precision(StrEnum):
+class Module(_Id):
+    """The course's chapters, in course order: a puzzle's `module`, a drill concept, a campaign row."""
+
+    TWO_PHASES = "two-phases"
+    INTENSITY = "intensity"
+    KV_CACHE = "kv-cache"
+    BATCHING = "batching"
+    PAGED_ATTENTION = "paged-attention"
+    PREFIX_CACHING = "prefix-caching"
+    SPECULATIVE_DECODING = "speculative-decoding"
+    QUANTIZATION = "quantization"
+    COST_MODEL = "cost-model"
+    CLEARING_TEST = "clearing-test"
+    LOAD_AND_TAILS = "load-and-tails"
+    SPLITTING_THE_WORK = "splitting-the-work"
+
+
+class Precision(_Id):
     BF16 = "bf16"
     FP8 = "fp8"
     INT8 = "int8"
     INT4 = "int4"
 
 
-class Scheduler(StrEnum):
+class Scheduler(_Id):
     NONE = "none"
     STATIC = "static"
     CONTINUOUS = "continuous"
 
 
-class Allocator(StrEnum):
+class Allocator(_Id):
     CONTIGUOUS = "contiguous"
     PAGED = "paged"
 
 
-class Certainty(StrEnum):
+class Certainty(_Id):
     LOW = "low"
     MEDIUM = "medium"
     HIGH = "high"
 
 
-class Outcome(StrEnum):
+class Outcome(_Id):
     CLEARED = "cleared"
     LUCKY = "lucky"
     CLOSE = "close"
@@ -93,6 +134,13 @@ class Outcome(StrEnum):
 DEPLOYMENT_VERDICTS = (Verdict.DOES_NOT_FIT, Verdict.KV_CAPACITY, Verdict.PREFILL_COMPUTE,
                        Verdict.DECODE_COMPUTE, Verdict.DECODE_KV, Verdict.DECODE_WEIGHTS)
 
+# The levers and objectives of the steady-state analysis of one deployment (`engine.levers`,
+# `ridge solve`, the packs), in the fixed order; an enum may grow members other engines answer.
+DEPLOYMENT_LEVERS = (Lever.BATCHING, Lever.PAGED_KV, Lever.PREFIX_CACHING, Lever.QUANTIZATION,
+                     Lever.KV_QUANTIZATION, Lever.SPECULATIVE_DECODING, Lever.CHUNKED_PREFILL,
+                     Lever.MORE_GPUS, Lever.ROUTING)
+DEPLOYMENT_OBJECTIVES = (Objective.COST, Objective.TPOT, Objective.TTFT, Objective.STALL)
+
 # What can bound each objective (DESIGN.md, "What the bottleneck question asks"), in the fixed order.
 OBJECTIVE_VERDICTS = {
     Objective.COST: DEPLOYMENT_VERDICTS,
@@ -100,4 +148,17 @@ OBJECTIVE_VERDICTS = {
                      Verdict.DECODE_KV, Verdict.DECODE_WEIGHTS),
     Objective.TTFT: (Verdict.DOES_NOT_FIT, Verdict.PREFILL_COMPUTE, Verdict.PREFILL_WEIGHTS),
     Objective.STALL: (Verdict.DOES_NOT_FIT, Verdict.PREFILL_COMPUTE, Verdict.PREFILL_WEIGHTS),
+    Objective.P99_TTFT: (Verdict.DOES_NOT_FIT, Verdict.PREFILL_COMPUTE, Verdict.QUEUEING,
+                         Verdict.PREFILL_INTERFERENCE, Verdict.KV_TRANSFER),
+    Objective.P99_TPOT: (Verdict.DOES_NOT_FIT, Verdict.DECODE_COMPUTE, Verdict.DECODE_KV, Verdict.DECODE_WEIGHTS,
+                         Verdict.QUEUEING, Verdict.PREFILL_INTERFERENCE, Verdict.PREEMPTION),
 }
+# Goodput and the fleet a target needs are lost to whichever tail misses its SLO: any of both.
+OBJECTIVE_VERDICTS[Objective.GOODPUT] = tuple(
+    v for v in Verdict if v in OBJECTIVE_VERDICTS[Objective.P99_TTFT] + OBJECTIVE_VERDICTS[Objective.P99_TPOT])
+OBJECTIVE_VERDICTS[Objective.GPUS_FOR_SLO] = OBJECTIVE_VERDICTS[Objective.GOODPUT]
+
+# The objectives a request-level load run answers (engine.load), and the levers it can apply.
+LOAD_OBJECTIVES = (Objective.P99_TTFT, Objective.P99_TPOT, Objective.GOODPUT, Objective.GPUS_FOR_SLO)
+LOAD_LEVERS = (Lever.BATCHING, Lever.PREFIX_CACHING, Lever.QUANTIZATION, Lever.KV_QUANTIZATION,
+               Lever.CHUNKED_PREFILL, Lever.MORE_GPUS, Lever.DISAGGREGATION, Lever.ADMISSION_CONTROL)

@@ -12,11 +12,10 @@ from engine.bands import GAIN_BANDS, gain_band  # noqa: F401 (the bands live in 
 from engine.catalog import PRECISION_BYTES
 from engine.deployment import Deployment
 from engine.errors import RidgeError
-from engine.ids import Allocator, Fidelity, Lever, Precision, Scheduler
+from engine.ids import DEPLOYMENT_LEVERS, Allocator, Fidelity, Lever, Precision, Scheduler
 from engine.record import REQUIRED, Record
 
-LEVERS = ("batching", "paged-kv", "prefix-caching", "quantization", "kv-quantization",
-          "speculative-decoding", "chunked-prefill", "more-gpus", "routing")
+LEVERS = tuple(str(lever) for lever in DEPLOYMENT_LEVERS)   # the fixed option order, as plain ids
 DEFAULT_SPEC_K = 4
 
 

@@ -59,9 +59,13 @@ def rate(tflops: float) -> str:
     return f"{tflops:,.1f} TFLOP/s"
 
 
-def dollars(x: float) -> str:
+def dollars(x: float, axis: bool = False) -> str:
+    """Dollars to the cent ($123.46; $0.043 below ten cents). `axis`: a chart's tick, in as few
+    characters as its round value needs ($120, $4.5, $0.06)."""
     if x is None:
         return "n/a"
+    if axis:
+        return f"${x:,.0f}" if x >= 100 else f"${x:.3g}" if x >= 1 else f"${x:.2g}"
     return f"${x:,.2f}" if x >= 0.1 else f"${x:.3f}"
 
 

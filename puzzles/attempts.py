@@ -60,11 +60,22 @@ def key_fields(grade) -> dict[str, Any]:
     from puzzles.grading import accepted_bands, objective_bottleneck
     from puzzles.reasons import accepted_reasons
 
+    from puzzles.grading import REASON
+    from puzzles.questions import SPEC_FIELD
+
     key = grade.key
     verdict = objective_bottleneck(key)
+    values = {}
+    for part in grade.parts:
+        if part.counts == REASON and (part.estimate is not None or part.name == SPEC_FIELD):
+            truth = part.engine
+            if part.name == SPEC_FIELD:
+                truth = {"yes": 1.0, "no": 0.0}.get(truth)
+            values[part.estimate or part.name] = -1.0 if truth is None else float(truth)
     return {"bottleneck": str(verdict), "best_lever": str(key.best_lever),
             "gain_band": str(key.gain_band), "reason": str(key.reason or ""),
-            "bands": sorted(accepted_bands(key)), "reasons": sorted(accepted_reasons(key.solution, verdict))}
+            "bands": sorted(accepted_bands(key)), "reasons": sorted(accepted_reasons(key.solution, verdict)),
+            "reason_asked": grade.part("reason") is not None, "reason_values": values}
 
 
 @lru_cache(maxsize=1)
@@ -101,6 +112,8 @@ def supported_outcome(prediction: Mapping[str, Any], key: Mapping[str, Any] | No
 
     if not key:
         return outcome
+    if key.get("reason_values") is not None and key.get("bands"):
+        return _graded_again(prediction, key)
     band = str(prediction.get("gain_band", ""))
     bands = key.get("bands")
     if bands:
@@ -126,6 +139,24 @@ def supported_outcome(prediction: Mapping[str, Any], key: Mapping[str, Any] | No
         return outcome
     order = [str(o) for o in (Outcome.MISSED, Outcome.CLOSE, Outcome.LUCKY, Outcome.CLEARED)]
     return min(options, key=order.index)
+
+
+def _graded_again(prediction: Mapping[str, Any], key: Mapping[str, Any]) -> str:
+    """The outcome `prediction` earns against a key that kept everything its grade was made of
+    (`key_fields`): the same rules as `puzzles.grading.grade`, decided from the record alone."""
+    from puzzles.grading import estimate_right
+    from puzzles.questions import SPEC_FIELD
+    from puzzles.scoring import outcome_for
+
+    answer = (prediction.get("bottleneck") == key.get("bottleneck")
+              and prediction.get("lever") == key.get("best_lever")
+              and prediction.get("gain_band") in key["bands"])
+    said = prediction.get("estimates") or {}
+    parts = [str(prediction.get("reason", "")) in key.get("reasons", ())] if key.get("reason_asked") else []
+    for name, truth in key["reason_values"].items():
+        value = said.get(name)
+        parts.append(value == truth if name == SPEC_FIELD else estimate_right(value, truth if truth > 0 else None))
+    return str(outcome_for(answer, all(parts) if parts else answer))
 
 
 def attempt_fields(puzzle, grade, *, mode: str, locked_at: _dt.datetime, hints_used: int = 0,

@@ -1,8 +1,9 @@
 """Every puzzle by id: the built-in packs (loaded and keyed once per process) and generated ids.
 
 `get(id)` returns a Puzzle for any id, built-in (`kv-cache-03`) or generated
-(`gen-s{seed}-d{difficulty}-{index:04d}`), and `key(puzzle)` its engine key. Built-in keys are all
-computed when the packs first load. A generated id is rebuilt from its own seed string, so looking
+(`gen-s{seed}-d{difficulty}-{index:04d}`), and `key(puzzle)` its engine key. Built-in keys are
+computed when the packs first load, except a load puzzle's (a few simulated runs, a fraction of a
+second each), which is computed when first asked for and kept. A generated id is rebuilt from its own seed string, so looking
 one up never loads the packs (nor pydantic).
 """
 from __future__ import annotations
@@ -10,7 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from puzzles.errors import PackError
-from puzzles.keys import Key, compute_key
+from puzzles.keys import Key
+from puzzles.load_keys import key_of as compute_key
 from puzzles.puzzle import MODULES, Puzzle
 
 PACK_DIR = Path(__file__).parent / "packs"
@@ -170,7 +172,8 @@ def packs() -> list:
                     raise PackError(f"duplicate id: already used at {first.source}:{first.line}",
                                     path=puzzle.source, line=puzzle.line, puzzle=puzzle.id, field="id")
                 puzzles[puzzle.id] = puzzle
-                _KEYS[puzzle.id] = compute_key(puzzle)
+                if puzzle.load is None:   # a load key runs its traffic: computed on first use (`key`)
+                    _KEYS[puzzle.id] = compute_key(puzzle)
         loaded += _player_packs(puzzles, {pack.chapter.id for pack in loaded})
         _PACKS, _PUZZLES = loaded, puzzles
     return _PACKS
@@ -205,7 +208,10 @@ def get(puzzle_id: str) -> Puzzle:
 
     if generator.is_generated_id(puzzle_id):
         if puzzle_id not in _KEYS or puzzle_id not in _GENERATED:
-            made = generator.from_id(puzzle_id)
+            from puzzles import load_generator
+
+            # a load chapter's recipe (gen-tails-..., gen-split-...), else the steady-state one
+            made = (load_generator.from_id if load_generator.is_load_id(puzzle_id) else generator.from_id)(puzzle_id)
             _remember(made.puzzle, made.key)
         return _GENERATED[puzzle_id]
     puzzles = builtin()
@@ -232,6 +238,10 @@ def _remember(puzzle: Puzzle, key: Key) -> None:
 def key(puzzle: Puzzle) -> Key:
     """The engine's key for a puzzle (cached for built-in and looked-up generated puzzles)."""
     found = _KEYS.get(puzzle.id)
-    if found is not None and (puzzle.id in (_PUZZLES or {}) or puzzle.id in _GENERATED):
+    known = puzzle.id in (_PUZZLES or {}) or puzzle.id in _GENERATED
+    if found is not None and known:
         return found
-    return compute_key(puzzle)
+    key = compute_key(puzzle)
+    if known and puzzle.load is not None and (_PUZZLES or {}).get(puzzle.id) is puzzle:
+        _KEYS[puzzle.id] = key   # a built-in load puzzle's key, kept once computed
+    return key

@@ -14,12 +14,12 @@ from __future__ import annotations
 import math
 import textwrap
 
-from engine.ids import Allocator, Scheduler
+from engine.ids import Allocator, Lever, Scheduler
 from engine.bands import GAIN_BANDS, gain_band
 
 from puzzles import fmt
 from puzzles.keys import Key
-from puzzles.puzzle import ESTIMATE_UNITS, MODULE_TITLES, OBJECTIVE_TEXT, Puzzle
+from puzzles.puzzle import ESTIMATE_UNITS, MODULE_TITLES, OBJECTIVE_TEXT, Puzzle, goal_text
 from puzzles.reasons import REASONS
 
 
@@ -37,6 +37,10 @@ BOTTLENECK_QUESTION = {
     "tpot": "What bounds one decode step, the time per output token, here?",
     "ttft": "What bounds the time to first token here?",
     "stall": "What sets the longest pause in a stream here?",
+    "p99-ttft": "What is the slowest 1% of times to first token made of here?",
+    "p99-tpot": "What is the slowest 1% of times per output token made of here?",
+    "goodput": "What costs the most requests their SLO here?",
+    "gpus-for-slo": "What decides how many GPUs the SLOs need here?",
 }
 BAND_RULE = ("the band is the realistic gain's (the course's floor is only its ceiling); a gain within 10% of "
              "a band edge accepts the bands on both sides of it; where the deployment does not fit, a lever "
@@ -89,12 +93,15 @@ def puzzle_json(puzzle: Puzzle, key: Key | None = None, measured: bool = False) 
         "reason_texts": {r: REASONS[r] for r in puzzle.reasons},
         "ruled_out": dict(puzzle.ruled_out),
         "card": [{"field": name, "value": value}
-                 for name, value in card_rows(puzzle.deployment, puzzle.levers, puzzle.ruled_out, puzzle.objective)],
+                 for name, value in card_rows(puzzle.deployment, puzzle.levers, puzzle.ruled_out, puzzle.objective,
+                                              puzzle.load)],
         "ask": {"bottleneck": list(puzzle.verdicts), "bottleneck_question": BOTTLENECK_QUESTION[puzzle.objective],
                 "lever": list(puzzle.levers), "gain_band": list(GAIN_BANDS), "gain_band_rule": BAND_RULE,
                 "reason": list(puzzle.reasons), "estimates": list(puzzle.estimates)},
         "hints": list(puzzle.hints),
     }
+    if puzzle.load is not None:
+        out["load"] = puzzle.load.to_dict()
     if key is not None:
         out["answer"] = answer_json(puzzle, key, measured)
     return out
@@ -115,10 +122,12 @@ def layout_text(dep) -> str:
     return "one tensor-parallel group, each GPU holding a slice of every layer"
 
 
-def card_rows(dep, levers=(), ruled_out=None, objective: str | None = None) -> list[tuple[str, str]]:
+def card_rows(dep, levers=(), ruled_out=None, objective: str | None = None, load=None) -> list[tuple[str, str]]:
     """(field, value) rows: every input the answer key depends on, in words, and nothing the
     engine derives. The one card, shown by the command line and by the app alike; a test rebuilds
-    the key from what it shows (`shown_fields`)."""
+    the key from what it shows (`shown_fields`). A load puzzle (`load`, its LoadSpec) shows its
+    traffic, fleet, scheduler and SLOs instead of a concurrency, and what each offered load lever
+    would change."""
     from engine.levers import DEFAULT_SPEC_K
 
     m, g = dep.model, dep.gpu
@@ -137,6 +146,8 @@ def card_rows(dep, levers=(), ruled_out=None, objective: str | None = None) -> l
         ("Traffic", f"{dep.concurrency:,} sequence{'s' if dep.concurrency != 1 else ''} wanted at once"),
         ("Precision", f"weights {dep.weights} · KV cache {dep.kv}"),
     ]
+    if load is not None:
+        return _load_rows(dep, rows[:5] + rows[6:], levers, ruled_out, objective, load)
     serving = {"none": "one request at a time", "static": "static batches run to completion",
                "continuous": "continuous batching"}[dep.scheduler]
     alloc = {"paged": "paged KV blocks", "contiguous": "one contiguous KV region per request"}[dep.allocator]
@@ -150,10 +161,10 @@ def card_rows(dep, levers=(), ruled_out=None, objective: str | None = None) -> l
         rule = f"{dep.max_output:,} tokens" if dep.max_output else "four times the average answer, within the context"
         rows.append(("Reservation", f"each request reserves {dep.reserve_length:,} tokens up front: prompt + "
                                     f"longest answer allowed, {longest:,} ({rule})"))
-    if dep.chunked_prefill or "chunked-prefill" in levers:
+    if dep.chunked_prefill or Lever.CHUNKED_PREFILL in levers:
         state = "on" if dep.chunked_prefill else "available"
         rows.append(("Chunked prefill", f"{state}: {dep.chunk_tokens:,}-token chunks between decode steps"))
-    if dep.spec_k or "speculative-decoding" in levers:
+    if dep.spec_k or Lever.SPECULATIVE_DECODING in levers:
         k = dep.spec_k or DEFAULT_SPEC_K
         state = "on" if dep.spec_k else "available"
         named = f" ({dep.draft_model.name})" if dep.draft_model is not None else ""
@@ -168,7 +179,7 @@ def card_rows(dep, levers=(), ruled_out=None, objective: str | None = None) -> l
                                          f"the time (Cohere's measurement: verifying 4 tokens reads about 2.5x one "
                                          f"token's experts, not 4x), so a verification pass reads fewer experts "
                                          f"than as many independent tokens"))
-    for lever, label in (("quantization", "Quantization"), ("kv-quantization", "KV quantization")):
+    for lever, label in ((Lever.QUANTIZATION, "Quantization"), (Lever.KV_QUANTIZATION, "KV quantization")):
         if lever in levers:
             from engine.levers import lever_change
 
@@ -181,13 +192,13 @@ def card_rows(dep, levers=(), ruled_out=None, objective: str | None = None) -> l
         rows.append(("Shared prefix", f"{dep.shared_prefix:,} prompt tokens are one fixed text every request "
                                       f"starts with (not a conversation's own history), stored once for all "
                                       f"when cached ({cached}){paging}"))
-    elif "prefix-caching" in levers:
+    elif Lever.PREFIX_CACHING in levers:
         rows.append(("Shared prefix", "none: no two prompts start with the same tokens"))
     if dep.route_model is not None:
         rows.append(("Small model", f"{dep.route_model.name} ({dep.route_model.id}) could answer "
                                     f"{dep.route_fraction:.0%} of requests; routed, it gets its own replicas of the "
                                     f"fewest {g.id} it fits on (a power of two), scaled to its share"))
-    elif "routing" in levers:
+    elif Lever.ROUTING in levers:
         rows.append(("Small model", "none stated for this traffic"))
     default = dep.reserve_gib is None
     rows.append(("Reserve", f"{dep.reserve_gib_per_gpu:.3g} GiB per GPU for activations and workspace"
@@ -199,6 +210,75 @@ def card_rows(dep, levers=(), ruled_out=None, objective: str | None = None) -> l
     for lever, why in (ruled_out or {}).items():
         rows.append(("Ruled out", f"{lever}: {why}"))
     return rows
+
+
+def _load_rows(dep, rows, levers, ruled_out, objective, load) -> list[tuple[str, str]]:
+    """The rows of a load puzzle's card (see `card_rows`)."""
+    from engine.load import links
+    from engine.load.levers import default_split
+    from engine.load.run import transfer_seconds
+
+    if load.arrival == "closed":
+        traffic = f"a closed loop of {load.users:,} users, each sending its next request {load.think_seconds:g} s " \
+                  "(on average, exponential) after its last answer"
+    else:
+        kind = "Poisson arrivals" if load.arrival == "poisson" else "bursty arrivals (gaps twice as spread as Poisson's)"
+        traffic = f"{load.qps:g} requests per second, {kind}"
+    rows[1] = ("GPUs", f"{dep.gpus} × {dep.gpu.name} ({dep.gpu.id}) per instance · {layout_text(dep)}")
+    rows.insert(5, ("Traffic", f"{traffic}; {load.requests:,} requests simulated (arrival seed {load.seed})"))
+    spread = {"fixed": "every request exactly these lengths", "exponential": "lengths vary exponentially around "
+              "these averages", "trace": "lengths follow a long-tailed log-normal (sigma 1) around these averages"}
+    rows.insert(6, ("Lengths", spread[load.lengths]))
+    if load.disaggregate is not None:
+        p, d = load.disaggregate
+        fleet = f"{p} prefill + {d} decode GPUs (instances of {dep.gpus}); KV caches cross {links.label(load)}"
+    else:
+        fleet = (f"{load.replicas} replicas of {dep.gpus} × {dep.gpu.id}, requests dealt round robin"
+                 if load.replicas > 1 else f"one instance of {dep.gpus} × {dep.gpu.id}")
+    sched = ("whole prompts prefilled first, every stream waiting meanwhile" if load.chunk_tokens is None
+             else f"chunked prefill: at most {load.chunk_tokens:,} tokens per step, decodes first")
+    queue = f"; arrivals finding {load.queue_cap} waiting are shed" if load.queue_cap is not None else ""
+    rows += [("Fleet", fleet),
+             ("Scheduler", f"continuous batching, paged KV blocks of {load.block_tokens}; up to {load.max_running} "
+                           f"sequences running; {sched}{queue}; evicted sequences recompute"),
+             ("SLOs", f"P99 TTFT ≤ {load.slo_ttft:g} s, P99 TPOT ≤ {load.slo_tpot:g} s (goodput counts requests "
+                      f"within both)")]
+    if dep.shared_prefix:
+        rows.append(("Shared prefix", f"{dep.shared_prefix:,} prompt tokens are the same fixed text on every "
+                                      f"request ({'cached' if dep.prefix_caching else 'not cached'})"))
+    elif Lever.PREFIX_CACHING in levers:
+        rows.append(("Shared prefix", "none: no two prompts start with the same tokens"))
+    levers = tuple(levers)
+    if Lever.BATCHING in levers:
+        rows.append(("Batching lever", "let up to 256 sequences run at once"
+                     + (" (already so)" if load.max_running >= 256 else "")))
+    if Lever.CHUNKED_PREFILL in levers:
+        rows.append(("Chunking lever", f"at most {max(load.lever_chunk_tokens, load.max_running):,} tokens per step, "
+                                        "decodes first"))
+    if Lever.MORE_GPUS in levers:
+        rows.append(("More GPUs lever", "twice the fleet, at twice the GPU-hours"))
+    if Lever.DISAGGREGATION in levers:
+        split = default_split(dep, load)
+        if split is not None:
+            ms = float(transfer_seconds(dep, load, [dep.prompt])[0]) * 1e3
+            rows.append(("Split lever", f"the same GPUs as {split[0]} prefill + {split[1]} decode; each average prompt's "
+                                        f"KV cache ({fmt.gb(dep.model.kv_values_per_token * _kv_bytes(dep) * dep.prompt)}) "
+                                        f"crosses {links.label(load)} in {ms:.3g} ms, added to its TTFT"))
+    if "admission-control" in levers:
+        cap = load.lever_queue_cap if load.lever_queue_cap is not None else load.max_running
+        rows.append(("Queue-cap lever", f"shed arrivals that find {cap} requests already waiting"))
+    rows += [("Reserve", f"{dep.reserve_gib_per_gpu:.3g} GiB per GPU for activations and workspace"),
+             ("Price", f"${dep.price:g} per GPU-hour"),
+             ("Goal", goal_text(objective or dep.objective))]
+    for lever, why in (ruled_out or {}).items():
+        rows.append(("Ruled out", f"{lever}: {why}"))
+    return rows
+
+
+def _kv_bytes(dep) -> float:
+    from engine.catalog import PRECISION_BYTES
+
+    return PRECISION_BYTES[dep.kv]
 
 
 # The deployment fields the card states whatever the puzzle (a switch that is off shows by the
@@ -214,9 +294,9 @@ def shown_fields(dep, levers=()) -> set[str]:
     shown = set(_ALWAYS_SHOWN)
     if dep.allocator == Allocator.CONTIGUOUS:
         shown.add("max_output")
-    if dep.chunked_prefill or "chunked-prefill" in levers:
+    if dep.chunked_prefill or Lever.CHUNKED_PREFILL in levers:
         shown.update(("chunked_prefill", "chunk_tokens"))
-    if dep.spec_k or "speculative-decoding" in levers:
+    if dep.spec_k or Lever.SPECULATIVE_DECODING in levers:
         shown.update(("spec_k", "spec_alpha", "spec_draft_cost", "draft_model"))
     if dep.shared_prefix:
         shown.add("prefix_caching")
@@ -227,7 +307,7 @@ def shown_fields(dep, levers=()) -> set[str]:
 
 def deployment_lines(puzzle: Puzzle) -> list[str]:
     """The card's rows as aligned text lines (the command line's card)."""
-    rows = card_rows(puzzle.deployment, puzzle.levers, puzzle.ruled_out, puzzle.objective)
+    rows = card_rows(puzzle.deployment, puzzle.levers, puzzle.ruled_out, puzzle.objective, puzzle.load)
     return [f"{name:<16} {value}" for name, value in rows if name != "Goal"]
 
 
@@ -236,7 +316,7 @@ def card_lines(puzzle: Puzzle, hints: int = 0, width: int = 96) -> list[str]:
     lines = [f"{puzzle.id} | {module} | difficulty {puzzle.difficulty}", puzzle.title, ""]
     lines += textwrap.wrap(puzzle.scenario, width) + [""]
     lines += deployment_lines(puzzle)
-    lines.append(f"{'Objective':<16} lower the {OBJECTIVE_TEXT[puzzle.objective]}")
+    lines.append(f"{'Objective':<16} {goal_text(puzzle.objective)}")
     lines += ["", "Commit to:",
               f"  bottleneck   {BOTTLENECK_QUESTION[puzzle.objective]}",
               f"               {' | '.join(puzzle.verdicts)}",

@@ -31,7 +31,8 @@ from engine.ids import OBJECTIVE_VERDICTS, Fidelity
 from engine.levers import LEVERS
 
 from puzzles.errors import PackError
-from puzzles.keys import Key, ambiguity, compute_key, robustness_problems, shown_gain, solve_both
+from puzzles.keys import Key, ambiguity, robustness_problems, shown_gain, solve_both
+from puzzles.load_keys import key_of as compute_key
 from puzzles.puzzle import Puzzle, fixed_order
 from puzzles.reasons import REASONS, reason_holds
 
@@ -79,6 +80,10 @@ def hidden_input_problems(puzzle: Puzzle, key: Key) -> list[tuple[str, str]]:
 def contract_problems(puzzle: Puzzle, key: Key, measured: bool = False) -> list[tuple[str, str]]:
     """(field, message) for every breach of the grading contract (DESIGN.md, "Robust keys" and
     "Grading"), for a built-in or a generated puzzle alike."""
+    if puzzle.load is not None:
+        from puzzles.load_check import load_problems
+
+        return load_problems(puzzle, key, measured=measured)
     out = robustness_problems(key, puzzle.levers, puzzle.ruled_out, measured)
     allowed = tuple(str(v) for v in OBJECTIVE_VERDICTS[puzzle.objective])
     if puzzle.verdicts != allowed:

@@ -1,7 +1,9 @@
 """Drill rounds: timed, generated puzzles at one difficulty, chosen by which concept is due.
 
-Concepts are the course's module ids (without the clearing test) and the four napkin question ids
-(`puzzles.questions`). A generated puzzle reviews the concept that decides its key
+Concepts are the course's module ids (without the clearing test) and the napkin question ids
+(`puzzles.questions`); from difficulty 3 the two load chapters and the load napkin questions
+(Little's law, utilisation, the knee) are drilled on generated load puzzles
+(`puzzles.load_generator`). A generated puzzle reviews the concept that decides its key
 (`deciding_concept`): the best lever's concept when the lever works through its own mechanism
 (batching, paged KV, prefix caching, speculation, routing, chunked prefill), else the concept of
 the bottleneck that bounds the objective. So a batching answer reschedules batching, never the
@@ -14,41 +16,48 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.ids import Lever, Verdict
+from engine.ids import Lever, Module, Verdict
 
 from puzzles import generator
 from puzzles.puzzle import MODULES
-from puzzles.questions import NAPKIN_IDS, Item, make_item, suitable
+from puzzles.questions import LOAD_NAPKIN_IDS, NAPKIN_IDS, Item, make_item, suitable
 from puzzles.reasons import mechanism_reason
 
-MODULE_CONCEPTS = tuple(m for m in MODULES if m != "clearing-test")
-CONCEPTS = MODULE_CONCEPTS + NAPKIN_IDS
+MODULE_CONCEPTS = tuple(m for m in MODULES if m != Module.CLEARING_TEST)
+CONCEPTS = MODULE_CONCEPTS + NAPKIN_IDS + LOAD_NAPKIN_IDS
+LOAD_FROM = 3          # load napkin questions join the drill from this difficulty
+LOAD_INDEX = 10**6     # a generated load puzzle's index in a round's `used` set: its own range
+LOAD_SCAN = 8          # generated load puzzles tried per load napkin question
 ROUND_LENGTHS = (3, 5, 10)
 DEFAULT_ROUND = 5
 SECONDS_PER_PUZZLE = 90
 SCAN_LIMIT = 240  # generated indexes tried per concept before settling for any puzzle
 
 VERDICT_CONCEPT = {
-    Verdict.DOES_NOT_FIT: "kv-cache", Verdict.KV_CAPACITY: "kv-cache", Verdict.DECODE_KV: "kv-cache",
-    Verdict.PREFILL_COMPUTE: "two-phases", Verdict.PREFILL_WEIGHTS: "two-phases",
-    Verdict.DECODE_COMPUTE: "intensity", Verdict.DECODE_WEIGHTS: "intensity",
+    Verdict.DOES_NOT_FIT: Module.KV_CACHE, Verdict.KV_CAPACITY: Module.KV_CACHE, Verdict.DECODE_KV: Module.KV_CACHE,
+    Verdict.PREFILL_COMPUTE: Module.TWO_PHASES, Verdict.PREFILL_WEIGHTS: Module.TWO_PHASES,
+    Verdict.DECODE_COMPUTE: Module.INTENSITY, Verdict.DECODE_WEIGHTS: Module.INTENSITY,
 }
 MECHANISM_LEVERS = (Lever.BATCHING, Lever.PAGED_KV, Lever.PREFIX_CACHING, Lever.SPECULATIVE_DECODING,
                     Lever.ROUTING, Lever.CHUNKED_PREFILL)
 LEVER_CONCEPT = {
-    Lever.BATCHING: "batching", Lever.PAGED_KV: "paged-attention", Lever.PREFIX_CACHING: "prefix-caching",
-    Lever.QUANTIZATION: "quantization", Lever.KV_QUANTIZATION: "kv-cache",
-    Lever.SPECULATIVE_DECODING: "speculative-decoding", Lever.ROUTING: "cost-model",
-    Lever.CHUNKED_PREFILL: "two-phases",
+    Lever.BATCHING: Module.BATCHING, Lever.PAGED_KV: Module.PAGED_ATTENTION, Lever.PREFIX_CACHING: Module.PREFIX_CACHING,
+    Lever.QUANTIZATION: Module.QUANTIZATION, Lever.KV_QUANTIZATION: Module.KV_CACHE,
+    Lever.SPECULATIVE_DECODING: Module.SPECULATIVE_DECODING, Lever.ROUTING: Module.COST_MODEL,
+    Lever.CHUNKED_PREFILL: Module.TWO_PHASES,
 }
 CONCEPT_TITLES = {
-    "two-phases": "prefill against decode", "intensity": "arithmetic intensity",
-    "kv-cache": "the KV cache budget", "batching": "batching", "paged-attention": "paged KV blocks",
-    "prefix-caching": "prefix caching", "speculative-decoding": "speculative decoding",
-    "quantization": "quantization", "cost-model": "the cost model (routing)",
+    Module.TWO_PHASES: "prefill against decode", Module.INTENSITY: "arithmetic intensity",
+    Module.KV_CACHE: "the KV cache budget", Module.BATCHING: "batching", Module.PAGED_ATTENTION: "paged KV blocks",
+    Module.PREFIX_CACHING: "prefix caching", Module.SPECULATIVE_DECODING: "speculative decoding",
+    Module.QUANTIZATION: "quantization", Module.COST_MODEL: "the cost model (routing)",
     "napkin-intensity": "napkin: intensity and the ridge", "napkin-concurrency": "napkin: max concurrency",
     "napkin-spec": "napkin: does speculation help?", "napkin-cost": "napkin: cost per million tokens",
+    "napkin-littles-law": "napkin: Little's law", "napkin-utilisation": "napkin: utilisation",
+    "napkin-knee": "napkin: where the knee is", Module.LOAD_AND_TAILS: "load and tails",
+    Module.SPLITTING_THE_WORK: "splitting prefill and decode",
 }
+LOAD_CHAPTERS = {Module.LOAD_AND_TAILS: "tails", Module.SPLITTING_THE_WORK: "split"}   # concept -> load_generator's chapter
 
 
 def concepts_of_pair(verdict: str, lever: str) -> tuple[str, ...]:
@@ -71,9 +80,12 @@ def deciding_concept_of_pair(verdict: str, lever: str) -> str | None:
 
 
 def deciding_concept(key) -> str | None:
-    """The concept that decides a puzzle's key (the review it is tagged with)."""
+    """The concept that decides a puzzle's key (the review it is tagged with); a load puzzle's
+    is its chapter."""
     from puzzles.grading import objective_bottleneck
 
+    if hasattr(key.solution, "load"):
+        return getattr(key.solution, "module", None) or None
     if mechanism_reason(key.solution) is not None and key.best_lever in LEVER_CONCEPT:
         return LEVER_CONCEPT[key.best_lever]
     return VERDICT_CONCEPT.get(objective_bottleneck(key))
@@ -83,7 +95,9 @@ def reachable(difficulty: int) -> tuple[str, ...]:
     """The concepts a drill at `difficulty` can review, in course order."""
     level = generator.LEVELS[difficulty]
     found = {deciding_concept_of_pair(verdict, lever) for verdict, lever in level.targets}
-    return tuple(c for c in MODULE_CONCEPTS if c in found) + NAPKIN_IDS
+    load = difficulty >= LOAD_FROM   # the load chapters and their napkin questions, from generated load puzzles
+    found |= set(LOAD_CHAPTERS) if load else set()
+    return tuple(c for c in MODULE_CONCEPTS if c in found) + NAPKIN_IDS + (LOAD_NAPKIN_IDS if load else ())
 
 
 @dataclass(frozen=True)
@@ -96,7 +110,7 @@ class Planned:
 
 
 def _fits_concept(concept: str, gen) -> bool:
-    if concept in NAPKIN_IDS:
+    if concept in NAPKIN_IDS or concept in LOAD_NAPKIN_IDS:
         return suitable(concept, gen.puzzle, gen.key)
     return concept == deciding_concept(gen.key)
 
@@ -105,13 +119,37 @@ def _target_may_fit(concept: str, difficulty: int, seed: int, index: int) -> boo
     """A cheap filter: could the generator's target for this index exercise `concept`?"""
     if concept in NAPKIN_IDS:
         return True
+    if concept in LOAD_NAPKIN_IDS or concept in LOAD_CHAPTERS:
+        return False   # asked on generated load puzzles (`_find_load`), never on these
     verdict, lever = generator.target_for(seed, difficulty, index)
     return concept in concepts_of_pair(verdict, lever)
 
 
+def _find_load(concept: str, seed: int, used: frozenset[int]) -> Planned | None:
+    """A generated load puzzle for `concept`: one of its chapter's (a load chapter), or one of
+    either chapter's, in turn, that asks the napkin question."""
+    from puzzles import load_generator
+
+    for n in range(LOAD_SCAN * 2):
+        if LOAD_INDEX + n in used:
+            continue
+        chapter = LOAD_CHAPTERS.get(concept) or ("tails" if n % 2 == 0 else "split")
+        gen = load_generator.make(chapter, seed, n)
+        if concept in LOAD_CHAPTERS:
+            return Planned(concept, make_item(gen.puzzle, gen.key), LOAD_INDEX + n)
+        if suitable(concept, gen.puzzle, gen.key):
+            return Planned(concept, make_item(gen.puzzle, gen.key, concept), LOAD_INDEX + n)
+    return None
+
+
 def find(concept: str, difficulty: int, seed: int, start: int = 0, used: frozenset[int] = frozenset()) -> Planned:
     """The first generated puzzle from index `start` that exercises `concept` (a puzzle's
-    index is never used twice in a round); any unused puzzle when none does within SCAN_LIMIT."""
+    index is never used twice in a round); any unused puzzle when none does within SCAN_LIMIT.
+    A load napkin question is asked on a generated load puzzle (`puzzles.load_generator`)."""
+    if concept in LOAD_NAPKIN_IDS or concept in LOAD_CHAPTERS:
+        found = _find_load(concept, seed, used)
+        if found is not None:
+            return found
     fallback = None
     for index in range(start, start + SCAN_LIMIT):
         if index in used:
@@ -130,6 +168,10 @@ def find(concept: str, difficulty: int, seed: int, start: int = 0, used: frozens
 
 
 def gen_index(puzzle_id: str) -> int:
+    from puzzles import load_generator
+
+    if load_generator.is_load_id(puzzle_id):
+        return LOAD_INDEX + int(puzzle_id.rsplit("-", 1)[1])
     return generator.parse_id(puzzle_id)[2]
 
 
@@ -150,11 +192,3 @@ def plan_round(order: list[str], difficulty: int, seed: int, length: int = DEFAU
         used.add(found.index)
         planned.append(found)
     return planned
-
-
-def plan_next(order: list[str], difficulty: int, seed: int, used: frozenset[int], position: int) -> Planned:
-    """One drill question at `position` of a round: the `position`-th concept in `order`
-    (cycling), from a puzzle not yet used."""
-    allowed = set(reachable(difficulty))
-    concepts = [c for c in order if c in allowed] or list(reachable(difficulty))
-    return find(concepts[position % len(concepts)], difficulty, seed, start=0, used=used)

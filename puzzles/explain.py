@@ -17,6 +17,11 @@ from puzzles.puzzle import OBJECTIVE_TEXT, Puzzle
 from puzzles.reasons import REASONS, reason_fact, static_shares_text
 
 
+def _load(key) -> bool:
+    """A load puzzle's key (`puzzles.load_keys.LoadKey`): explained by `puzzles.load_reasons`."""
+    return hasattr(key.solution, "load") and hasattr(key.solution, "spec")
+
+
 def objective_value_text(objective: str, value: float | None) -> str:
     if value is None:
         return "n/a"
@@ -90,6 +95,10 @@ def verdict_fact(verdict: str, r) -> str:
 
 def why_not_verdict(guess: str, key: Key, truth: str | None = None) -> str:
     """One line: why `guess` is not the verdict `truth` (the key's bottleneck when None)."""
+    if _load(key):
+        from puzzles.load_reasons import why_not_verdict as load_why_not
+
+        return load_why_not(guess, key, truth)
     r = key.solution.report
     truth = truth or key.bottleneck
     if guess == truth:
@@ -106,6 +115,10 @@ def why_not_verdict(guess: str, key: Key, truth: str | None = None) -> str:
 
 def lever_story(name: str, key: Key) -> str:
     """What lever `name` does to this deployment, in numbers, ending with its gain."""
+    if _load(key):
+        from puzzles.load_reasons import lever_story as load_story
+
+        return load_story(name, key)
     lv = next((x for x in key.levers if x.name == name), None)
     if lv is None:
         return f"{name}: not offered in this puzzle"
@@ -182,6 +195,10 @@ def _gains_text(key: Key) -> str:
 
 def reveal_lines(puzzle: Puzzle, key: Key) -> list[str]:
     """The reveal: the key, then why every other option is wrong for this deployment."""
+    if _load(key):
+        from puzzles.load_reasons import reveal_lines as load_reveal
+
+        return load_reveal(puzzle, key)
     r = key.solution.report
     lines = [
         f"Bottleneck   {key.bottleneck}: {verdict_fact(key.bottleneck, r)}",

@@ -23,7 +23,7 @@ def value(name: str, x: float | None) -> str:
         return "n/a"
     if name.endswith("_seconds"):
         return secs(x)
-    if name == "cost_per_million_output_tokens":
+    if name in ("cost_per_million_output_tokens", "cost_per_million_input_tokens"):
         return dollars(x)
     if name == "weight_bytes":
         return f"{num(x)} B ({gb(x)})"
@@ -31,4 +31,10 @@ def value(name: str, x: float | None) -> str:
         return small_bytes(x)
     if name == "throughput_tokens_per_s":
         return f"{num(x)} tokens/s"
+    if name == "utilisation":
+        return f"{x:.0%} of capacity"
+    if name == "saturation_qps":
+        return f"{x:,.3g} requests/s"
+    if name == "mean_in_system":
+        return f"{x:,.3g} requests"
     return num(x)

@@ -109,14 +109,16 @@ SMALL_MODELS = ("llama-3-8b", "llama-3.1-8b", "qwen2.5-7b", "mistral-7b", "phi-3
 # gains 2x there); the band is keyed on the realistic gain, which the band rule keeps clear of
 # the edges. Left out: what the measured kernels overturn (8-bit weights on a compute-bound step,
 # speculation on a KV-bound one).
-_T1 = (("does-not-fit", "quantization"), ("kv-capacity", "paged-kv"), ("kv-capacity", "quantization"),
-       ("prefill-compute", "prefix-caching"), ("decode-compute", "routing"), ("decode-kv", "quantization"),
-       ("decode-weights", "batching"), ("decode-weights", "speculative-decoding"))
-_T2 = (("kv-capacity", "kv-quantization"), ("decode-kv", "kv-quantization"))
-_T3 = (("does-not-fit", "more-gpus"), ("does-not-fit", "paged-kv"), ("kv-capacity", "speculative-decoding"),
-       ("decode-weights", "prefix-caching"), ("prefill-compute", "chunked-prefill"), ("prefill-weights", "quantization"))
-_T4 = (("prefill-compute", "routing"), ("decode-weights", "routing"),
-       ("kv-capacity", "routing"), ("decode-weights", "more-gpus"))
+_T1 = ((Verdict.DOES_NOT_FIT, Lever.QUANTIZATION), (Verdict.KV_CAPACITY, Lever.PAGED_KV),
+       (Verdict.KV_CAPACITY, Lever.QUANTIZATION), (Verdict.PREFILL_COMPUTE, Lever.PREFIX_CACHING),
+       (Verdict.DECODE_COMPUTE, Lever.ROUTING), (Verdict.DECODE_KV, Lever.QUANTIZATION),
+       (Verdict.DECODE_WEIGHTS, Lever.BATCHING), (Verdict.DECODE_WEIGHTS, Lever.SPECULATIVE_DECODING))
+_T2 = ((Verdict.KV_CAPACITY, Lever.KV_QUANTIZATION), (Verdict.DECODE_KV, Lever.KV_QUANTIZATION))
+_T3 = ((Verdict.DOES_NOT_FIT, Lever.MORE_GPUS), (Verdict.DOES_NOT_FIT, Lever.PAGED_KV),
+       (Verdict.KV_CAPACITY, Lever.SPECULATIVE_DECODING), (Verdict.DECODE_WEIGHTS, Lever.PREFIX_CACHING),
+       (Verdict.PREFILL_COMPUTE, Lever.CHUNKED_PREFILL), (Verdict.PREFILL_WEIGHTS, Lever.QUANTIZATION))
+_T4 = ((Verdict.PREFILL_COMPUTE, Lever.ROUTING), (Verdict.DECODE_WEIGHTS, Lever.ROUTING),
+       (Verdict.KV_CAPACITY, Lever.ROUTING), (Verdict.DECODE_WEIGHTS, Lever.MORE_GPUS))
 
 LEVELS = {
     1: Level(_DENSE_1, ("llama-3-70b", "llama-3.1-70b"), _GPU_1, ("cost",), 8, 1.25, 1.40, 1.12, _T1),
@@ -130,8 +132,7 @@ LEVELS = {
              _GPU_4, ("cost", "tpot", "ttft", "stall"), 32, 1.10, 1.15, 1.10, _T1 + _T2 + _T3 + _T4),
 }
 
-VERDICT_ORDER = ("does-not-fit", "kv-capacity", "prefill-compute", "prefill-weights", "decode-compute", "decode-kv",
-                 "decode-weights")
+VERDICT_ORDER = tuple(Verdict)   # the fixed option order
 
 
 def _schedule(targets: tuple) -> tuple:
@@ -426,11 +427,11 @@ def _combo(rng, level: Level, kind: str):
     return cat.model(model_id), cat.gpu(gpu_id), n, kv
 
 
-_NO_GPUS = {"_ruled_out": {"more-gpus": "there is no budget for more GPUs"}}
+_NO_GPUS = {"_ruled_out": {Lever.MORE_GPUS: "there is no budget for more GPUs"}}
 
 
 def r_dnf_quant(rng, level):
-    model, gpu, n, _ = _combo(rng, level, "quantization")
+    model, gpu, n, _ = _combo(rng, level, Lever.QUANTIZATION)
     p, o = _lengths(rng, model, (200, 3000), (100, 1500))
     return dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, concurrency=_round_count(rng.uniform(4, 64)),
                 objective="cost")
@@ -450,7 +451,7 @@ def r_dnf_more(rng, level):
 
 
 def r_dnf_paged(rng, level):
-    model, gpu, n, kv = _combo(rng, level, "paged-kv")
+    model, gpu, n, kv = _combo(rng, level, Lever.PAGED_KV)
     weights = "int4"
     tokens = _usable(model, gpu, n, weights) / _stored_per_token(model, kv, n)  # cache tokens that fit
     seq = tokens / rng.uniform(6, 16)          # paged: six to sixteen sequences fit
@@ -484,8 +485,8 @@ def r_kv_paged(rng, level):
     return dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, weights="int4", kv=kv,
                 concurrency=c, allocator="contiguous", spec_alpha=0.3, objective="cost", **_NO_GPUS)
 
-_KEEP_PRECISION = {"quantization": "the weights and the cache stay at their signed-off precision"}
-_NO_FOUR_BIT = {"quantization": "a 4-bit build of the weights failed its quality check"}
+_KEEP_PRECISION = {Lever.QUANTIZATION: "the weights and the cache stay at their signed-off precision"}
+_NO_FOUR_BIT = {Lever.QUANTIZATION: "a 4-bit build of the weights failed its quality check"}
 
 
 def _eight_bit_long_prompts(rng, level, outputs: tuple[int, int]) -> tuple[_Shape, dict]:
@@ -582,7 +583,7 @@ def r_prefillw_quant(rng, level):
     p = _spread(rng, 16, max(17.0, 0.6 * ridge))
     o = _spread(rng, 100, 800)
     return dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, concurrency=1, objective="ttft",
-                _ruled_out={"more-gpus": "the node has no free slots for more GPUs"})
+                _ruled_out={Lever.MORE_GPUS: "the node has no free slots for more GPUs"})
 
 
 def r_prefill_route(rng, level):
@@ -720,26 +721,26 @@ def _route(rng, model, length: int, fractions=(0.6, 0.7, 0.8, 0.9)) -> dict:
 
 
 RECIPES = {
-    ("does-not-fit", "quantization"): r_dnf_quant,
-    ("does-not-fit", "more-gpus"): r_dnf_more,
-    ("does-not-fit", "paged-kv"): r_dnf_paged,
-    ("kv-capacity", "paged-kv"): r_kv_paged,
-    ("kv-capacity", "kv-quantization"): r_kv_kvquant,
-    ("kv-capacity", "quantization"): r_kv_quant,
-    ("kv-capacity", "speculative-decoding"): r_kv_spec,
-    ("kv-capacity", "routing"): r_kv_route,
-    ("prefill-compute", "prefix-caching"): r_prefill_prefix,
-    ("prefill-compute", "routing"): r_prefill_route,
-    ("prefill-compute", "chunked-prefill"): r_prefill_chunked,
-    ("prefill-weights", "quantization"): r_prefillw_quant,
-    ("decode-compute", "routing"): r_compute_route,
-    ("decode-kv", "kv-quantization"): r_kvread_kvquant,
-    ("decode-kv", "quantization"): r_kvread_quant,
-    ("decode-weights", "batching"): r_weights_batching,
-    ("decode-weights", "speculative-decoding"): r_weights_spec,
-    ("decode-weights", "prefix-caching"): r_weights_prefix,
-    ("decode-weights", "routing"): r_weights_route,
-    ("decode-weights", "more-gpus"): r_weights_more,
+    (Verdict.DOES_NOT_FIT, Lever.QUANTIZATION): r_dnf_quant,
+    (Verdict.DOES_NOT_FIT, Lever.MORE_GPUS): r_dnf_more,
+    (Verdict.DOES_NOT_FIT, Lever.PAGED_KV): r_dnf_paged,
+    (Verdict.KV_CAPACITY, Lever.PAGED_KV): r_kv_paged,
+    (Verdict.KV_CAPACITY, Lever.KV_QUANTIZATION): r_kv_kvquant,
+    (Verdict.KV_CAPACITY, Lever.QUANTIZATION): r_kv_quant,
+    (Verdict.KV_CAPACITY, Lever.SPECULATIVE_DECODING): r_kv_spec,
+    (Verdict.KV_CAPACITY, Lever.ROUTING): r_kv_route,
+    (Verdict.PREFILL_COMPUTE, Lever.PREFIX_CACHING): r_prefill_prefix,
+    (Verdict.PREFILL_COMPUTE, Lever.ROUTING): r_prefill_route,
+    (Verdict.PREFILL_COMPUTE, Lever.CHUNKED_PREFILL): r_prefill_chunked,
+    (Verdict.PREFILL_WEIGHTS, Lever.QUANTIZATION): r_prefillw_quant,
+    (Verdict.DECODE_COMPUTE, Lever.ROUTING): r_compute_route,
+    (Verdict.DECODE_KV, Lever.KV_QUANTIZATION): r_kvread_kvquant,
+    (Verdict.DECODE_KV, Lever.QUANTIZATION): r_kvread_quant,
+    (Verdict.DECODE_WEIGHTS, Lever.BATCHING): r_weights_batching,
+    (Verdict.DECODE_WEIGHTS, Lever.SPECULATIVE_DECODING): r_weights_spec,
+    (Verdict.DECODE_WEIGHTS, Lever.PREFIX_CACHING): r_weights_prefix,
+    (Verdict.DECODE_WEIGHTS, Lever.ROUTING): r_weights_route,
+    (Verdict.DECODE_WEIGHTS, Lever.MORE_GPUS): r_weights_more,
 }
 
 
@@ -765,7 +766,7 @@ def r_any(rng, level):
 
 # --- levers and asks per level ------------------------------------------------------------------
 
-_CORE_LEVERS = ("batching", "prefix-caching", "quantization", "speculative-decoding")
+_CORE_LEVERS = (Lever.BATCHING, Lever.PREFIX_CACHING, Lever.QUANTIZATION, Lever.SPECULATIVE_DECODING)
 
 
 def _offered_levers(rng, difficulty: int, target_lever: str | None, fields: dict) -> tuple[str, ...]:
@@ -775,7 +776,7 @@ def _offered_levers(rng, difficulty: int, target_lever: str | None, fields: dict
     chosen = set(_CORE_LEVERS)
     if target_lever:
         chosen.add(target_lever)
-    chosen.add(_pick(rng, ("paged-kv", "kv-quantization", "more-gpus")))
+    chosen.add(_pick(rng, (Lever.PAGED_KV, Lever.KV_QUANTIZATION, Lever.MORE_GPUS)))
     return tuple(name for name in LEVERS if name in chosen)
 
 
@@ -1041,13 +1042,13 @@ def _scenario(rng, dep: Deployment, note: str = "") -> str:
 
 
 _FIRST_HINT = {
-    "does-not-fit": "Before anything else, add up the weights and the per-GPU reserve and compare them with the memory.",
-    "kv-capacity": "Work out how many sequences of the average length fit in the memory the weights leave.",
-    "prefill-compute": "Compare the GPU time of one request's prefill with the time of all its decode steps.",
-    "prefill-weights": "Compare one prompt's arithmetic with the time it takes just to read the weights once.",
-    "decode-compute": "Put the step's arithmetic intensity next to the ridge of this accelerator.",
-    "decode-kv": "Per decode step, compare the bytes of weights read with the bytes of KV cache read.",
-    "decode-weights": "Per decode step, compare the bytes of weights read with the bytes of KV cache read.",
+    Verdict.DOES_NOT_FIT: "Before anything else, add up the weights and the per-GPU reserve and compare them with the memory.",
+    Verdict.KV_CAPACITY: "Work out how many sequences of the average length fit in the memory the weights leave.",
+    Verdict.PREFILL_COMPUTE: "Compare the GPU time of one request's prefill with the time of all its decode steps.",
+    Verdict.PREFILL_WEIGHTS: "Compare one prompt's arithmetic with the time it takes just to read the weights once.",
+    Verdict.DECODE_COMPUTE: "Put the step's arithmetic intensity next to the ridge of this accelerator.",
+    Verdict.DECODE_KV: "Per decode step, compare the bytes of weights read with the bytes of KV cache read.",
+    Verdict.DECODE_WEIGHTS: "Per decode step, compare the bytes of weights read with the bytes of KV cache read.",
 }
 _LAST_HINT = {
     "weights-overflow": "Only a lever that shrinks the weights or adds memory can make it fit; which does it cheaply?",

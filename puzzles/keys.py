@@ -308,7 +308,8 @@ def solve_both(dep: Deployment, levers: tuple[str, ...]) -> tuple[Solution, Solu
 
 def compute_key(puzzle: Puzzle) -> Key:
     """The engine's key for a puzzle: solve its deployment over the levers it offers, at the floor
-    and the realistic fidelity (the measured one is solved on demand: `Key.measured`)."""
+    and the realistic fidelity (the measured one is solved on demand: `Key.measured`). A load
+    puzzle's key runs its traffic: `puzzles.load_keys.key_of` takes either kind."""
     return key_from_solution(*solve_both(puzzle.deployment, puzzle.levers))
 
 
@@ -328,7 +329,9 @@ def unoffered_winners(solution: Solution, offered, ruled_out=(), margin: float =
     """LeverResults of the levers neither offered nor ruled out that come within `margin` of the
     offered best (2%) or beat it, on this solution's deployment: a player cannot name them, so
     the card must say why they are out of play. A lever the measured kernels cannot time is
-    left to the other fidelities."""
+    left to the other fidelities. A load puzzle's levers are judged by `puzzles.load_check`."""
+    if hasattr(solution, "load"):
+        return []
     dep = solution.report.deployment
     best = solution.best
     out = []
@@ -416,6 +419,8 @@ def ambiguity(solution: Solution, verdict_margin: float = VERDICT_MARGIN, lever_
     hand-authored puzzles, which may sit on an edge because grading accepts either neighbouring
     band within 10% of it (`Key.band_problems` holds the flattering side to 5%). The generator
     keeps the rule on the realistic gain."""
+    if hasattr(solution, "load"):   # a load puzzle: puzzles.load_check judges its margins
+        return []
     problems: list[tuple[str, str]] = []
     low = math.log(verdict_margin)
     for rule, ratio in verdict_margins(solution):

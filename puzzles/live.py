@@ -210,17 +210,39 @@ def parse_answer(payload: Any, complete: bool = True) -> tuple[int, dict]:
     return index, prediction
 
 
-def answer_refusal(phase: str, open_index: int, index: int, already: bool) -> LiveRefusal | None:
-    """Why an answer to question `index` cannot be taken now (None when it can)."""
+def answer_refusal(phase: str, open_index: int, index: int, already: bool,
+                   read_reveal: bool = False) -> LiveRefusal | None:
+    """Why an answer to question `index` cannot be taken now (None when it can). `read_reveal`:
+    this player has already read that question's answer, so nothing they send for it is kept."""
     if already:
         return LiveRefusal(409, f"you already locked in an answer to question {index + 1}: it is final")
     if phase == "question" and index == open_index:
         return None
+    if read_reveal:
+        return LiveRefusal(409, f"question {index + 1} has closed and you have read its answer: nothing is kept")
     if phase == "lobby":
         return LiveRefusal(409, "the match has not started: wait for the first question")
-    if index < open_index or (index == open_index and phase in ("closed", "done")):
+    if is_closed(index, open_index, phase):
         return LiveRefusal(409, f"question {index + 1} has closed: too late, what you filled in is locked at zero points")
     return LiveRefusal(409, f"question {index + 1} is not open (question {open_index + 1} is)")
+
+
+def keeps_late(phase: str, open_index: int, index: int, already: bool, read_reveal: bool) -> bool:
+    """Whether what a late player filled in is kept (once, locked at zero points): only for the
+    question that has just closed, only if they had not locked in, and never once they have read
+    its answer (a late answer sent after the reveal could copy it)."""
+    return not already and phase == "closed" and index == open_index and not read_reveal
+
+
+def is_closed(index: int, open_index: int, phase: str) -> bool:
+    """Whether question `index` has closed: an earlier one than the room's, or the room's own once
+    it has closed (or the match is done). Its answer, the spread and the board wait for this."""
+    return index < open_index or (index == open_index and phase in ("closed", "done"))
+
+
+def shows_card(phase: str) -> bool:
+    """Whether the room's question is on the players' screens (open, or closed with its reveal)."""
+    return phase in ("question", "closed")
 
 
 # --- the clock --------------------------------------------------------------------------------------
@@ -271,6 +293,41 @@ def skip(phase: str, now: float, closed_at: float | None, min_reveal: float = MI
                                    f"then press again (from {min_reveal:g} s)")
         return "next"
     return None
+
+
+def countdown(phase: str, now: float, *, auto: bool, deadline: float | None, paused_left: float | None,
+              first_join: float | None, lobby_seconds: float, closed_at: float | None,
+              reveal_seconds: float) -> float | None:
+    """The seconds a screen counts down now: the open question's time; for a self-running room, also
+    the lobby's wait after the first join and the reveal's before the next question; else None."""
+    if phase == "question":
+        return seconds_left(deadline, now, paused_left)
+    if auto and phase == "lobby" and first_join is not None:
+        return seconds_left(first_join + lobby_seconds, now)
+    if auto and phase == "closed" and closed_at is not None:
+        return seconds_left(closed_at + reveal_seconds, now)
+    return None
+
+
+def step_to(step: str, phase: str, index: int, count: int) -> tuple[str, int] | None:
+    """The (phase, question index) a step of `due` or `skip` moves the room to, or None when it
+    does not apply in this phase: "open" starts the first question from the lobby, "close" ends
+    the open one, "next" opens the following question after a close, or ends the match."""
+    if step == "open" and phase == "lobby":
+        return "question", 0
+    if step == "close" and phase == "question":
+        return "closed", index
+    if step == "next" and phase == "closed":
+        return ("question", index + 1) if index + 1 < count else ("done", index)
+    return None
+
+
+def paused_clock(deadline: float, paused_left: float | None, now: float) -> tuple[float, float | None]:
+    """The host's pause key on an open question, as (deadline, paused_left): a running clock
+    freezes with the seconds it had left; a frozen one carries on from the same second."""
+    if paused_left is not None:
+        return now + paused_left, None
+    return deadline, seconds_left(deadline, now)
 
 
 def resumed_deadline(deadline: float, now: float, seconds: float) -> float:

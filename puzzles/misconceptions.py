@@ -101,17 +101,17 @@ def detect(puzzle, key, prediction) -> list[Misconception]:
 def _choices(key, prediction, found: dict[str, str]) -> None:
     dep = key.solution.report.deployment
     pair = {prediction.lever, key.best_lever}
-    if pair == {"quantization", "kv-quantization"}:
+    if pair == {Lever.QUANTIZATION, Lever.KV_QUANTIZATION}:
         found.setdefault("weights-vs-kv-quant", f"here {key.best_lever} gains {fmt.gain(key.band_gain)} and "
                                                 f"{prediction.lever} {fmt.gain(key.band_lever_gain(prediction.lever))}")
     elif prediction.lever == Lever.QUANTIZATION and prediction.gain_band in (GainBand.FROM_2_TO_4, GainBand.OVER_4):
-        g = key.band_lever_gain("quantization")
+        g = key.band_lever_gain(Lever.QUANTIZATION)
         if g is not None and g < 1.9:
             what = ("the KV cache is already 8-bit, so only the weights shrink" if PRECISION_BYTES[dep.kv] <= 1
                     else "the bytes that shrink are not the ones that bind")
             found.setdefault("weights-vs-kv-quant", f"quantization gains {fmt.gain(g)} here: {what}")
     if prediction.lever == Lever.SPECULATIVE_DECODING and key.best_lever != Lever.SPECULATIVE_DECODING:
-        g = key.lever_gain("speculative-decoding")
+        g = key.lever_gain(Lever.SPECULATIVE_DECODING)
         r = key.solution.report
         if g is not None and g < 1.1 and r.fits:
             found.setdefault("spec-general-speedup", f"at batch {fmt.num(r.batch)} the step runs at "

@@ -10,6 +10,10 @@ An item is a puzzle plus, optionally, one napkin question the player answers una
 - `napkin-cost`: dollars per million output tokens. These items always have the cost objective,
   so the puzzle's best lever is the single change that moves the cost most.
 
+On a load puzzle (drills only): `napkin-littles-law` (requests in the system), `napkin-utilisation`
+(arrival rate over capacity) and `napkin-knee` (the capacity in requests per second, past which
+the queue never drains).
+
 Speculative decoding counts as helping when its gain is above `SPEC_HELPS_ABOVE`; an item only
 asks when the gain is clearly on one side of that line. An item is graded by the one grader,
 `puzzles.grading.grade(item.puzzle, item.key, prediction, **item.asks)`: the napkin question is
@@ -22,7 +26,7 @@ import math
 from dataclasses import dataclass
 
 from engine.analysis import analyze
-from engine.ids import Objective
+from engine.ids import Lever, Objective
 from engine.levers import evaluate_lever
 
 from puzzles import fmt
@@ -64,7 +68,28 @@ QUESTIONS: dict[str, NapkinQuestion] = {
         "single change moves that cost most.",
         estimates=("cost_per_million_output_tokens",)),
 }
-NAPKIN_IDS = tuple(QUESTIONS)
+NAPKIN_IDS = tuple(QUESTIONS)   # the clearing test's four, taken in turn by an exam
+
+# Napkin questions of a load run (drilled on generated load puzzles, never in the exam): Little's
+# law, how close the traffic is to capacity, and the rate past which the queue never drains.
+QUESTIONS.update({
+    "napkin-littles-law": NapkinQuestion(
+        "napkin-littles-law", "Little's law",
+        "On average, how many requests are in the system (queued or running)? Little's law: the arrival "
+        "rate times the time each request spends there.",
+        estimates=("mean_in_system",)),
+    "napkin-utilisation": NapkinQuestion(
+        "napkin-utilisation", "Utilisation",
+        "What share of the fleet's steady-state capacity does this traffic ask for (arrival rate over the "
+        "requests per second the fleet can finish)?",
+        estimates=("utilisation",)),
+    "napkin-knee": NapkinQuestion(
+        "napkin-knee", "Where the knee is",
+        "Past what arrival rate, in requests per second, does the queue never drain? (The knee of the "
+        "latency curve sits just below it.)",
+        estimates=("saturation_qps",)),
+})
+LOAD_NAPKIN_IDS = ("napkin-littles-law", "napkin-utilisation", "napkin-knee")
 
 
 def spec_gain(puzzle: Puzzle) -> float | None:
@@ -76,11 +101,17 @@ def spec_gain(puzzle: Puzzle) -> float | None:
     base = analyze(dep)
     if not base.fits:
         return None
-    return evaluate_lever(dep, base, "speculative-decoding").gain
+    return evaluate_lever(dep, base, Lever.SPECULATIVE_DECODING).gain
 
 
 def suitable(question_id: str, puzzle: Puzzle, key: Key) -> bool:
-    """True when this puzzle gives `question_id` a clear, computable answer."""
+    """True when this puzzle gives `question_id` a clear, computable answer (a load question
+    only on a load puzzle, and the others only on a steady-state one)."""
+    if (question_id in LOAD_NAPKIN_IDS) != (getattr(puzzle, "load", None) is not None):
+        return False
+    if question_id in LOAD_NAPKIN_IDS:
+        value = key.estimates.get(QUESTIONS[question_id].estimates[0])
+        return value is not None and math.isfinite(value) and value > 0
     report = key.solution.report
     if not report.fits:
         return False

@@ -58,6 +58,16 @@ class Reason(StrEnum):
     RECOMPUTED_PREFIX = "recomputed-prefix"
     EASY_TRAFFIC = "easy-traffic"
     PREFILL_STALL = "prefill-stall"
+    # the quantities that decide a load run's tail (puzzles.load_reasons)
+    NEAR_CAPACITY = "near-capacity"
+    BURSTY_ARRIVALS = "bursty-arrivals"
+    UNBOUNDED_QUEUE = "unbounded-queue"
+    PROMPTS_AHEAD = "prompts-ahead"
+    KV_EXHAUSTED = "kv-exhausted"
+    RUNNING_CAP = "running-cap"
+    PHASE_INTERFERENCE = "phase-interference"
+    SLOW_LINK = "slow-link"
+    SMALL_CHUNKS = "small-chunks"
 
 
 REASONS: dict[str, str] = {
@@ -76,6 +86,15 @@ REASONS: dict[str, str] = {
     "recomputed-prefix": "the shared prefix is recomputed for every request",
     "easy-traffic": "an easy share of traffic could run on a far cheaper model",
     "prefill-stall": "one long prefill holds the GPU, freezing every stream in the batch",
+    "near-capacity": "arrivals come close to what the servers can finish, so requests wait for room",
+    "bursty-arrivals": "arrivals come in bursts, so queues form even below capacity",
+    "unbounded-queue": "more arrives than the servers can finish, so the queue grows without end",
+    "prompts-ahead": "other requests' prompts fill the steps ahead of each new one",
+    "kv-exhausted": "the KV cache runs out mid-answer, so sequences are evicted and recomputed",
+    "running-cap": "the cap on sequences in flight holds the batch below what memory allows",
+    "phase-interference": "prefill and decode share the same GPUs, so each holds up the other",
+    "slow-link": "each prompt's KV cache crosses a slow link before decoding starts",
+    "small-chunks": "a small token budget spreads each prompt over many steps, each paying for a decode step",
 }
 
 _BY_LEVER = {Lever.ROUTING: Reason.EASY_TRAFFIC, Lever.PREFIX_CACHING: Reason.RECOMPUTED_PREFIX,
@@ -103,6 +122,15 @@ MEASURES: dict[str, tuple[str, ...]] = {
     Reason.RECOMPUTED_PREFIX: ("ttft_seconds",),
     Reason.EASY_TRAFFIC: ("cost_per_million_output_tokens",),
     Reason.PREFILL_STALL: ("ttft_seconds",),
+    Reason.NEAR_CAPACITY: ("utilisation", "saturation_qps", "mean_in_system"),
+    Reason.BURSTY_ARRIVALS: (),
+    Reason.UNBOUNDED_QUEUE: ("utilisation", "saturation_qps"),
+    Reason.PROMPTS_AHEAD: (),
+    Reason.KV_EXHAUSTED: ("max_concurrency",),
+    Reason.RUNNING_CAP: ("max_concurrency",),
+    Reason.PHASE_INTERFERENCE: (),
+    Reason.SLOW_LINK: (),
+    Reason.SMALL_CHUNKS: (),
 }
 
 # Plausible wrong picks for each key reason: what a half-right diagnosis would reach for.
@@ -122,11 +150,28 @@ CONFUSABLE: dict[str, tuple[str, ...]] = {
     "recomputed-prefix": ("prefill-flops", "kv-cap", "weight-read", "reserved-slots"),
     "easy-traffic": ("weight-read", "at-ridge", "prefill-flops", "kv-read"),
     "prefill-stall": ("prefill-flops", "recomputed-prefix", "weight-read", "kv-read"),
+    "near-capacity": ("bursty-arrivals", "prompts-ahead", "kv-exhausted", "weight-read"),
+    "bursty-arrivals": ("near-capacity", "unbounded-queue", "prompts-ahead", "weight-read"),
+    "unbounded-queue": ("near-capacity", "bursty-arrivals", "kv-exhausted", "prompts-ahead"),
+    "prompts-ahead": ("near-capacity", "prefill-flops", "bursty-arrivals", "slow-link"),
+    "kv-exhausted": ("near-capacity", "running-cap", "kv-read", "prompts-ahead"),
+    "running-cap": ("kv-exhausted", "near-capacity", "weight-read", "kv-read"),
+    "phase-interference": ("slow-link", "near-capacity", "prefill-flops", "weight-read"),
+    "slow-link": ("phase-interference", "prefill-flops", "near-capacity", "prompts-ahead"),
+    "small-chunks": ("prefill-stall", "near-capacity", "prompts-ahead", "prefill-flops"),
 }
+
+
+def _load(solution) -> bool:
+    """A load puzzle's solution (`puzzles.load_keys.LoadView`): it judges its own reasons from
+    the request-level run (`puzzles.load_reasons`), so this module imports none of that."""
+    return hasattr(solution, "load") and hasattr(solution, "spec")
 
 
 def key_reason(solution: Solution) -> str:
     """The deciding quantity's id for a solved deployment (rule in the module docstring)."""
+    if _load(solution):
+        return solution.key_reason()
     r = solution.report
     if not r.fits:
         return "weights-overflow" if r.weight_bytes + r.reserve_bytes > r.memory_bytes else "kv-overflow"
@@ -135,6 +180,8 @@ def key_reason(solution: Solution) -> str:
 
 def mechanism_reason(solution: Solution) -> str | None:
     """The best lever's own mechanism (rule 2), when it has one."""
+    if _load(solution):
+        return solution.mechanism_reason()
     best = solution.best_lever
     if best == Lever.BATCHING:
         return Reason.STRAGGLER_SLOTS if solution.report.deployment.scheduler == Scheduler.STATIC else Reason.SERIAL_REQUESTS
@@ -145,6 +192,8 @@ def accepted_reasons(solution: Solution, verdict: str | None = None) -> frozense
     """Every reason that holds and decides here: the key's, the quantity of `verdict` (the
     bottleneck the puzzle's objective is judged on; the six-rule verdict when None), and the
     best lever's mechanism. A deployment that does not fit has only its key reason."""
+    if _load(solution):
+        return solution.accepted_reasons(verdict)
     key = key_reason(solution)
     r = solution.report
     if not r.fits:
@@ -156,6 +205,8 @@ def accepted_reasons(solution: Solution, verdict: str | None = None) -> frozense
 def reason_holds(reason: str, solution: Solution) -> bool:
     """Whether `reason`'s quantity is true of this deployment (not whether it decides): the test
     a distractor must fail, so that no candidate a player can defend is graded wrong."""
+    if _load(solution):
+        return solution.reason_holds(reason)
     r = solution.report
     dep = r.deployment
     if reason == Reason.WEIGHTS_OVERFLOW:
@@ -215,8 +266,11 @@ def candidate_reasons(reason: str, solution: Solution, count: int = 3, pick=None
     def false(r: str) -> bool:
         return r != reason and not any(reason_holds(r, s) for s in solutions)
 
-    plausible = [r for r in CONFUSABLE[reason] if false(r)]
-    spare = [r for r in _DISTRACTOR_ORDER if r not in plausible and false(r)]
+    order = _DISTRACTOR_ORDER
+    if _load(solution):   # a load puzzle offers only reasons about its run
+        order = solution.distractor_order
+    plausible = [r for r in CONFUSABLE[reason] if r in order and false(r)]
+    spare = [r for r in order if r not in plausible and false(r)]
     picked = [reason]
     for pool in (plausible, spare):
         while pool and len(picked) < count + 1:
@@ -229,6 +283,8 @@ def candidate_reasons(reason: str, solution: Solution, count: int = 3, pick=None
 
 def reason_fact(reason: str, solution: Solution) -> str:
     """What the quantity behind `reason` is for this deployment, in numbers."""
+    if _load(solution):
+        return solution.reason_fact(reason)
     r = solution.report
     dep = r.deployment
     if reason == Reason.WEIGHTS_OVERFLOW:

@@ -39,7 +39,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from engine.ids import OBJECTIVE_VERDICTS, Verdict as VerdictId
+from engine.ids import LOAD_LEVERS, LOAD_OBJECTIVES, OBJECTIVE_VERDICTS, Lever as LeverId, Objective as ObjectiveId, Verdict as VerdictId
 from engine.catalog import Catalog, builtin_catalog
 from engine.deployment import FIELD_NAMES, Deployment, build_deployment
 from engine.errors import RidgeError
@@ -52,11 +52,11 @@ from puzzles.reasons import REASONS
 
 Module = Literal[MODULES]
 Verdict = Literal[tuple(str(v) for v in VerdictId)]
-Lever = Literal[LEVERS]
+Lever = Literal[tuple(str(x) for x in LeverId)]
 Band = Literal[GAIN_BANDS]
 Reason = Literal[tuple(REASONS)]
 Estimate = Literal[ESTIMATE_NAMES]
-Objective = Literal["cost", "tpot", "ttft", "stall"]
+Objective = Literal[tuple(str(x) for x in ObjectiveId)]
 
 _STRICT = ConfigDict(extra="forbid", strict=True)
 ID_PATTERN = r"^[a-z0-9][a-z0-9.-]*$"
@@ -82,6 +82,43 @@ class AskSpec(BaseModel):
         return value
 
 
+class LoadTable(BaseModel):
+    """A load puzzle's traffic, scheduler and fleet (`engine.load.spec.LoadSpec`'s fields; the
+    split and the lever's split as "P:D" strings)."""
+
+    model_config = _STRICT
+    arrival: Literal["poisson", "bursty", "closed"] = "poisson"
+    qps: float | None = Field(default=None, gt=0, le=1e6)
+    users: int | None = Field(default=None, ge=1, le=100_000)
+    think_seconds: float = Field(default=0.0, ge=0, le=1e6)
+    lengths: Literal["fixed", "exponential", "trace"] = "fixed"
+    requests: int = Field(default=600, ge=50, le=20_000)
+    seed: int = Field(default=0, ge=0, le=2**31)
+    slo_ttft: float = Field(default=2.0, gt=0, le=1e6)
+    slo_tpot: float = Field(default=0.2, gt=0, le=1e6)
+    chunk_tokens: int | None = Field(default=None, ge=1, le=10**7)
+    max_running: int = Field(default=256, ge=1, le=100_000)
+    queue_cap: int | None = Field(default=None, ge=0, le=10**7)
+    replicas: int = Field(default=1, ge=1, le=4096)
+    disaggregate: str | None = None
+    link: str = "infiniband-ndr"
+    lever_chunk_tokens: int = Field(default=512, ge=1, le=10**7)
+    lever_split: str | None = None
+    lever_queue_cap: int | None = Field(default=None, ge=0, le=10**7)
+
+    def spec(self):
+        """The engine's LoadSpec (RidgeError, one line, for a bad split or link)."""
+        from engine.load import links
+        from engine.load.spec import LoadSpec, parse_split
+
+        values = self.model_dump()
+        for name in ("disaggregate", "lever_split"):
+            if values[name] is not None:
+                values[name] = parse_split(values[name])
+        link, gbps = links.resolve(values.pop("link"))
+        return LoadSpec(**values, link=link, link_gbps=gbps)
+
+
 class ExpectSpec(BaseModel):
     model_config = _STRICT
     bottleneck: Verdict | None = None
@@ -104,6 +141,7 @@ class PuzzleSpec(BaseModel):
     hints: list[str] = Field(min_length=2, max_length=3)
     expect: ExpectSpec | None = None
     ruled_out: dict[Lever, str] = Field(default_factory=dict)
+    load: LoadTable | None = None
 
     @field_validator("ruled_out")
     @classmethod
@@ -119,6 +157,14 @@ class PuzzleSpec(BaseModel):
         both = [lever for lever in self.ruled_out if lever in offered]
         if both:
             raise ValueError(f"ruled_out names {both[0]}, which the puzzle also offers")
+        if (self.objective in LOAD_OBJECTIVES) != (self.load is not None):
+            raise ValueError(f"a {self.objective} puzzle {'needs' if self.load is None else 'takes no'} [load] "
+                             "table (the load objectives are " + ", ".join(LOAD_OBJECTIVES) + ")")
+        usable = LOAD_LEVERS if self.load is not None else LEVERS
+        stray = [lever for lever in [*self.levers, *self.ruled_out] if lever not in usable]
+        if stray:
+            kind = "a load run" if self.load is not None else "the steady-state analysis"
+            raise ValueError(f"lever {stray[0]} is not one {kind} can apply (those are: {', '.join(usable)})")
         allowed = OBJECTIVE_VERDICTS[self.objective]
         if self.expect is not None and self.expect.bottleneck is not None and self.expect.bottleneck not in allowed:
             raise ValueError(f"expect.bottleneck {self.expect.bottleneck!r} cannot bound the {self.objective} "
@@ -250,6 +296,13 @@ def _one_problem(err: dict) -> tuple[str, str]:
     return loc, f"{message}, got {shown}"
 
 
+def steady_objective(objective: str) -> str:
+    """The steady-state objective a load puzzle's deployment carries (its figures are read by
+    the steady-state parts of a card and a reveal): TTFT for P99 TTFT, TPOT for P99 TPOT, cost
+    for the rest."""
+    return {"p99-ttft": "ttft", "p99-tpot": "tpot"}.get(objective, objective if objective not in LOAD_OBJECTIVES else "cost")
+
+
 def build_puzzle_deployment(table: dict, objective: str, catalog: Catalog) -> Deployment:
     """The engine Deployment for a pack's `deployment` table; RidgeError names the field."""
     for key in table:
@@ -289,7 +342,7 @@ def build_puzzle_deployment(table: dict, objective: str, catalog: Catalog) -> De
             raise _FieldError("deployment.draft_model", str(exc)) from None
     values = {k: v for k, v in table.items() if k not in ("model", "gpu", "route_model")}
     try:
-        return build_deployment(catalog, model, gpu, route_model=route, objective=objective, **values)
+        return build_deployment(catalog, model, gpu, route_model=route, objective=steady_objective(objective), **values)
     except RidgeError as exc:
         message = str(exc)
         first = message.split(" ", 1)[0]
@@ -306,13 +359,22 @@ class _FieldError(Exception):
 def puzzle_from_spec(spec: PuzzleSpec, module: str, catalog: Catalog, path: str = "", line: int | None = None) -> Puzzle:
     """A Puzzle from a validated spec (raises _FieldError for a bad deployment)."""
     dep = build_puzzle_deployment(spec.deployment, spec.objective, catalog)
+    load = None
+    if spec.load is not None:
+        from engine.load.spec import validate as validate_load
+
+        try:
+            load = validate_load(spec.load.spec(), dep.gpus)
+        except RidgeError as exc:
+            raise _FieldError("load", str(exc)) from None
     return Puzzle(
         id=spec.id, module=module, title=spec.title, difficulty=spec.difficulty, scenario=spec.scenario.strip(),
-        objective=spec.objective, deployment=dep, levers=fixed_order(spec.levers, LEVERS),
+        objective=spec.objective, deployment=dep, levers=fixed_order(spec.levers, LeverId),
         estimates=tuple(spec.ask.estimates), reasons=fixed_order(spec.reasons, REASONS),
         hints=tuple(h.strip() for h in spec.hints),
         expect=spec.expect.model_dump(exclude_none=True) if spec.expect else None, source=path, line=line,
-        ruled_out={lever: " ".join(spec.ruled_out[lever].split()) for lever in fixed_order(spec.ruled_out, LEVERS)},
+        ruled_out={lever: " ".join(spec.ruled_out[lever].split()) for lever in fixed_order(spec.ruled_out, LeverId)},
+        load=load,
     )
 
 

@@ -15,10 +15,10 @@ CERTAINTIES = tuple(str(c) for c in Certainty)
 HINT_COST = 3
 
 POINTS: dict[str, dict[str, int]] = {
-    "cleared": {"low": 10, "medium": 20, "high": 30},
-    "lucky": {"low": 5, "medium": 5, "high": 0},
-    "close": {"low": 0, "medium": -5, "high": -15},
-    "missed": {"low": 0, "medium": -20, "high": -60},
+    Outcome.CLEARED: {Certainty.LOW: 10, Certainty.MEDIUM: 20, Certainty.HIGH: 30},
+    Outcome.LUCKY: {Certainty.LOW: 5, Certainty.MEDIUM: 5, Certainty.HIGH: 0},
+    Outcome.CLOSE: {Certainty.LOW: 0, Certainty.MEDIUM: -5, Certainty.HIGH: -15},
+    Outcome.MISSED: {Certainty.LOW: 0, Certainty.MEDIUM: -20, Certainty.HIGH: -60},
 }
 
 

@@ -43,11 +43,6 @@ def packs_dir(override: str | os.PathLike[str] | None = None) -> Path:
     return data_dir(override) / "packs"
 
 
-def settings_path(override: str | os.PathLike[str] | None = None) -> Path:
-    """Folder-wide settings (the last profile used): `<data dir>/settings.toml`."""
-    return data_dir(override) / "settings.toml"
-
-
 def _expand(text: str | os.PathLike[str], what: str) -> Path:
     """`text` with a leading ~ or ~user expanded; SaveError when there is no such home folder
     (Python raises RuntimeError for `~nouser`)."""

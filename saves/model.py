@@ -85,6 +85,11 @@ class AnswerKey(BaseModel):
     reason: Text = ""
     bands: list[Text] = Field(default_factory=list, max_length=8)  # every band accepted (version 3)
     reasons: list[Text] = Field(default_factory=list, max_length=32)  # every reason accepted (version 3)
+    # What the reason half was graded on (from Ridge 0.1 schema 3 on): whether a reason id was asked,
+    # and the engine's value of each estimate (the napkin yes/no as 1 or 0) that counted toward the
+    # reason, -1 where the engine had none; with them an outcome is graded again exactly.
+    reason_asked: bool | None = None
+    reason_values: dict[Id, Finite] | None = Field(default=None, max_length=64)
 
     def to_doc(self) -> dict[str, Any]:
         doc = self.model_dump()
@@ -92,6 +97,9 @@ class AnswerKey(BaseModel):
             if doc[name]:
                 doc[name] = list(doc[name])
             else:
+                del doc[name]
+        for name in ("reason_asked", "reason_values"):  # absent from older keys: their fingerprints hold
+            if doc[name] is None:
                 del doc[name]
         return doc
 

@@ -133,7 +133,7 @@ async def test_home_shows_readiness_per_concept_for_an_exam_date(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         await _settle(pilot)
         text = "\n".join(screen_lines(app))
-        assert "Exam 2026-03-09, in 7 days: 0 of 13 concepts would be recalled on the day." in text
+        assert "Exam 2026-03-09, in 7 days: 0 of 18 concepts would be recalled on the day." in text
         assert "Weakest:" in text and "0%" in text
 
 
@@ -152,11 +152,11 @@ def test_drill_plan_until_a_date_from_the_command_line(tmp_path, capsys):
     import json
 
     out = json.loads(capsys.readouterr().out)
-    assert out["days_left"] == 5 and len(out["to_review"]) == 13 and out["per_day"] == 3
+    assert out["days_left"] == 5 and len(out["to_review"]) == 18 and out["per_day"] == 4
     assert SaveStore(tmp_path).load("Ada").settings[EXAM_SETTING] == until
     assert main(["drill", "plan", "--until", "2001-01-01", "--save-dir", str(tmp_path)]) == 2
     assert main(["drill", "plan", "--save-dir", str(tmp_path)]) == 0  # the saved date
-    assert "13 concepts to see or recall" in capsys.readouterr().out
+    assert "18 concepts to see or recall" in capsys.readouterr().out
 
 
 async def test_b_reads_the_brief_in_a_drill_question(tmp_path):

@@ -211,7 +211,7 @@ async def test_the_map_shows_an_old_pack_as_the_players_own_chapter(tmp_path):
     async with app.run_test(size=(80, 60)) as pilot:  # tall enough to read the whole detail pane
         await _on_the_map(app, pilot)
         text = " ".join(" ".join(screen_lines(app)).split())
-        assert "11. My puzzles" in text and "0/2 cleared" in text
+        assert "13. My puzzles" in text and "0/2 cleared" in text
         assert "Builds on" not in text and "Your own chapter" in text and "my-puzzles.toml" in text
         assert "older Ridge" in text and "unchanged" in text
         await pilot.press("enter")

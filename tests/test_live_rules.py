@@ -252,3 +252,46 @@ async def test_a_replayed_match_code_is_practice(tmp_path):
     second = await play()
     assert second.writer is None and path.read_bytes() == before
     assert read_result(path).answers[0].outcome == "cleared"
+
+
+# --- the phase machine and the late-answer rule, as pure functions (no room, no store) ------------
+
+def test_each_step_moves_the_phase_only_from_where_it_applies():
+    assert live.step_to("open", "lobby", 0, 3) == ("question", 0)
+    assert live.step_to("close", "question", 1, 3) == ("closed", 1)
+    assert live.step_to("next", "closed", 1, 3) == ("question", 2)
+    assert live.step_to("next", "closed", 2, 3) == ("done", 2)   # after the last question, the match ends
+    for step, phase in (("open", "question"), ("close", "closed"), ("next", "question"), ("next", "done"),
+                        ("close", "lobby")):
+        assert live.step_to(step, phase, 1, 3) is None, (step, phase)
+
+
+def test_the_countdown_a_screen_shows_in_each_phase():
+    kw = dict(deadline=130.0, paused_left=None, first_join=100.0, lobby_seconds=5, closed_at=150.0, reveal_seconds=8)
+    assert live.countdown("question", 110.0, auto=False, **kw) == 20.0
+    assert live.countdown("question", 110.0, auto=False, **{**kw, "paused_left": 12.5}) == 12.5
+    assert live.countdown("lobby", 102.0, auto=True, **kw) == 3.0
+    assert live.countdown("closed", 151.0, auto=True, **kw) == 7.0
+    # a hosted room waits for the host's key in the lobby and after a close: no countdown
+    assert live.countdown("lobby", 102.0, auto=False, **kw) is None
+    assert live.countdown("closed", 151.0, auto=False, **kw) is None
+    assert live.countdown("done", 151.0, auto=True, **kw) is None
+
+
+def test_pause_freezes_and_resumes_from_the_same_second():
+    deadline, left = live.paused_clock(130.0, None, 110.0)
+    assert (deadline, left) == (130.0, 20.0)
+    assert live.paused_clock(deadline, left, 500.0) == (520.0, None)
+
+
+def test_a_late_answer_is_kept_once_for_the_question_just_closed_and_never_after_its_reveal():
+    assert live.keeps_late("closed", 1, 1, already=False, read_reveal=False)
+    assert not live.keeps_late("closed", 1, 1, already=True, read_reveal=False)
+    assert not live.keeps_late("closed", 1, 1, already=False, read_reveal=True)
+    assert not live.keeps_late("closed", 2, 1, already=False, read_reveal=False)   # an older question
+    assert not live.keeps_late("question", 1, 1, already=False, read_reveal=False)
+    assert live.is_closed(0, 1, "question") and live.is_closed(1, 1, "done") and not live.is_closed(1, 1, "question")
+    read = live.answer_refusal("closed", 1, 1, already=False, read_reveal=True)
+    assert read is not None and "read its answer" in read.message
+    assert "zero points" in live.answer_refusal("closed", 1, 1, already=False).message
+    assert live.answer_refusal("question", 1, 1, already=False, read_reveal=False) is None

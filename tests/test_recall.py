@@ -84,7 +84,7 @@ def test_home_stats_and_drill_plan_agree_after_campaign_clears(tmp_path, capsys)
                  "--save"]) == 0  # --save: the game plans toward the same date
     plan = json.loads(capsys.readouterr().out)
     ready = plan["readiness"][concept]
-    assert ready > 0.5 and len(plan["to_review"]) < 13
+    assert ready > 0.5 and len(plan["to_review"]) < 18
     profile = store.load("Ada")
     title = CONCEPT_TITLES[concept]
     heading, bars = recall_bars(profile, now)
@@ -95,7 +95,7 @@ def test_home_stats_and_drill_plan_agree_after_campaign_clears(tmp_path, capsys)
     assert recall[concept] > 0.9 and sum(v is not None for v in recall.values()) == 1
     home = " ".join(readiness_lines(profile, now))
     good = sum(r >= review.DESIRED_RETENTION for r in plan["readiness"].values())
-    assert f"{good} of 13 concepts" in home
+    assert f"{good} of 18 concepts" in home
     assert f"{title} 0%" not in home
 
 

@@ -422,3 +422,33 @@ def test_a_damaged_version_2_history_is_read_as_it_is_not_upgraded(tmp_path, cap
     assert "damaged" in refused(capsys, *ANSWER, "--save-dir", str(folder))
     after = {p.name: p.read_bytes() for p in folder.rglob("*") if p.is_file() and not p.name.startswith(".")}
     assert after == {k: v for k, v in before.items() if not k.startswith(".")}  # nothing upgraded or written
+
+
+def test_an_outcome_is_graded_again_exactly_from_the_record():
+    """An attempt keeps what its grade was made of (the accepted bands and reasons, whether a
+    reason was asked, the engine's value of each estimate that counted), so the outcome its
+    prediction earns comes back exactly from the record, whatever outcome the file claims: a
+    forged 'cleared' counts as what was earned, neither more nor less."""
+    from puzzles import bank
+    from puzzles.attempts import attempt_fields
+    from puzzles.grading import grade
+    from puzzles.grading import Prediction
+    import datetime as dt
+
+    seen = set()
+    for puzzle_id in ("kv-cache-02", "intensity-01", "two-phases-01", "speculative-decoding-02"):
+        puzzle = bank.get(puzzle_id)
+        key = bank.key(puzzle)
+        truth = {n: key.estimates[n] for n in puzzle.estimates}
+        for band in ("under-1.25x", "1.25-2x", "2-4x", "over-4x"):
+            for reason in (key.reason, "idle-flops", ""):
+                for scale in (1.0, 1.4, 1.6, 0.5):
+                    p = Prediction(bottleneck=str(key.bottleneck), lever=str(key.best_lever), gain_band=band,
+                                   reason=reason or "", certainty="medium",
+                                   estimates={n: v * scale for n, v in truth.items()})
+                    graded = grade(puzzle, key, p, strict=False)
+                    fields = attempt_fields(puzzle, graded, mode="cli", locked_at=dt.datetime.now(dt.timezone.utc))
+                    for claimed in ("cleared", "lucky", "close", "missed"):
+                        assert supported_outcome(fields["prediction"], fields["key"], claimed) == str(graded.outcome)
+                    seen.add(str(graded.outcome))
+    assert seen == {"cleared", "lucky", "close", "missed"}

@@ -34,6 +34,8 @@ def build(parser) -> None:
     p.add_argument("--count", type=int, default=1)
     p.add_argument("--difficulty", type=int, choices=range(1, 6), metavar="D", help="1 to 5 (default: cycle through all)")
     p.add_argument("--start", type=int, default=0, help="first index (default 0)")
+    p.add_argument("--chapter", choices=("load-and-tails", "splitting-the-work"), default=None,
+                   help="draw from a load chapter's recipes instead (ids gen-tails-..., gen-split-...)")
     p.add_argument("--answer", action="store_true")
     p.add_argument("--json", action="store_true")
     p = sub.add_parser("check", help="validate packs and compare every expect with the engine")
@@ -126,7 +128,15 @@ def _generate(args) -> int:
     except RidgeError as error:  # name the flag the player typed
         flag = str(error).split(" ", 1)[0]
         raise RidgeError(f"--{flag} {str(error).split(' ', 1)[1]}") from None
-    made = generator.iter_generated(args.seed, args.count, args.difficulty, start=args.start)
+    if args.chapter is not None:
+        from puzzles import load_generator
+
+        if args.count > 200:
+            raise RidgeError(f"--count must be at most 200 with --chapter (each draw runs its traffic), got {args.count}")
+        short = {v: k for k, v in load_generator.CHAPTERS.items()}[args.chapter]
+        made = (load_generator.make(short, args.seed, i) for i in range(args.start, args.start + args.count))
+    else:
+        made = generator.iter_generated(args.seed, args.count, args.difficulty, start=args.start)
     if args.json:
         sys.stdout.write("[")
         for i, g in enumerate(made):

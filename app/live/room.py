@@ -151,15 +151,11 @@ class Room:
         return [a for t, a in mine.items() if not a.late and not self._players[t].removed]
 
     def seconds_left(self) -> float | None:
-        now = self.clock()
-        m = self._m
-        if self.phase == "question":
-            return live.seconds_left(m["deadline"], now, m.get("paused_left"))
-        if self.settings.auto and self.phase == "lobby" and m.get("first_join") is not None:
-            return live.seconds_left(m["first_join"] + self.settings.lobby_seconds, now)
-        if self.settings.auto and self.phase == "closed" and m.get("closed_at") is not None:
-            return live.seconds_left(m["closed_at"] + self.settings.reveal_seconds, now)
-        return None
+        m, s = self._m, self.settings
+        return live.countdown(self.phase, self.clock(), auto=s.auto, deadline=m.get("deadline"),
+                              paused_left=m.get("paused_left"), first_join=m.get("first_join"),
+                              lobby_seconds=s.lobby_seconds, closed_at=m.get("closed_at"),
+                              reveal_seconds=s.reveal_seconds)
 
     # -- moving on ------------------------------------------------------------------------------------
     def tick(self) -> str:
@@ -176,32 +172,27 @@ class Room:
         return self.phase
 
     def _do(self, step: str) -> None:
-        if step == "open":
-            self.start()
-        elif step == "close":
-            self.close_question()
-        elif step == "next":
-            self.next_question()
-
-    def open_question(self, index: int) -> None:
-        self._save(phase="question", index=index, deadline=self.clock() + self.settings.seconds,
-                   paused_left=None, closed_at=None)
+        """Carry out one step of the phase machine (`puzzles.live.step_to`), stamping its clock."""
+        moved = live.step_to(step, self.phase, self.index, self.count)
+        if moved is None:
+            return
+        phase, index = moved
+        if phase == "question":
+            self._save(phase=phase, index=index, deadline=self.clock() + self.settings.seconds,
+                       paused_left=None, closed_at=None)
+        elif phase == "closed":
+            self._save(phase=phase, closed_at=self.clock(), paused_left=None)
+        else:
+            self._save(phase=phase)
 
     def close_question(self) -> None:
-        if self.phase == "question":
-            self._save(phase="closed", closed_at=self.clock(), paused_left=None)
+        self._do("close")
 
     def next_question(self) -> None:
-        if self.phase != "closed":
-            return
-        if self.index + 1 < self.count:
-            self.open_question(self.index + 1)
-        else:
-            self._save(phase="done")
+        self._do("next")
 
     def start(self) -> None:
-        if self.phase == "lobby":
-            self.open_question(0)
+        self._do("open")
 
     def skip(self) -> None:
         """The host's next key (`puzzles.live.skip`): start, close the open question now (answers
@@ -219,10 +210,8 @@ class Room:
         """Freeze the open question's clock; calling again carries on from the same second."""
         if self.phase != "question":
             return
-        if self.paused:
-            self._save(deadline=self.clock() + self._m["paused_left"], paused_left=None)
-        else:
-            self._save(paused_left=live.seconds_left(self._m["deadline"], self.clock()))
+        deadline, paused_left = live.paused_clock(self._m["deadline"], self._m.get("paused_left"), self.clock())
+        self._save(deadline=deadline, paused_left=paused_left)
 
     def remove(self, name: str) -> bool:
         folded = live.fold(name)
@@ -276,7 +265,7 @@ class Room:
     def public_state(self) -> dict:
         """The part of the state every player sees alike (the card, never its answer)."""
         phase = self.phase
-        open_card = phase in ("question", "closed")
+        open_card = live.shows_card(phase)
         left = self.seconds_left()
         return {"phase": phase, "index": self.index if phase != "done" else self.count, "count": self.count,
                 "seconds_left": None if left is None else round(left, 2),
@@ -288,7 +277,7 @@ class Room:
         """A player's own part of the state: their name and, for the question on screen, whether
         they locked in and what (their own answer only)."""
         p = self.player(token)
-        mine = self._locked.get(self.index, {}).get(p.token) if self.phase in ("question", "closed") else None
+        mine = self._locked.get(self.index, {}).get(p.token) if live.shows_card(self.phase) else None
         return {"name": p.name, "locked": mine is not None, "late": bool(mine and mine.late),
                 "answer": _api_answer(mine.prediction) if mine is not None else None}
 
@@ -297,11 +286,13 @@ class Room:
         self.tick()
         index, prediction = live.parse_answer(payload, complete=False)
         already = p.token in self._locked.get(index, {})
-        refusal = live.answer_refusal(self.phase, self.index, index, already)
+        read_reveal = (p.token, index) in self._seen_reveal
+        refusal = live.answer_refusal(self.phase, self.index, index, already, read_reveal)
         if refusal is not None:
-            if not already and (p.token, index) in self._seen_reveal:
-                raise LiveRefusal(409, f"question {index + 1} has closed and you have read its answer: nothing is kept")
-            self._lock_late(p, index, prediction, refusal)
+            if live.keeps_late(self.phase, self.index, index, already, read_reveal):
+                # what the late player filled in is kept (once) at zero points
+                if _stored(lambda: self.store.lock(index, p.token, prediction, self.clock(), late=True)):
+                    self._remember(index, p.token)
             raise refusal
         index, prediction = live.parse_answer(payload, complete=True)
         g = self.made[index]
@@ -317,15 +308,6 @@ class Room:
         self._tell("locked")
         self.tick()
         return {"accepted": True, "index": index}
-
-    def _lock_late(self, p, index: int, prediction: dict, refusal: LiveRefusal) -> None:
-        """What a late player filled in is kept (once) at zero points, while their question is the
-        one just closed."""
-        already = p.token in self._locked.get(index, {})
-        if already or self.phase != "closed" or index != self.index or (p.token, index) in self._seen_reveal:
-            return  # a "late" answer sent after reading the reveal would copy it: refused, nothing kept
-        if _stored(lambda: self.store.lock(index, p.token, prediction, self.clock(), late=True)):
-            self._remember(index, p.token)
 
     def _remember(self, index: int, token: str) -> None:
         stored = next(a for a in self.store.answers(index) if a.token == token)
@@ -366,7 +348,7 @@ class Room:
         return row
 
     def closed(self, index: int) -> bool:
-        return index < self.index or (index == self.index and self.phase in ("closed", "done"))
+        return live.is_closed(index, self.index, self.phase)
 
     def spread(self, index: int | None = None) -> dict:
         index = self.index if index is None else index

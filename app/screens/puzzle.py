@@ -130,7 +130,8 @@ first part of your prediction still unanswered.
                 yield Static(reflow(puzzle.scenario), id="scenario", markup=False)
                 yield Label("The deployment", classes="section-title", id="card-title")
                 yield DeploymentCard(puzzle.deployment, levers=tuple(puzzle.levers),
-                                     ruled_out=getattr(puzzle, "ruled_out", None), id="card")
+                                     ruled_out=getattr(puzzle, "ruled_out", None), load=getattr(puzzle, "load", None),
+                                     objective=getattr(puzzle, "objective", None), id="card")
                 yield Label("Hints", classes="section-title", id="hints-title")
                 yield HintBox(tuple(getattr(puzzle, "hints", ()) or ()), hint_cost(), id="hintbox")
                 yield Label("Napkin", classes="section-title", id="napkin-title")

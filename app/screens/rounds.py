@@ -189,7 +189,8 @@ typed as sums, like `2 * 80 * 8 * 128 * 2`). Lock in with **l**.
             yield Label(self.heading, classes="subtle", markup=False)
             yield Static(reflow(puzzle.scenario), id="item-scenario", markup=False)
             yield Label("The deployment", classes="section-title")
-            yield DeploymentCard(puzzle.deployment, id="item-card")
+            yield DeploymentCard(puzzle.deployment, load=getattr(puzzle, "load", None),
+                                 objective=getattr(puzzle, "objective", None), id="item-card")
             if self.with_pad:
                 yield Label("Napkin", classes="section-title")
                 yield NapkinPad(cursor_blink=self.blink, id="napkin")

@@ -38,7 +38,7 @@ from engine.errors import RidgeError
 from engine.ids import Outcome
 
 TABS = (("tab-results", "Results"), ("tab-roofline", "Roofline"), ("tab-spec", "Spec"),
-        ("tab-kv", "KV"), ("tab-cost", "Cost"), ("tab-compare", "A/B"))
+        ("tab-kv", "KV"), ("tab-cost", "Cost"), ("tab-load", "Load"), ("tab-compare", "A/B"))
 
 TAB_HELP = {
     "tab-results": "The headline figures of the deployment, every lever ranked on the objective, and the "
@@ -48,8 +48,15 @@ TAB_HELP = {
     "tab-spec": "Speculative decoding's speedup against batch size: above 1× it helps, below 1× it hurts.",
     "tab-kv": "How many sequences the KV cache holds against the average sequence length.",
     "tab-cost": "Cost per million output tokens and TPOT against batch size, with a TPOT budget you set.",
+    "tab-load": "The deployment under traffic, request by request: time to first token and per output token "
+                "(P50 and P99) and goodput as the offered rate rises, the SLO lines, the knee and the capacity "
+                "marked, and the queue over one run at the rate you set. With predict first on, say where the "
+                "knee is before the curves show.",
     "tab-compare": "The pinned deployment A beside the current one B, quantity by quantity, with B/A.",
 }
+
+LOAD_PREDICT = ("Predict first: past what rate does the slowest 1% of first tokens take off? Type your knee in "
+                "requests per second above and press Enter; the curves follow.")
 
 PREDICT_HELP = """\
 ## Predict first
@@ -154,14 +161,15 @@ field, and the last good results stay on show until it is fixed.
 
 Tabs: **Results** (figures and ranked levers), **Roofline**, **Spec** (speculative decoding
 against batch), **KV** (concurrency against sequence length), **Cost** (cost and TPOT against
-batch, with your TPOT budget) and **A/B** (compare with a pinned deployment).
+batch, with your TPOT budget), **Load** (percentiles, goodput and the knee under traffic, at the
+rate and SLOs you set) and **A/B** (compare with a pinned deployment).
 
 Leaving keeps the simulator as it is: the deployment, your prediction, the pinned A and the tab
 are there when you come back, until Ridge closes or another player takes over.
 
 Keys: **l** lock in a prediction, **f** predict first on or off, **p** pin as A, **s** save as a
 puzzle in your own chapter, **Escape** back. Tabs: **]** next, **[** previous, or straight to
-one: **r** Results, **o** Roofline, **x** Spec, **k** KV, **c** Cost, **b** A/B. Letter keys work
+one: **r** Results, **o** Roofline, **x** Spec, **k** KV, **c** Cost, **t** Load, **b** A/B. Letter keys work
 while a number field has focus.
 """
 
@@ -183,6 +191,8 @@ while a number field has focus.
                 tooltip="Show how many sequences the KV cache holds against length"),
         Binding("c", "show_tab('tab-cost')", "Cost tab", id="sim.tab_cost", show=False,
                 tooltip="Show cost and TPOT against batch, with your TPOT budget"),
+        Binding("t", "show_tab('tab-load')", "Load tab", id="sim.tab_load", show=False,
+                tooltip="Percentiles, goodput and the knee under traffic"),
         Binding("b", "show_tab('tab-compare')", "A/B tab", id="sim.tab_compare", show=False,
                 tooltip="Compare the pinned deployment A with the current one"),
         Binding("p", "pin", "Pin A", id="sim.pin", show=False,
@@ -323,6 +333,8 @@ while a number field has focus.
             children.append(Sheet([SheetRow("budget", "TPOT budget", budget, "ms", unit_after=BUDGET_WIDTH)], LABEL_WIDTH,
                                   id="row-budget"))
             children.append(Static("", id="err-budget", classes="sim-error", markup=False))
+        if tab_id == "tab-load":
+            children.extend(self._load_inputs())
         out = self._outs[tab_id] = _shown(Static(text, id=f"out-{tab_id[4:]}", classes="sim-out", markup=False), text)
         children.append(out)
         if tab_id == "tab-results":
@@ -333,12 +345,35 @@ while a number field has focus.
         scroll.ridge_help = f"## {title}\n\n{TAB_HELP[tab_id]}"
         return scroll
 
+    def _load_inputs(self) -> list:
+        """The Load tab's fields: the rate and the two SLOs, and (predicting first) the knee."""
+        sim, blink = self.sim, getattr(self.app, "blink", True)
+        rows = []
+        for name, label, value, unit, tip in (
+                ("rate", "Rate", "" if sim.load_rate is None else f"{sim.load_rate:g}", "req/s",
+                 "Requests per second for the queue-over-time run (blank: 90% of capacity)"),
+                ("ttft", "TTFT SLO", f"{sim.load_slo_ttft:g}", "s", "The P99 time-to-first-token target"),
+                ("tpot", "TPOT SLO", f"{sim.load_slo_tpot_ms:g}", "ms", "The P99 time-per-output-token target")):
+            field = NumberInput(value, id=f"load-{name}", type="text", select_on_focus=False, tooltip=tip,
+                                placeholder="90% cap." if name == "rate" else "")
+            field.cursor_blink = blink
+            field.ridge_help = f"## {label}\n\n{tip}."
+            rows.append(SheetRow(f"load-{name}", label, field, unit, unit_after=BUDGET_WIDTH))
+        knee = NumberInput("", id="load-knee", type="text", select_on_focus=False, placeholder="guess",
+                           tooltip="Your guess at the knee, in requests per second (Enter to lock it in)")
+        knee.cursor_blink = blink
+        knee.ridge_help = "## Your knee\n\n" + LOAD_PREDICT
+        rows.append(SheetRow("load-knee", "Your knee", knee, "req/s", unit_after=BUDGET_WIDTH))
+        sheet = Sheet(rows, LABEL_WIDTH, id="row-load")
+        return [sheet, Static("", id="load-error", classes="sim-error", markup=False)]
+
     def _prediction_sheet(self) -> Sheet:
         from engine.ids import Verdict
         from engine.levers import GAIN_BANDS, LEVERS
+        from engine.physics import VERDICT_CODES as STEADY_VERDICTS   # the load run's verdicts are the Load tab's
 
         rows = (
-            ("Bottleneck", "sim-guess-bottleneck", [(labels.bottleneck(v), v) for v in Verdict],
+            ("Bottleneck", "sim-guess-bottleneck", [(labels.bottleneck(v), v) for v in Verdict if v in STEADY_VERDICTS],
              "What bounds the objective chosen on the left: for cost the whole deployment (fit, KV capacity, "
              "prefill, then the decode step), for TPOT one decode step, for TTFT one request's prefill. "
              "Within 10% of a band edge, both bands count."),
@@ -388,10 +423,83 @@ while a number field has focus.
     @on(Input.Changed)
     def _input_changed(self, event: Input.Changed) -> None:
         wid = event.input.id or ""
-        if wid == "in-budget":
+        if wid in ("load-rate", "load-ttft", "load-tpot"):
+            self._set_load(wid[5:], event.value)
+        elif wid == "in-budget":
             self._set_budget(event.value)
         elif wid.startswith("in-") and wid != "in-config":
             self.edit(wid[3:], event.value)
+
+    @on(Input.Submitted, "#load-knee")
+    def _knee_submitted(self, event: Input.Submitted) -> None:
+        problem = self.sim.guess_knee(event.value)
+        self._load_error(problem)
+        if not problem:
+            self._dirty.add("tab-load")
+            self._draw_visible()
+
+    def _load_error(self, problem: str | None) -> None:
+        err = self.query_one("#load-error", Static)
+        err.update(f"✗ {problem}" if problem else "")
+        err.set_class(bool(problem), "-shown")
+
+    def _set_load(self, name: str, text: str) -> None:
+        problem = self.sim.set_load(name, text)
+        self._load_error(problem)
+        if not problem:
+            self._dirty.add("tab-load")
+            self._draw_visible()
+
+    def _load_waiting(self) -> bool:
+        """True while the Load tab waits for the player's knee (predict first, not yet given)."""
+        return self.predict_first and self.sim.knee_guess() is None
+
+    @work(thread=True, group="load", exclusive=True, exit_on_error=False, name="load curve")
+    def _run_load(self, key: tuple) -> None:
+        """Run the traffic off the UI thread (a few hundred milliseconds); a newer request cancels
+        this one, and a cancelled or outdated curve is dropped."""
+        from textual.worker import get_current_worker
+
+        try:
+            self.sim.load_curve()
+            problem = None
+        except RidgeError as exc:
+            problem = str(exc)
+        except Exception as error:  # noqa: BLE001 - the tab says so; the simulator stays
+            path = log_exception(error, getattr(self.app, "log_file", None), "simulator load curve")
+            problem = f"the load run failed ({type(error).__name__}); details in {path}"
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._load_ready, key, problem)
+
+    def _load_ready(self, key: tuple, problem: str | None) -> None:
+        self._load_problem = (key, problem) if problem else None
+        if key == self.sim.load_key():
+            self._dirty.add("tab-load")
+            self._draw_visible()
+
+    def load_lines(self, width: int, height: int) -> list[str]:
+        """The Load tab's text: its curves once run (starting the run when they are not), the
+        prediction it waits for, or why there are none."""
+        sim = self.sim
+        if self._load_waiting():
+            return [LOAD_PREDICT]
+        curve = sim.cached_load_curve()
+        if curve is None:
+            problem = getattr(self, "_load_problem", None)
+            if problem is not None and problem[0] == sim.load_key():
+                return [f"No load curve for this deployment: {player_words(problem[1])}"]
+            self._run_load(sim.load_key())
+            return ["Running the traffic at twelve rates (a fraction of a second)…"]
+        lines = sp.load_lines(curve, width, height, sim.knee_guess())
+        guess = sim.knee_guess()
+        if self.predict_first and guess is not None:
+            from puzzles.grading import estimate_right
+
+            truth = curve.knee_qps if curve.knee_qps is not None else curve.saturation_qps
+            verdict = "✓ right" if estimate_right(guess, truth) else "✗ off"
+            lines = [f"{verdict}: your knee {sp.short(guess)} req/s, the engine's {sp.short(truth)} req/s "
+                     "(right within a factor of 1.5)", ""] + lines
+        return lines
 
     @on(Input.Submitted, "#in-config")
     def _config_submitted(self, event: Input.Submitted) -> None:
@@ -535,7 +643,7 @@ while a number field has focus.
             best = r.solution.best
             gain = f" {best.gain:.2f}×" if best.gain is not None else ""
             lines.append(f"→ {labels.bottleneck(rep.bottleneck)} · {labels.lever_short(best.name)}{gain}"
-                         f" · {sp.dollars(rep.cost_per_million_output_tokens)}/M · "
+                         f" · {sp.u.dollars(rep.cost_per_million_output_tokens)}/M · "
                          f"{sp.u.seconds(rep.tpot_seconds)}/token")
         if sim.errors:
             name, message = next(iter(sim.errors.items()))
@@ -623,6 +731,8 @@ while a number field has focus.
             return sp.concurrency_lines(sim.concurrency_curve(), width, height)
         if tab_id == "tab-cost":
             return sp.cost_tpot_lines(sim.cost_tpot(), width, height)
+        if tab_id == "tab-load":
+            return self.load_lines(width, height)
         changes = [(sm.FIELD_BY_NAME[name].label if name in sm.FIELD_BY_NAME else name, a, b)
                    for name, a, b in (sm.changed_inputs(sim.pinned, sim.result) if sim.pinned else [])]
         return sp.compare_lines(sim.pinned, sim.result, sim.comparison(), changes, width)

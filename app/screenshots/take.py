@@ -21,6 +21,8 @@ SIZE = (100, 32)
 async def main() -> None:
     from textual.widgets import Input
 
+    from engine.ids import Lever, Verdict
+
     from app.game import make_app
 
     now = _dt.datetime(2026, 3, 2, 9, 30, tzinfo=_dt.timezone.utc)
@@ -47,8 +49,8 @@ async def main() -> None:
         shot("03-briefing")
         await settle("s", "h")
         screen = app.screen
-        screen.query_one("#bottleneck").value = "decode-weights"
-        screen.query_one("#lever").value = "speculative-decoding"
+        screen.query_one("#bottleneck").value = Verdict.DECODE_WEIGHTS
+        screen.query_one("#lever").value = Lever.SPECULATIVE_DECODING
         screen.query_one("#band").value = "2-4x"
         screen.query_one("#reason").value = "idle-flops"
         screen.query_one("#est-tpot_seconds", Input).value = "141e9 / (4 * 3.35e12)"

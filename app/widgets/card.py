@@ -11,12 +11,12 @@ from textual.visual import RenderOptions, Visual
 from textual.widget import Widget
 
 
-def card_rows(dep, levers: tuple[str, ...] = (), ruled_out=None) -> list[tuple[str, str]]:
+def card_rows(dep, levers: tuple[str, ...] = (), ruled_out=None, objective=None, load=None) -> list[tuple[str, str]]:
     """(field, value) rows for an engine Deployment: the one card of `puzzles.cards.card_rows`
     (every input the answer key depends on, and any lever the scenario rules out)."""
     from puzzles.cards import card_rows as rows
 
-    return rows(dep, levers, ruled_out)
+    return rows(dep, levers, ruled_out, objective, load)
 
 
 class CardVisual(Visual):
@@ -79,12 +79,14 @@ against FLOPs, prompt work against output work.
     }
     """
 
-    def __init__(self, deployment, levers: tuple[str, ...] = (), ruled_out=None, **kwargs) -> None:
+    def __init__(self, deployment, levers: tuple[str, ...] = (), ruled_out=None, load=None, objective=None,
+                 **kwargs) -> None:
         super().__init__(**kwargs)
         self.deployment = deployment
         self.levers = tuple(levers)
         self.ruled_out = dict(ruled_out or {})
-        self.card_visual = CardVisual(card_rows(self.deployment, self.levers, self.ruled_out))
+        # a load puzzle's card shows its traffic, fleet, scheduler and SLOs (puzzles.cards)
+        self.card_visual = CardVisual(card_rows(self.deployment, self.levers, self.ruled_out, objective, load))
 
     def render(self) -> Visual:
         return self.card_visual

@@ -22,8 +22,8 @@ from engine.lab.kvcache import ContiguousCache, PagedCache
 from engine.lab.model import ToyModel
 from engine.lab.workload import Request
 
-SCHEDULERS = ("static", "continuous")
-ALLOCATORS = ("contiguous", "paged")
+SCHEDULERS = tuple(s.value for s in Scheduler if s != Scheduler.NONE)   # the lab always batches
+ALLOCATORS = tuple(a.value for a in Allocator)
 
 
 @dataclass(slots=True, eq=False)

@@ -1,0 +1,411 @@
+"""One serving instance, step by step: a continuous-batching scheduler as vLLM runs it.
+
+The loop advances a clock from one model step to the next (the step-level discrete-event loop of
+Vidur and BLIS). Each step the scheduler decides what runs, the step model says how long it
+takes, and the requests it carried move on. The rules, and where each comes from:
+
+1. Arrivals join a first-come-first-served waiting queue; with a queue cap, an arrival that finds
+   the queue full is shed (admission control). A request whose prompt could never fit in the KV
+   cache is refused on arrival (BLIS does the same).
+2. At most `max_running` sequences are in flight (vLLM's `max_num_seqs`); a request is admitted
+   only when the KV blocks its next tokens need are free with 1% of the cache to spare (vLLM's
+   block manager and its watermark), and never in a step that had to preempt (vLLM's scheduler:
+   no waiting request is scheduled after a preemption).
+3. Without a chunk budget, a step either prefills whole prompts (as many waiting prompts as fit in
+   the engine's batched-prefill budget, `prefill_batch_tokens`, or one longer prompt alone) while
+   every running stream waits, or decodes one token of every running sequence: prefill first,
+   vLLM's scheduler before chunked prefill.
+4. With a chunk budget T, every step carries at most T tokens: one decode token per running
+   sequence first, then the next chunk of prompts already started, then chunks of newly admitted
+   prompts (Sarathi-Serve's stall-free batching, vLLM's chunked-prefill scheduler).
+5. KV memory is paged in blocks of `block_tokens`; each sequence holds its own tokens (a cached
+   shared prefix is held once, outside this count) plus half a block of rounding on average. When
+   a decode step needs more blocks than are free, the most recently admitted sequence is
+   preempted: its blocks are freed and it returns to the front of the queue to recompute its
+   prompt and the tokens it had generated (vLLM's recompute preemption).
+6. A prefill step emits the request's first token (TTFT ends there); each decode step emits one.
+
+Speed: a run of decode-only steps with nothing to decide in between (no arrival that could be
+admitted, no sequence finishing, no block shortage) is advanced in one jump, its step time taken
+at the jump's middle context; so a run costs a few microseconds per event, not per sequence.
+"""
+from __future__ import annotations
+
+import heapq
+import math
+from dataclasses import dataclass
+
+WAIT, PREFILL, DECODE, DONE, SHED = 0, 1, 2, 3, 4
+
+
+@dataclass(frozen=True)
+class InstanceConfig:
+    """One instance's scheduler settings (token counts; `kv_tokens` the KV cache's capacity in
+    tokens after the weights, the reserve and any shared prefix)."""
+
+    max_running: int
+    kv_tokens: float
+    block_tokens: int
+    chunk_tokens: int | None
+    max_prefill_tokens: int
+    queue_cap: int | None
+
+
+@dataclass
+class InstanceRequests:
+    """The requests one instance serves, as lists indexed alike. `prefill` is the tokens it must
+    compute before the first token (0 for a request whose cache arrived from a prefill pool);
+    `own` the KV tokens it holds once prefilled; `context` the tokens its attention reads then
+    (a cached prefix included); `output` the tokens it generates here. Open loop: `arrival`
+    times. Closed loop: `think` times and `users`, each user's next request issued a think time
+    after its last one ends."""
+
+    prefill: list
+    own: list
+    context: list
+    output: list
+    arrival: list | None = None
+    think: list | None = None
+    users: int = 0
+    emits_first: bool = True   # False for a decode pool: the first token came from elsewhere
+
+
+@dataclass
+class InstanceTrace:
+    """What happened to every request (times in seconds; -1.0 where it never happened), and the
+    instance's totals."""
+
+    arrival: list
+    state: list
+    first_scheduled: list
+    first_token: list
+    finish: list
+    decode_entry: list          # when the request first entered decode here
+    pure_decode: list           # seconds of its decode steps' own decode time
+    evicted: list               # seconds spent preempted after its first token
+    preemptions: list
+    span: float
+    prefill_busy: float
+    decode_busy: float
+    batch_seconds: float        # integral of the sequences in flight over busy time
+    queue_t: list
+    queue_n: list
+    steps: int
+    occupancy: float            # request-seconds in the system, counted from the queue and the batch
+
+
+def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceTrace:
+    """Simulate one instance until every request has finished or been shed."""
+    n = len(req.output)
+    prefill_need = list(req.prefill)
+    own0, ctx0, out = req.own, req.context, req.output
+    pf_left = list(prefill_need)
+    kv_done = [own0[i] - prefill_need[i] for i in range(n)]
+    gen = [0] * n
+    state = [WAIT] * n
+    arrival = [-1.0] * n
+    first_sched = [-1.0] * n
+    first_tok = [-1.0] * n
+    finish = [-1.0] * n
+    dec_entry = [-1.0] * n
+    pure = [0.0] * n
+    evicted = [0.0] * n
+    evicted_at = [-1.0] * n
+    preempts = [0] * n
+    done_at = [0] * n
+    base_ctx = [0] * n
+    base_own = [0] * n
+
+    decode_t, prefill_t, mixed_t = times.decode, times.prefill, times.mixed
+    cap = cfg.kv_tokens
+    half = cfg.block_tokens / 2.0
+    max_running = cfg.max_running
+    chunk = cfg.chunk_tokens
+    max_pf = cfg.max_prefill_tokens
+    watermark = 0.01 * cap
+    qcap = cfg.queue_cap
+    emits_first = req.emits_first
+
+    pending: list = []
+    closed = req.arrival is None
+    next_id = 0
+    if closed:
+        think = req.think
+        for u in range(min(req.users, n)):
+            heapq.heappush(pending, (think[u], u))
+        next_id = min(req.users, n)
+    else:
+        pending = [(a, i) for i, a in enumerate(req.arrival)]
+        heapq.heapify(pending)
+
+    from collections import deque
+
+    waiting: deque = deque()
+    order: list = []            # admitted sequences, oldest first (the preemption order)
+    prefilling: list = []       # sequences part-way through their prompt, oldest first
+    heap: list = []             # (done_at, id) of decoding sequences
+    n_running = n_dec = 0
+    sum_ctx = sum_own = 0       # sums of base_ctx / base_own over decoding sequences
+    pf_kv = 0.0                 # KV tokens held by sequences still prefilling (with rounding)
+    G = 0                       # decode steps taken so far
+    t = 0.0
+    c_pure = 0.0                # cumulative own-decode seconds of decode-carrying steps
+    prefill_busy = decode_busy = batch_seconds = 0.0
+    finished = 0
+    queue_t: list = [0.0]
+    queue_n: list = [0]
+    steps = 0
+    occupancy = 0.0
+
+    def release(i: int, now: float) -> None:
+        nonlocal next_id, finished
+        finished += 1
+        if closed and next_id < n:
+            heapq.heappush(pending, (now + req.think[next_id], next_id))
+            next_id += 1
+
+    def enter_decode(i: int, now: float) -> None:
+        nonlocal n_dec, sum_ctx, sum_own
+        state[i] = DECODE
+        done_at[i] = G + (out[i] - gen[i])
+        b_ctx = ctx0[i] + gen[i] - G
+        b_own = own0[i] + gen[i] - G
+        base_ctx[i], base_own[i] = b_ctx, b_own
+        sum_ctx += b_ctx
+        sum_own += b_own
+        n_dec += 1
+        pure[i] -= c_pure
+        if dec_entry[i] < 0:
+            dec_entry[i] = now
+        if evicted_at[i] >= 0:
+            evicted[i] += now - evicted_at[i]
+            evicted_at[i] = -1.0
+        heapq.heappush(heap, (done_at[i], i))
+
+    def preempt_newest(now: float) -> bool:
+        """Free the most recently admitted sequence's blocks; it waits at the queue's front."""
+        nonlocal n_running, n_dec, sum_ctx, sum_own, pf_kv, order
+        while order and state[order[-1]] not in (PREFILL, DECODE):
+            order.pop()
+        if not order:
+            return False
+        v = order.pop()
+        if state[v] == DECODE:
+            gen[v] = out[v] - (done_at[v] - G)
+            sum_ctx -= base_ctx[v]
+            sum_own -= base_own[v]
+            n_dec -= 1
+            pure[v] += c_pure
+        else:
+            prefilling.remove(v)
+            pf_kv -= kv_done[v] + half
+        if first_tok[v] >= 0 or not emits_first:
+            evicted_at[v] = now
+        n_running -= 1
+        preempts[v] += 1
+        state[v] = WAIT
+        recompute = own0[v] + gen[v]
+        pf_left[v] = recompute
+        kv_done[v] = 0
+        waiting.appendleft(v)
+        return True
+
+    total = n
+    while finished < total:
+        # 1. arrivals up to now join the queue (or are shed, or refused when they could never fit)
+        while pending and pending[0][0] <= t:
+            a, i = heapq.heappop(pending)
+            arrival[i] = a
+            if own0[i] + half > cap or (qcap is not None and len(waiting) >= qcap):
+                state[i] = SHED
+                release(i, a)
+                continue
+            waiting.append(i)
+            occupancy += t - a      # it arrived during the step that just ended
+        if n_running == 0 and not waiting:
+            if not pending:
+                break
+            t = pending[0][0]
+            continue
+        if len(order) > 4 * n_running + 64:
+            order = [i for i in order if state[i] in (PREFILL, DECODE)]
+
+        used = sum_own + n_dec * G + n_dec * half + pf_kv
+        # 2. requests whose cache arrived from elsewhere go straight to decoding
+        while waiting and pf_left[waiting[0]] == 0 and n_running < max_running \
+                and used + own0[waiting[0]] + gen[waiting[0]] + half + n_dec + 1 + watermark <= cap:
+            i = waiting.popleft()
+            state[i] = DECODE
+            n_running += 1
+            order.append(i)
+            if first_sched[i] < 0:
+                first_sched[i] = t
+            enter_decode(i, t)
+            used += own0[i] + gen[i] + half
+        # 3. the decodes of this step need one more token each: preempt until they fit
+        preempted = False
+        while n_dec and used + n_dec > cap:
+            if not preempt_newest(t):
+                break
+            preempted = True
+            used = sum_own + n_dec * G + n_dec * half + pf_kv
+
+        chunks: list = []
+        pf_tokens = 0
+        stall = False
+        budget = 0
+
+        def admit(i: int, take: int) -> None:
+            """The queue's head starts its prefill this step with `take` tokens."""
+            nonlocal n_running, pf_kv
+            waiting.popleft()
+            state[i] = PREFILL
+            n_running += 1
+            order.append(i)
+            prefilling.append(i)
+            pf_kv += kv_done[i] + half
+            if first_sched[i] < 0:
+                first_sched[i] = t
+            chunks.append((i, take))
+        if chunk is not None:
+            budget = chunk - n_dec
+            free = cap - used - n_dec
+            for i in prefilling:
+                if budget <= 0 or free <= 0:
+                    break
+                take = min(pf_left[i], budget, int(free))
+                if take <= 0:
+                    break
+                chunks.append((i, take))
+                budget -= take
+                free -= take
+                pf_tokens += take
+            while waiting and budget > 0 and n_running < max_running and not preempted:
+                i = waiting[0]
+                if pf_left[i] == 0:
+                    break
+                take = min(pf_left[i], budget)
+                if take + half + watermark > free:
+                    break
+                admit(i, take)
+                budget -= take
+                free -= take + half
+                pf_tokens += take
+        elif waiting and n_running < max_running and pf_left[waiting[0]] > 0 and not preempted:
+            free = cap - used
+            while waiting and n_running < max_running:
+                i = waiting[0]
+                take = pf_left[i]
+                if take == 0 or (chunks and pf_tokens + take > max_pf) or take + half + watermark > free:
+                    break
+                admit(i, take)
+                free -= take + half
+                pf_tokens += take
+            stall = bool(chunks)
+
+        if not chunks and n_dec == 0:
+            # nothing can run: a prompt too large for the blocks that prefilling sequences leave
+            # free waits for them to give way; one too large for the whole cache is dropped
+            if n_running == 0 or not preempt_newest(t):
+                i = waiting.popleft()
+                state[i] = SHED
+                release(i, t)
+            continue
+
+        steps += 1
+        reps = 1
+        if chunk is not None and len(chunks) == 1 and budget <= 0:
+            # one prompt takes the whole budget: the steps repeat unchanged (no room for anyone
+            # else) until it is nearly done, a decode finishes or the blocks run short
+            i, take = chunks[0]
+            reps = pf_left[i] // take
+            if reps > 1:
+                if n_dec:
+                    while state[heap[0][1]] != DECODE or done_at[heap[0][1]] != heap[0][0]:
+                        heapq.heappop(heap)   # left behind by a preemption
+                    reps = min(reps, heap[0][0] - G)
+                reps = max(1, min(reps, int((cap - used) // (n_dec + take))))
+        if stall or (chunks and n_dec == 0):
+            dt = prefill_t(pf_tokens, len(chunks)) * reps
+            prefill_busy += dt
+            k = 0
+        elif chunks:
+            ctx = (sum_ctx + n_dec * G) / n_dec + (reps - 1) / 2.0
+            each = mixed_t(pf_tokens, n_dec, ctx)
+            own_decode = decode_t(n_dec, ctx)
+            if own_decode > each:
+                own_decode = each
+            dt = each * reps
+            c_pure += own_decode * reps
+            decode_busy += own_decode * reps
+            prefill_busy += dt - own_decode * reps
+            k = reps
+        else:
+            # decode-only: jump to the next step where something changes
+            while state[heap[0][1]] != DECODE or done_at[heap[0][1]] != heap[0][0]:
+                heapq.heappop(heap)   # left behind by a preemption
+            k = heap[0][0] - G
+            room = cap - used
+            k_kv = int(room // n_dec) if n_dec else k
+            if k_kv < k:
+                k = max(1, k_kv)
+            ctx_now = (sum_ctx + n_dec * G) / n_dec
+            if pending and n_running < max_running and not waiting:
+                gap = pending[0][0] - t
+                d0 = decode_t(n_dec, ctx_now)
+                k_arr = max(1, math.ceil(gap / d0)) if gap > 0 else 1
+                if k_arr < k:
+                    k = k_arr
+            d = decode_t(n_dec, ctx_now + (k - 1) / 2.0)
+            dt = k * d
+            c_pure += dt
+            decode_busy += dt
+        batch_seconds += n_running * dt
+        occupancy += (n_running + len(waiting)) * dt
+        t += dt
+        G += k
+
+        # prompts that finished this step emit their first token
+        if chunks:
+            for i, take in chunks:
+                take *= reps
+                pf_left[i] -= take
+                kv_done[i] += take
+                pf_kv += take
+                if pf_left[i] == 0:
+                    prefilling.remove(i)
+                    pf_kv -= kv_done[i] + half
+                    if first_tok[i] < 0 and emits_first:
+                        first_tok[i] = t
+                    gen[i] += 1
+                    if gen[i] >= out[i]:
+                        state[i] = DONE
+                        finish[i] = t
+                        n_running -= 1
+                        if dec_entry[i] < 0:
+                            dec_entry[i] = t
+                        if evicted_at[i] >= 0:
+                            evicted[i] += t - evicted_at[i]
+                            evicted_at[i] = -1.0
+                        release(i, t)
+                    else:
+                        enter_decode(i, t)
+        # sequences that generated their last token leave
+        while heap and heap[0][0] <= G:
+            g_done, i = heapq.heappop(heap)
+            if state[i] != DECODE or done_at[i] != g_done:
+                continue
+            state[i] = DONE
+            finish[i] = t
+            gen[i] = out[i]
+            sum_ctx -= base_ctx[i]
+            sum_own -= base_own[i]
+            n_dec -= 1
+            n_running -= 1
+            pure[i] += c_pure
+            release(i, t)
+        queue_t.append(t)
+        queue_n.append(len(waiting))
+
+    return InstanceTrace(arrival, state, first_sched, first_tok, finish, dec_entry, pure, evicted, preempts,
+                         t, prefill_busy, decode_busy, batch_seconds, queue_t, queue_n, steps, occupancy)

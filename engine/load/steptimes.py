@@ -1,0 +1,65 @@
+"""Step times for the load loop: the engine's step model (`engine.steps`), remembered.
+
+A run asks for tens of thousands of steps, most of them alike. The step model answers each new
+shape once and this cache keeps it. Token counts are put in cells by their top six bits (exact up
+to 64, then 64 cells per doubling: neighbours 1.6-3% apart) and a cell is priced at its middle: a
+decode step by (batch, context cell) (the step's KV read moves by under 1% across a cell); a
+prefill by (token cell, prompts), scaled back in proportion to the exact tokens; a mixed step by
+coarse cells of its tokens, batch and context (eight per doubling): what the prompt tokens add to
+the decode step, per token, hardly moves within such a cell; it is added to the decode step at
+the exact cell. Nothing here computes physics.
+"""
+from __future__ import annotations
+
+
+def cell(tokens, bits: int = 6) -> int:
+    """The cell of a token count: itself below 2**bits, else its top `bits` bits and its
+    magnitude."""
+    c = int(tokens)
+    shift = c.bit_length() - bits
+    return c if shift <= 0 else (shift << bits) | (c >> shift)
+
+
+def middle(key: int, bits: int = 6) -> float:
+    """The token count a cell stands for (the middle of its range)."""
+    shift = key >> bits
+    return float(key) if shift == 0 else ((key & ((1 << bits) - 1)) + 0.5) * (1 << shift)
+
+
+class StepTimes:
+    """Memoised `prefill`, `decode` and `mixed` step seconds of one instance's step model."""
+
+    def __init__(self, model) -> None:
+        self.model = model
+        self._decode: dict = {}
+        self._prefill: dict = {}
+        self._mixed: dict = {}
+
+    def decode(self, batch: int, ctx: float) -> float:
+        """One decode step for `batch` sequences holding `ctx` tokens each on average."""
+        key = (batch, cell(ctx))
+        found = self._decode.get(key)
+        if found is None:
+            found = self._decode[key] = float(self.model.decode_seconds(batch, middle(key[1])))
+        return found
+
+    def prefill(self, tokens: int, prompts: int = 1) -> float:
+        """A prefill-only step over `tokens` prompt tokens from `prompts` requests."""
+        c = cell(tokens)
+        key = (c, prompts)
+        found = self._prefill.get(key)
+        if found is None:
+            each = max(1, int(round(middle(c) / prompts)))
+            found = self._prefill[key] = float(self.model.prefill_seconds(each, prompts)) * middle(c) / (each * prompts)
+        return found if c < 64 else found * tokens / middle(c)
+
+    def mixed(self, tokens: int, batch: int, ctx: float) -> float:
+        """A step carrying `tokens` prompt tokens beside `batch` decodes of `ctx` tokens."""
+        c, b, coarse = cell(tokens, 3), cell(batch, 3), cell(ctx, 3)
+        key = (c, b, coarse)
+        extra = self._mixed.get(key)
+        if extra is None:
+            at, size, n = middle(coarse, 3), max(int(middle(c, 3)), 1), max(int(middle(b, 3)), 1)
+            extra = self._mixed[key] = (float(self.model.mixed_seconds(size, n, at))
+                                        - float(self.model.decode_seconds(n, at))) / size
+        return self.decode(batch, ctx) + extra * tokens
