@@ -46,10 +46,23 @@ def log_exception(error: BaseException, log_file: Path | None, where: str = "") 
     return write_log(f"--- {stamp} {where}\n{text}\n", log_file)
 
 
+def told(message: object) -> str:
+    """A message as a notice or a label shows it (DESIGN.md: one line, at most 300 characters):
+    `engine.text.refusal`, with markup written as text, so an error that echoes a file's `[/]`
+    cannot itself break the screen that tells it."""
+    from textual.markup import escape
+
+    from engine.text import refusal
+
+    return escape(refusal(message))
+
+
 def short_message(error: BaseException | str, path: Path) -> str:
     """The one line a player sees: what kind of trouble, and where the details went."""
+    from engine.text import refusal
+
     kind = error if isinstance(error, str) else type(error).__name__
-    return f"Something went wrong ({kind}). Details were saved to {path}"
+    return refusal(f"Something went wrong ({kind}). Details were saved to {path}")
 
 
 def report(app, error: Exception, where: str = "") -> None:
@@ -59,7 +72,7 @@ def report(app, error: Exception, where: str = "") -> None:
     path = log_exception(error, getattr(app, "log_file", None), where)
     app.unexpected_errors.append(error)
     try:
-        app.notify(short_message(error, path), title="Unexpected error", severity="error", timeout=8)
+        app.notify(short_message(error, path), title="Unexpected error", severity="error", timeout=8, markup=False)
     except Exception:  # noqa: BLE001 - the notice is best effort; the log already has it
         pass
 

@@ -23,7 +23,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from app import messages, styling
-from app.errors import Guarded, crash_console, default_log_path, finish_run, keep_going, log_exception
+from app.errors import Guarded, crash_console, default_log_path, finish_run, keep_going, log_exception, told
 
 READY_EXIT_ENV = "RIDGE_EXIT_WHEN_READY"
 DEFAULT_THEME = "textual-dark"
@@ -162,7 +162,7 @@ class RidgeApp(Guarded, App[None]):
     @property
     def bank(self):
         if self._bank is None:
-            from app.progress import Bank
+            from puzzles.chapters import Bank
             from saves.locations import packs_dir
 
             self._bank = Bank(player_packs=packs_dir(self.save_dir))  # the player's own packs, beside ours
@@ -173,9 +173,35 @@ class RidgeApp(Guarded, App[None]):
         """True once the puzzle packs are loaded (they load in the background at start-up)."""
         return self._bank is not None and self._bank.loaded
 
+    def reload_packs(self) -> None:
+        """A pack changed (the simulator saved a puzzle into the player's own): read the packs
+        again in a worker. The bank answers as it was until the new packs are in, then the screen
+        on show is told (`PuzzlesLoaded`), so a map or home screen open by then shows the new
+        chapter at once, and one opened later reads it."""
+        self.run_worker(self._reload_packs, thread=True, group="packs", exclusive=True, exit_on_error=False)
+
+    def _reload_packs(self) -> None:
+        try:
+            self.bank.reload()
+        except Exception as error:  # noqa: BLE001 - told in one line, logged in full
+            self.call_from_thread(self._packs_reloaded, error)
+            return
+        self.call_from_thread(self._packs_reloaded, None)
+
+    def _packs_reloaded(self, error: BaseException | None) -> None:
+        self.screen.post_message(messages.PuzzlesLoaded(error))
+
+    @on(messages.PuzzlesLoaded)
+    def _on_puzzles_loaded(self, message: messages.PuzzlesLoaded) -> None:
+        """A reload no screen on show took up: only a failure needs saying."""
+        if message.error is not None:
+            path = log_exception(message.error, self.log_file, "reading the puzzle packs again")
+            self.notify(told(f"The puzzles could not be read again: {message.error} (details in {path})"),
+                        severity="error", timeout=15)
+
     def open_session(self, name: str):
         """Open `name`'s save (SaveError if it cannot be read) and make it the current player."""
-        from app.progress import Session
+        from saves.session import Session
 
         session = Session(self.store, name, self.bank, clock=self.clock)
         if self.session is not None and self.session.name != session.name:
@@ -330,12 +356,26 @@ class RidgeApp(Guarded, App[None]):
         elif self.solo is not None:
             self.exit()
 
+    def replace_screen(self, make: Callable[[], Screen]) -> None:
+        """`make()` in the place of the current screen, within its mode. Textual replaces only a
+        screen that was pushed (`switch_screen` drops the replaced screen's result callback, which
+        a mode's base screen never had: the stack emptied and Ridge ended, as Continue → lock-in
+        did when the puzzle opened the campaign). A mode's base is replaced by opening the mode
+        afresh on the new screen, at the same place on the trail, so every way into a screen
+        leads to the next one the same way."""
+        if len(self.screen_stack) > 1:
+            self.switch_screen(make())
+        elif self.current_mode == HOME:
+            self.push_screen(make())  # the home screen is never replaced: what asks goes above it
+        else:
+            self.open_mode(self.current_mode, make)
+
     def show_in_campaign(self, make: Callable[[], Screen], replace: bool = False) -> None:
         """A briefing or a puzzle: in the place of the asking screen, above it within the
         campaign, or as the start of a campaign opened from here."""
         self.pause_collection()
         if replace:
-            self.switch_screen(make())
+            self.replace_screen(make)
         elif self.current_mode == "campaign":
             self.push_screen(make())
         else:
@@ -346,8 +386,8 @@ class RidgeApp(Guarded, App[None]):
         chapter's briefing the first time a chapter is entered; the map once all are cleared."""
         session = self.session
         exclude = (after,) if after else ()
-        pid = None
-        if after:
+        pid = session.due_retry(exclude)  # a puzzle put off comes back within three, from any chapter
+        if pid is None and after:
             chapter = session.chapter_of(after)
             if chapter is not None:
                 pid = session.next_puzzle(exclude=exclude, within=chapter)
@@ -408,7 +448,7 @@ class RidgeApp(Guarded, App[None]):
         turn it locks in (no frame of the puzzle in between); posting the message works too."""
         from app.screens.reveal import RevealScreen
 
-        self.switch_screen(RevealScreen(locked))
+        self.replace_screen(partial(RevealScreen, locked))
 
     @on(messages.PredictionLocked)
     @keep_going
@@ -437,9 +477,9 @@ class RidgeApp(Guarded, App[None]):
             folder.mkdir(parents=True, exist_ok=True)
             path = self.save_screenshot(path=str(folder))
         except OSError as error:
-            self.notify(f"Could not save the screenshot: {error}", severity="warning")
+            self.notify(told(f"Could not save the screenshot: {error}"), severity="warning")
             return
-        self.notify(f"Saved {path}", title="Screenshot")
+        self.notify(told(f"Saved {path}"), title="Screenshot")
 
     # -- the command palette: every bound action of the screen, by its description ---------
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
@@ -507,7 +547,7 @@ def make_app(save_dir: str | os.PathLike[str] | None = None, profile: str | None
     screen shows the player and takes keys, "loaded" once the chapters have loaded too.
     `solo` runs one way to play on its own in place of the home screen (`ridge match play`,
     demos, tests): a name in `RidgeApp.MODES`, or a function making its screen; leaving it quits.
-    `bank` replaces the built-in puzzle packs (an `app.progress.Bank`; the tests' fixture packs).
+    `bank` replaces the built-in puzzle packs (a `puzzles.chapters.Bank`; the tests' fixture packs).
     `warm` builds the simulator in the background while the home screen waits (`ridge play` and
     the benches; tests that need it say so, so no other test pays for a screen it never opens)."""
     if ready_exit is None:

@@ -8,6 +8,7 @@ one up never loads the packs (nor pydantic).
 """
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 from puzzles.errors import PackError
@@ -23,6 +24,7 @@ _KEYS: dict[str, Key] = {}
 _PLAYER_DIR: Path | None = None  # where the player's own packs are (<data>/packs), once told
 _PLAYER_PROBLEMS: list[PackError] = []
 _PLAYER_NOTES: list[tuple[str, str]] = []  # (chapter id, one line) for a pack loaded other than as written
+_LOADING = threading.RLock()  # held while the packs are read (the app reads them in a worker thread)
 
 
 def pack_paths() -> list[Path]:
@@ -45,7 +47,17 @@ def use_player_packs(folder: str | Path | None) -> None:
 def reload() -> None:
     """Read the packs again on next use (a player pack was added or changed)."""
     global _PACKS, _PUZZLES
-    _PACKS = _PUZZLES = None
+    with _LOADING:
+        _PACKS = _PUZZLES = None
+
+
+def refresh() -> None:
+    """Read the packs again now and swap them in whole once read (a player pack was added or
+    changed): until then every lookup, from any thread, sees the packs as they were, never none.
+    For a worker thread; the app's screens keep answering while it runs."""
+    global _PACKS, _PUZZLES
+    with _LOADING:
+        _PACKS, _PUZZLES = _load()
 
 
 def player_problems() -> list[PackError]:
@@ -160,23 +172,32 @@ def packs() -> list:
     """The built-in packs (LoadedPack), loaded and validated once (the first problem raises), then
     the player's own that pass the check."""
     global _PACKS, _PUZZLES
-    if _PACKS is None:
-        from puzzles.schema import load_pack
+    found = _PACKS
+    if found is None:
+        with _LOADING:  # one load at a time: a second thread waits for the first one's packs
+            if _PACKS is None:
+                _PACKS, _PUZZLES = _load()
+            found = _PACKS
+    return found
 
-        loaded = [load_pack(path) for path in pack_paths()]
-        puzzles: dict[str, Puzzle] = {}
-        for pack in loaded:
-            for puzzle in pack.puzzles:
-                if puzzle.id in puzzles:
-                    first = puzzles[puzzle.id]
-                    raise PackError(f"duplicate id: already used at {first.source}:{first.line}",
-                                    path=puzzle.source, line=puzzle.line, puzzle=puzzle.id, field="id")
-                puzzles[puzzle.id] = puzzle
-                if puzzle.load is None:   # a load key runs its traffic: computed on first use (`key`)
-                    _KEYS[puzzle.id] = compute_key(puzzle)
-        loaded += _player_packs(puzzles, {pack.chapter.id for pack in loaded})
-        _PACKS, _PUZZLES = loaded, puzzles
-    return _PACKS
+
+def _load() -> tuple[list, dict[str, Puzzle]]:
+    """The packs and the puzzles by id, read afresh (call with `_LOADING` held)."""
+    from puzzles.schema import load_pack
+
+    loaded = [load_pack(path) for path in pack_paths()]
+    puzzles: dict[str, Puzzle] = {}
+    for pack in loaded:
+        for puzzle in pack.puzzles:
+            if puzzle.id in puzzles:
+                first = puzzles[puzzle.id]
+                raise PackError(f"duplicate id: already used at {first.source}:{first.line}",
+                                path=puzzle.source, line=puzzle.line, puzzle=puzzle.id, field="id")
+            puzzles[puzzle.id] = puzzle
+            if puzzle.load is None:   # a load key runs its traffic: computed on first use (`key`)
+                _KEYS[puzzle.id] = compute_key(puzzle)
+    loaded += _player_packs(puzzles, {pack.chapter.id for pack in loaded})
+    return loaded, puzzles
 
 
 def builtin() -> dict[str, Puzzle]:

@@ -3,25 +3,31 @@
 Concepts are the course's module ids (without the clearing test) and the napkin question ids
 (`puzzles.questions`); from difficulty 3 the two load chapters and the load napkin questions
 (Little's law, utilisation, the knee) are drilled on generated load puzzles
-(`puzzles.load_generator`). A generated puzzle reviews the concept that decides its key
-(`deciding_concept`): the best lever's concept when the lever works through its own mechanism
-(batching, paged KV, prefix caching, speculation, routing, chunked prefill), else the concept of
+(`puzzles.load_generator`). A puzzle reviews the concept that decides its key
+(`deciding_concept`): a load puzzle its chapter; otherwise the best lever's concept whenever the
+lever has one (every lever but more GPUs), else the concept of
 the bottleneck that bounds the objective. So a batching answer reschedules batching, never the
-arithmetic intensity its verdict mentions. A napkin concept is drilled by adding its question to
-a puzzle that gives it a clear answer. A round takes the concepts in the order spaced repetition gives
-(`puzzles.review.due_order`: due first) and finds, for each, the next generated puzzle at the chosen
-difficulty that exercises it. Everything is deterministic from the seed. Imports no Textual.
+arithmetic intensity its verdict mentions, and a quantization answer marks quantization seen (it
+used to review its verdict's concept, so quantization was never seen nor drilled). A napkin
+concept is drilled by adding its question to a puzzle that gives it a clear answer. A round takes
+the concepts in the order spaced repetition gives (`puzzles.review.due_order`: due first) and
+finds, for each, the next generated puzzle at the chosen difficulty that exercises it. Everything
+is deterministic from the seed. Imports no Textual.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.ids import Lever, Module, Verdict
+from engine.ids import Module, Outcome
 
-from puzzles import generator
+from puzzles import generator, review
+# the concept vocabulary lives in puzzles.concepts (puzzles.review reads it too); the maps stay
+# readable as drill.LEVER_CONCEPT and drill.VERDICT_CONCEPT for the drill's callers
+from puzzles.concepts import (LEVER_CONCEPT, VERDICT_CONCEPT, concepts_of_pair,  # noqa: F401
+                              deciding_concept, deciding_concept_of_pair)
 from puzzles.puzzle import MODULES
 from puzzles.questions import LOAD_NAPKIN_IDS, NAPKIN_IDS, Item, make_item, suitable
-from puzzles.reasons import mechanism_reason
 
 MODULE_CONCEPTS = tuple(m for m in MODULES if m != Module.CLEARING_TEST)
 CONCEPTS = MODULE_CONCEPTS + NAPKIN_IDS + LOAD_NAPKIN_IDS
@@ -32,20 +38,10 @@ ROUND_LENGTHS = (3, 5, 10)
 DEFAULT_ROUND = 5
 SECONDS_PER_PUZZLE = 90
 SCAN_LIMIT = 240  # generated indexes tried per concept before settling for any puzzle
+TIME_UP = "The time ran out: what you had filled in was locked in."
+UNCHANGED = "unchanged"  # the next review of a concept whose card did not move
+REVIEW_SEED_STEP = 7919  # a review of the missed draws from another seed than the round it follows
 
-VERDICT_CONCEPT = {
-    Verdict.DOES_NOT_FIT: Module.KV_CACHE, Verdict.KV_CAPACITY: Module.KV_CACHE, Verdict.DECODE_KV: Module.KV_CACHE,
-    Verdict.PREFILL_COMPUTE: Module.TWO_PHASES, Verdict.PREFILL_WEIGHTS: Module.TWO_PHASES,
-    Verdict.DECODE_COMPUTE: Module.INTENSITY, Verdict.DECODE_WEIGHTS: Module.INTENSITY,
-}
-MECHANISM_LEVERS = (Lever.BATCHING, Lever.PAGED_KV, Lever.PREFIX_CACHING, Lever.SPECULATIVE_DECODING,
-                    Lever.ROUTING, Lever.CHUNKED_PREFILL)
-LEVER_CONCEPT = {
-    Lever.BATCHING: Module.BATCHING, Lever.PAGED_KV: Module.PAGED_ATTENTION, Lever.PREFIX_CACHING: Module.PREFIX_CACHING,
-    Lever.QUANTIZATION: Module.QUANTIZATION, Lever.KV_QUANTIZATION: Module.KV_CACHE,
-    Lever.SPECULATIVE_DECODING: Module.SPECULATIVE_DECODING, Lever.ROUTING: Module.COST_MODEL,
-    Lever.CHUNKED_PREFILL: Module.TWO_PHASES,
-}
 CONCEPT_TITLES = {
     Module.TWO_PHASES: "prefill against decode", Module.INTENSITY: "arithmetic intensity",
     Module.KV_CACHE: "the KV cache budget", Module.BATCHING: "batching", Module.PAGED_ATTENTION: "paged KV blocks",
@@ -58,37 +54,6 @@ CONCEPT_TITLES = {
     Module.SPLITTING_THE_WORK: "splitting prefill and decode",
 }
 LOAD_CHAPTERS = {Module.LOAD_AND_TAILS: "tails", Module.SPLITTING_THE_WORK: "split"}   # concept -> load_generator's chapter
-
-
-def concepts_of_pair(verdict: str, lever: str) -> tuple[str, ...]:
-    """The module concepts a (verdict, best lever) pair exercises."""
-    found = [VERDICT_CONCEPT.get(verdict), LEVER_CONCEPT.get(lever)]
-    return tuple(dict.fromkeys(c for c in found if c))
-
-
-def concepts_of(key) -> tuple[str, ...]:
-    """The module concepts a puzzle exercises, from its engine key."""
-    return concepts_of_pair(key.bottleneck, key.best_lever)
-
-
-def deciding_concept_of_pair(verdict: str, lever: str) -> str | None:
-    """The concept that decides a (verdict, best lever) pair: the lever's own when it works
-    through its mechanism, else the verdict's."""
-    if lever in MECHANISM_LEVERS and lever in LEVER_CONCEPT:
-        return LEVER_CONCEPT[lever]
-    return VERDICT_CONCEPT.get(verdict)
-
-
-def deciding_concept(key) -> str | None:
-    """The concept that decides a puzzle's key (the review it is tagged with); a load puzzle's
-    is its chapter."""
-    from puzzles.grading import objective_bottleneck
-
-    if hasattr(key.solution, "load"):
-        return getattr(key.solution, "module", None) or None
-    if mechanism_reason(key.solution) is not None and key.best_lever in LEVER_CONCEPT:
-        return LEVER_CONCEPT[key.best_lever]
-    return VERDICT_CONCEPT.get(objective_bottleneck(key))
 
 
 def reachable(difficulty: int) -> tuple[str, ...]:
@@ -192,3 +157,63 @@ def plan_round(order: list[str], difficulty: int, seed: int, length: int = DEFAU
         used.add(found.index)
         planned.append(found)
     return planned
+
+
+# -- locking in an answer ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Answered:
+    """One answer of a round, as the round's summary lists it."""
+
+    concept: str
+    puzzle_id: str
+    outcome: str
+    points: int
+    next_review: str
+    timed_out: bool
+
+
+def seconds_counted(taken: float, limit: float, timed_out: bool) -> float:
+    """The seconds an answer is recorded with: the whole limit when the clock ran out, else the
+    time it took, never more than the limit."""
+    return float(limit) if timed_out else min(limit, taken)
+
+
+@dataclass(frozen=True)
+class Reviewed:
+    """What one drill answer does to its concept's card."""
+
+    card: review.Card | None  # the card to store; None when today's reviews are used up
+    next_review: str  # when the concept comes back, in a few words (`UNCHANGED` without a card)
+    note: str  # the line the reveal shows about it
+
+
+def review_answer(card: review.Card | None, concept: str, outcome: str, now, attempts, tz=None) -> Reviewed:
+    """The concept's card after an answer graded `outcome` (`puzzles.review.schedule`: cleared is
+    Good, anything else Again), unless today's cap, counted from the recorded `attempts` (this
+    answer not yet among them), is used up: then the card keeps its due time."""
+    done = review.cap_status(attempts, now, tz).done
+    moved = review.schedule(card, concept, outcome, now, done)
+    title = CONCEPT_TITLES.get(concept, concept)
+    if moved is None:
+        return Reviewed(None, UNCHANGED, f"Today's reviews are used up, so {title} keeps its place in the schedule.")
+    when = review.describe_due(moved, now)
+    why = (" (cleared: each clear spaces the reviews further apart)." if outcome == Outcome.CLEARED
+           else " (not cleared, so it comes back soon).")
+    return Reviewed(moved, when, f"{title[:1].upper()}{title[1:]}: next review {when}{why}")
+
+
+def missed_concepts(answered: Sequence[Answered]) -> list[str]:
+    """The concepts a round did not clear, once each, in the order they came."""
+    return list(dict.fromkeys(a.concept for a in answered if a.outcome != Outcome.CLEARED))
+
+
+def plan_review(answered: Sequence[Answered], difficulty: int, seed: int) -> list[Planned]:
+    """A round on the concepts a round just missed: a new puzzle for each, never one that round
+    asked (any puzzle of the concept when the generator gives too few new ones)."""
+    missed = missed_concepts(answered)
+    seen = {a.puzzle_id for a in answered}
+    seed += REVIEW_SEED_STEP
+    fresh = [p for p in plan_round(missed, difficulty, seed, len(missed) + len(seen))
+             if p.item.puzzle.id not in seen][:len(missed)]
+    return fresh or plan_round(missed, difficulty, seed, len(missed))

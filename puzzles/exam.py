@@ -13,32 +13,37 @@ The player also says how sure they are, which sets the points the save records; 
 change the pass mark. An exam passes when at least `PASS_SHARE` of all its questions are right.
 Every answer is judged against the engine's key with the tolerances in `RULES`.
 
-The deployments are chosen deterministically from the seed: the `clearing-test` pack's puzzles
-first (when the pack exists), shuffled by the seed, then generated puzzles at difficulties 2-4.
+The deployments are generated puzzles at difficulties 2-4, chosen deterministically from the
+seed, keyed by the engine as every other puzzle, and never one the player has answered before
+(`build`'s `seen`): the exam promises deployments not seen before, so it draws none from the
+campaign's `clearing-test` chapter (which may have been played with hints and reveals). Its
+answers are recorded with the mode "exam" under generated ids, which belong to no chapter, so
+they count toward no chapter's progress; `sittings` reads the exam's own history back from them.
 `report_markdown` writes every answer beside the engine's and its reasoning, for keeping or
 sharing. Imports no Textual.
 """
 from __future__ import annotations
 
 import datetime as _dt
-import random
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
+
+from engine.ids import Outcome
 
 from puzzles import generator
 from puzzles.grading import ESTIMATE_TOLERANCE as TOLERANCE
 from puzzles.grading import Grade, decided_text, objective_bottleneck, plain_words
 from puzzles.grading import grade as grade_one
 from puzzles.keys import shown_gain
-from puzzles.puzzle import OBJECTIVE_TEXT, Puzzle
+from puzzles.puzzle import OBJECTIVE_TEXT
 from puzzles.questions import (NAPKIN_IDS, QUESTIONS, SPEC_FIELD, SPEC_HELPS_ABOVE, Item, distance_text, make_item,
                                suitable, truth_text)
 
 EXAM_LENGTH = 12
 PASS_SHARE = 0.75
 DIFFICULTIES = (2, 3, 4)
-PACK_SHARE = 0.5          # at most this share of the items come from the clearing-test pack
 SCAN_LIMIT = 600
+MODE = "exam"  # the mode its answers are recorded with
 PARTS = ("bottleneck", "lever", "napkin")
 PART_TITLES = {"bottleneck": "Bottleneck", "lever": "Best lever and its gain", "napkin": "Napkin question"}
 
@@ -67,48 +72,23 @@ def rules_text(length: int = EXAM_LENGTH) -> str:
             f"{pass_mark(length)} or more right ({PASS_SHARE:.0%}).")
 
 
-def _pack_puzzles() -> list[Puzzle]:
-    """The clearing-test pack's puzzles, or none when the pack is not there."""
-    try:
-        from puzzles import bank
-
-        return list(bank.in_module("clearing-test"))
-    except Exception:  # noqa: BLE001 - a missing or broken pack leaves the generated puzzles
-        return []
-
-
-def _key(puzzle: Puzzle):
-    from puzzles import bank
-
-    return bank.key(puzzle)
-
-
-def build(seed: int, length: int = EXAM_LENGTH, pack: Iterable[Puzzle] | None = None) -> list[Item]:
-    """The exam for `seed`: `length` items, the napkin questions in turn, no hints."""
+def build(seed: int, length: int = EXAM_LENGTH, seen: Collection[str] = ()) -> list[Item]:
+    """The exam for `seed`: `length` generated items, the napkin questions in turn, no hints,
+    none of them a puzzle whose id is in `seen` (the ids the player has answered)."""
     if length < 1 or length > 60:
         from engine.errors import RidgeError
 
         raise RidgeError(f"an exam has 1 to 60 items, got {length}")
+    seen = frozenset(seen)
     kinds = [NAPKIN_IDS[i % len(NAPKIN_IDS)] for i in range(length)]
     slots: list[Item | None] = [None] * length
-    rng = random.Random(f"clearing-test:{seed}")
-    pool = list(_pack_puzzles() if pack is None else pack)
-    rng.shuffle(pool)
-    from_pack = 0
-    for puzzle in pool:
-        if from_pack >= int(PACK_SHARE * length):
-            break
-        key = _key(puzzle)
-        for i, kind in enumerate(kinds):
-            if slots[i] is None and suitable(kind, puzzle, key):
-                slots[i] = make_item(puzzle, key, kind, ask_reason=False)
-                from_pack += 1
-                break
     index = 0
     while any(s is None for s in slots) and index < SCAN_LIMIT:
         difficulty = DIFFICULTIES[index % len(DIFFICULTIES)]
         gen = generator.make(seed, difficulty, index)
         index += 1
+        if gen.puzzle.id in seen:
+            continue
         for i, kind in enumerate(kinds):
             if slots[i] is None and suitable(kind, gen.puzzle, gen.key):
                 slots[i] = make_item(gen.puzzle, gen.key, kind, ask_reason=False)
@@ -118,6 +98,40 @@ def build(seed: int, length: int = EXAM_LENGTH, pack: Iterable[Puzzle] | None = 
 
         raise RidgeError(f"could not draw a full exam from seed {seed}")
     return [s for s in slots if s is not None]
+
+
+@dataclass(frozen=True)
+class Sitting:
+    """One earlier exam, read back from the answers it recorded."""
+
+    seed: int | None
+    started: _dt.datetime
+    answered: int
+    cleared: int
+    points: int
+
+
+def sittings(attempts: Iterable) -> list[Sitting]:
+    """The exams a player sat, oldest first: their recorded answers (mode "exam"), grouped by the
+    exam seed in their generated ids (an answer from before exams were all generated is its
+    day's own sitting)."""
+    groups: dict[object, list] = {}
+    for attempt in attempts:
+        if getattr(attempt, "mode", None) != MODE:
+            continue
+        ref = getattr(attempt, "generator", None)
+        groups.setdefault(ref.seed if ref is not None else attempt.locked_at.date(), []).append(attempt)
+    found = [Sitting(seed if isinstance(seed, int) else None, min(a.locked_at for a in group), len(group),
+                     sum(a.outcome == Outcome.CLEARED for a in group), sum(a.points for a in group))
+             for seed, group in groups.items()]
+    return sorted(found, key=lambda s: s.started)
+
+
+def sitting_line(sitting: Sitting, tz: _dt.tzinfo | None = None) -> str:
+    """One earlier sitting in words."""
+    when = sitting.started.astimezone(tz) if tz is not None else sitting.started.astimezone()
+    return (f"{when.strftime('%Y-%m-%d %H:%M')}: {sitting.answered} answered, {sitting.cleared} cleared, "
+            f"{sitting.points:+d} points")
 
 
 def part_marks(judged: Grade) -> dict[str, bool]:

@@ -80,8 +80,7 @@ def verdict_fact(verdict: str, r) -> str:
         return (f"one request's {fmt.num(dep.prompt)}-token prefill computes for only {fmt.secs(compute)} but "
                 f"waits {fmt.secs(read)} to read the weights")
     if verdict == Verdict.PREFILL_COMPUTE:
-        return (f"prefill takes {fmt.pct(r.prefill_share)} of the GPU time "
-                f"({fmt.secs(r.prefill_seconds)} per request, {fmt.num(dep.output)} output tokens at {fmt.secs(r.tpot_seconds)})")
+        return prefill_share_fact(r)
     if r.decode_time_shares is not None and verdict in (Verdict.DECODE_COMPUTE, Verdict.DECODE_KV,
                                                           Verdict.DECODE_WEIGHTS):
         return static_shares_text(r)
@@ -91,6 +90,25 @@ def verdict_fact(verdict: str, r) -> str:
                 f"(intensity {fmt.num(r.intensity)} against a ridge of {fmt.num(r.ridge)})")
     return (f"a step reads {fmt.gb(r.decode_kv_bytes_per_step)} of KV cache and "
             f"{fmt.gb(r.decode_weight_bytes_per_step)} of weights")
+
+
+def prefill_share_fact(r) -> str:
+    """The prefill share with the figures that make it: a batch's prompts (the compute each is
+    charged in the steady state) against the same batch's decoding, so share = prompts / (prompts
+    + decoding) can be checked from the line. (It once stood beside a lone request's prefill time
+    and the time per token, from which it could not be worked out.)"""
+    batch, charge, share = r.batch, r.prefill_charge_seconds, r.prefill_share
+    prompts = batch * charge
+    decoding = prompts * (1 - share) / share if share > 0 else r.deployment.output * r.tpot_seconds
+    steps = r.deployment.output * r.tpot_seconds
+    if abs(decoding - steps) <= 0.005 * decoding:
+        how = f"{fmt.num(r.deployment.output)} steps × {fmt.secs(r.tpot_seconds)} = {fmt.secs(decoding)}"
+    else:  # a static batch's steps shorten as its sequences finish
+        how = f"{fmt.secs(decoding)} (its steps shorten as sequences finish)"
+    each = (f"its prompt, {fmt.secs(prompts)}" if batch == 1
+            else f"{fmt.num(batch)} prompts × {fmt.secs(charge)} = {fmt.secs(prompts)}")
+    return (f"prefill takes {fmt.pct(share)} of the GPU time: a batch spends {each} computing, "
+            f"against {how} decoding")
 
 
 def why_not_verdict(guess: str, key: Key, truth: str | None = None) -> str:

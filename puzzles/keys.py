@@ -226,6 +226,11 @@ class Key:
         }
 
 
+def realistic_gain(key: Key, lever: str) -> float | None:
+    """`lever`'s realistic gain for this key (None where the engine has no realistic solution)."""
+    return _finite_gain(key.realistic, lever)
+
+
 def shown_gain(key: Key) -> str:
     """The best lever's gain as a reveal states it: the realistic figure that keys the band, with
     the floor's beside it (its ceiling where it is the larger: the course's flattering figure)."""

@@ -508,7 +508,7 @@ def report(title: str, made: Sequence[Any], players: Sequence[str],
            answers: Mapping[tuple[str, int], tuple[Mapping[str, Any], LiveGrade]], closed: Iterable[int]) -> Report:
     """The facilitator's report over the closed questions: `made` are the match's generated
     puzzles (puzzle + key), `answers` maps (player, question index) to (prediction, grade)."""
-    from puzzles.drill import concepts_of
+    from puzzles.concepts import concepts_of
     from puzzles.grading import objective_bottleneck
 
     shut = sorted(set(closed))

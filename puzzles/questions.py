@@ -3,7 +3,9 @@
 An item is a puzzle plus, optionally, one napkin question the player answers unaided:
 
 - `napkin-intensity`: the decode step's arithmetic intensity and the hardware's ridge point, both
-  in FLOP per byte; how far the deployment sits from the ridge is their ratio.
+  in FLOP per byte. The ridge asked for is the course's, from the 16-bit (BF16) peak, whatever
+  the card's precision (`ridge_16bit`), and the question says so: on an 8-bit card the engine's
+  own ridge uses the 8-bit peak, twice as high, and a course answer was graded wrong against it.
 - `napkin-concurrency`: how many sequences fit in the KV cache at once (max concurrency).
 - `napkin-spec`: at this batch, would speculative decoding (a 4-token draft) improve the puzzle's
   goal? Yes or no.
@@ -51,8 +53,9 @@ class NapkinQuestion:
 QUESTIONS: dict[str, NapkinQuestion] = {
     "napkin-intensity": NapkinQuestion(
         "napkin-intensity", "Intensity and the ridge",
-        "Work out the decode step's arithmetic intensity and this hardware's ridge point (both in "
-        "FLOP per byte): their ratio is how far the deployment sits from the ridge.",
+        "Work out the decode step's arithmetic intensity and this hardware's ridge point, both in "
+        "FLOP per byte. Take the ridge as the course defines it: the GPU's 16-bit (BF16) peak over "
+        "its memory bandwidth, whatever precision the card runs in.",
         estimates=("intensity", "ridge")),
     "napkin-concurrency": NapkinQuestion(
         "napkin-concurrency", "Max concurrency",
@@ -155,8 +158,17 @@ class Item:
                 "strict": False}
 
 
+def ridge_16bit(report) -> float:
+    """The ridge point the course defines: the GPU's dense 16-bit (BF16) peak over its memory
+    bandwidth, in FLOP per byte (the engine's `ridge` uses the peak of the precision it computes
+    in, which on an 8-bit card is twice this)."""
+    gpu = report.deployment.gpu
+    return gpu.peak_flops("bf16") / gpu.bandwidth_bytes_per_s
+
+
 def make_item(puzzle: Puzzle, key: Key, napkin: str | None = None, ask_reason: bool = True) -> Item:
-    """An item for `puzzle`; with a napkin question its estimates are the question's."""
+    """An item for `puzzle`; with a napkin question its estimates are the question's, and the
+    ridge question is keyed with the ridge it names (`ridge_16bit`)."""
     gain = None
     if napkin is not None:
         question = QUESTIONS[napkin]
@@ -164,6 +176,8 @@ def make_item(puzzle: Puzzle, key: Key, napkin: str | None = None, ask_reason: b
             puzzle = dataclasses.replace(puzzle, estimates=question.estimates)
         if question.yes_no:
             gain = spec_gain(puzzle)
+        if "ridge" in question.estimates:
+            key = dataclasses.replace(key, estimates={**key.estimates, "ridge": ridge_16bit(key.solution.report)})
     return Item(puzzle, key, napkin, gain, ask_reason)
 
 
@@ -182,8 +196,11 @@ def distance_text(item: Item) -> str:
     if not r.fits or not r.intensity:
         return "the deployment does not fit, so it has no decode intensity"
     ratio = r.ridge / r.intensity
-    if ratio >= 1:
-        return (f"intensity {fmt.num(r.intensity)} against a ridge of {fmt.num(r.ridge)}: "
-                f"{ratio:.1f}× below the ridge, so decode waits on memory")
-    return (f"intensity {fmt.num(r.intensity)} against a ridge of {fmt.num(r.ridge)}: "
-            f"{1 / ratio:.1f}× past the ridge, so decode waits on arithmetic")
+    ridge = f"a ridge of {fmt.num(r.ridge)}"
+    course = ridge_16bit(r)
+    if abs(r.ridge / course - 1) > 0.01:  # it computes in 8 bits: name both peaks
+        ridge = (f"its {r.compute_precision.upper()} ridge of {fmt.num(r.ridge)} (the 16-bit ridge is "
+                 f"{fmt.num(course)})")
+    where = (f"{ratio:.1f}× below the ridge, so decode waits on memory" if ratio >= 1
+             else f"{1 / ratio:.1f}× past the ridge, so decode waits on arithmetic")
+    return f"intensity {fmt.num(r.intensity)} against {ridge}: {where}"

@@ -77,8 +77,8 @@ RECALL_MODES = ("campaign", "cli", "exam", "hotseat", "match")
 
 def recalled_concept(attempt: Any) -> str | None:
     """The concept an attempt recalled: the one that decided the key it was graded against
-    (`puzzles.drill.deciding_concept`, read from the key the attempt recorded)."""
-    from puzzles.drill import deciding_concept_of_pair
+    (`puzzles.concepts.deciding_concept`, read from the key the attempt recorded)."""
+    from puzzles.concepts import deciding_concept_of_pair
 
     key = getattr(attempt, "key", None)
     return deciding_concept_of_pair(key.bottleneck, key.best_lever) if key is not None else None
@@ -252,10 +252,26 @@ def counts(concepts: Iterable[str], cards: Mapping[str, Card], now: _dt.datetime
 
 
 def retrievability(card: Card | None, when: _dt.datetime) -> float:
-    """FSRS's chance that the concept is recalled at `when` (0 for one never reviewed)."""
-    if card is None or card.last_review is None:
+    """The chance that the concept is recalled at `when`, as every screen shows it and the exam
+    plan counts it: 0 for one never reviewed, and 0 for one still in its (re)learning steps (its
+    last answer was missed and the drill brings it back within minutes: it is not recalled yet;
+    FSRS's own curve would say 100% right after the miss, beside a drill that says "in 10 min"),
+    else FSRS's retrievability."""
+    if card is None or card.last_review is None or learning(card):
         return 0.0
     return float(scheduler().get_card_retrievability(card, current_datetime=_utc(when)))
+
+
+def recall_words(card: Card | None, when: _dt.datetime, now: _dt.datetime | None = None) -> str:
+    """The chance of recall at `when` in words, saying what the drill says of the same card:
+    "not seen", "due again in 9 min" while it is being relearnt (its last answer was not
+    cleared), else a percentage."""
+    if card is None or card.last_review is None:
+        return "not seen"
+    if learning(card):
+        due = describe_due(card, now or when)
+        return due if due == "due now" else f"due again {due}"
+    return f"{retrievability(card, when):.0%}"
 
 
 def exam_moment(exam: _dt.date, tz: _dt.tzinfo | None) -> _dt.datetime:

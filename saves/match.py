@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.bounds import MAX_DEPTH, NotAFile, TooLarge, data_depth, one_line, read_regular
+from engine.bounds import MAX_DEPTH, NotAFile, TooLarge, data_depth, one_line, read_regular, shown
 from engine.errors import RidgeError
 from saves.chain import GENESIS, chain_hash, verify_chain
 
@@ -158,8 +158,13 @@ class MatchResult:
                          self.code.speed_bonus)
 
 
+MESSAGE_LIMIT = 300  # characters in a refusal: one line a terminal shows whole
+
+
 def _fail(message: str) -> MatchFileError:
-    return MatchFileError(message)
+    """The refusal, made fit for one line of at most MESSAGE_LIMIT characters: every value a file
+    puts in it is shortened in the middle (an edited format of 3,000 characters was echoed whole)."""
+    return MatchFileError(one_line(message, MESSAGE_LIMIT))
 
 
 def _time(value: object, what: str) -> _dt.datetime:
@@ -217,7 +222,7 @@ def verify_doc(data: dict[str, Any], source: str = "", regrade: bool = True,
         raise _fail("not a Ridge match result (its 'kind' is not ridge-match-result)")
     version = data.get("schema_version")
     if version != FILE_VERSION or isinstance(version, bool):
-        raise _fail(f"written in result format {version!r}; this Ridge reads format {FILE_VERSION}")
+        raise _fail(f"written in result format {shown(repr(version), 40)}; this Ridge reads format {FILE_VERSION}")
     code = MatchCode.parse(_need(data, "match", str))
     player = _need(data, "player", str)
     team = _need(data, "team", str)

@@ -21,7 +21,7 @@ async def until(pilot, condition: Callable[[], object], what: str = "condition",
     assert condition(), f"{what} never held after {pauses} pauses"
 
 
-def _quiet(app) -> bool:
+def quiet(app) -> bool:
     """No message waiting anywhere on screen and no worker running."""
     try:
         nodes = [app, *app.screen_stack, *app.screen.walk_children(with_self=True)]
@@ -32,16 +32,18 @@ def _quiet(app) -> bool:
     return all(worker.is_finished for worker in app.workers)
 
 
-async def settled(pilot, pauses: int = MAX_PAUSES) -> None:
-    """Pause until the app is quiet twice running: every message handled, including the ones
-    handlers posted in turn, every worker finished. One pause only covers what was queued when
-    it began; under load that is not everything a key press sets off."""
+async def settled(pilot, pauses: int = MAX_PAUSES, delay: float | None = None, calm_needed: int = 2) -> None:
+    """Pause until the app is quiet `calm_needed` times running: every message handled, including
+    the ones handlers posted in turn, every worker finished. One pause only covers what was queued
+    when it began; under load that is not everything a key press sets off. `delay` is passed to
+    `pilot.pause`: None waits for the process to look idle (at least 20 ms a pause), 0 only lets
+    every widget on screen handle what it was sent (the walk's many steps use that)."""
     calm = 0
     for _ in range(pauses):
         if pilot.app.workers and any(not w.is_finished for w in pilot.app.workers):
             await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-        calm = calm + 1 if _quiet(pilot.app) else 0
-        if calm >= 2:
+        await pilot.pause(delay)
+        calm = calm + 1 if quiet(pilot.app) else 0
+        if calm >= calm_needed:
             return
     raise AssertionError(f"the app was still busy after {pauses} pauses")

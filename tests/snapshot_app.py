@@ -53,7 +53,7 @@ def fixture_bank() -> FixtureBank:
 
 def build_app(save_dir, profile: str | None = None, strict: bool = True) -> RidgeApp:
     """An app over the fixture packs with a fixed clock and no blinking cursors."""
-    from app.progress import Bank
+    from puzzles.chapters import Bank
 
     return make_app(save_dir=save_dir, profile=profile, clock=lambda: FIXED_NOW, strict=strict,
                     cursor_blink=False, ready_exit=False, bank=Bank(fixture_bank()))

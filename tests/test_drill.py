@@ -217,14 +217,24 @@ def test_estimates_are_judged_within_a_factor_of_one_and_a_half():
 
 def test_a_review_is_tagged_with_the_concept_that_decided_the_key():
     """A batching answer (verdict decode-compute, best lever batching) reviews batching, not the
-    arithmetic intensity its verdict names; a quantization answer reviews its verdict's concept."""
-    for planned in drill.plan_round(list(drill.MODULE_CONCEPTS), 4, seed=3, length=10):
+    arithmetic intensity its verdict names; a quantization answer reviews quantization; only a
+    lever without a concept of its own (more GPUs) leaves it to the verdict."""
+    planned_round = drill.plan_round(list(drill.MODULE_CONCEPTS), 4, seed=3, length=10)
+    assert "quantization" in {p.concept for p in planned_round}
+    for planned in planned_round:
         key = planned.item.key
         assert planned.concept == drill.deciding_concept(key)
         if planned.item.puzzle.load is not None:   # a generated load puzzle reviews its chapter
             assert planned.concept in drill.LOAD_CHAPTERS
             continue
-        if key.best_lever == "batching":
-            assert planned.concept == "batching"
-        if key.best_lever == "quantization":
+        if key.best_lever in drill.LEVER_CONCEPT:
+            assert planned.concept == drill.LEVER_CONCEPT[key.best_lever]
+        else:
             assert planned.concept == drill.VERDICT_CONCEPT[objective_bottleneck(key)]
+
+
+def test_quantization_can_be_drilled_at_every_difficulty():
+    for difficulty in (1, 2, 3, 4, 5):
+        assert "quantization" in drill.reachable(difficulty)
+    [planned] = drill.plan_round(["quantization"], 1, seed=8, length=1)
+    assert planned.concept == "quantization" and planned.item.key.best_lever == "quantization"

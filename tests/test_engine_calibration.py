@@ -56,6 +56,7 @@ def grid_sample():
     return setups, calibration.times(setups, "measured")
 
 
+@pytest.mark.slow
 @needs_measured
 def test_realistic_aims_at_the_measured_kernels(grid_sample):
     """Over a seeded third of the grid (all five covered accelerators, batch 1-256, context

@@ -4,6 +4,7 @@ import math
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hunt import examples
 
 from engine.analysis import analyze
 from engine.catalog import builtin_catalog
@@ -52,7 +53,7 @@ def _finite_everywhere(obj):
             _finite_everywhere(v)
 
 
-FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @FAST
@@ -122,7 +123,7 @@ def test_weights_only_never_beats_weights_and_kv(dep, precision):
             assert both.objective_value("ttft") <= only.objective_value("ttft") * (1 + 1e-9)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.integers(-10, 0), st.sampled_from(["prompt", "output", "concurrency", "gpus"]))
 def test_non_positive_sizes_are_refused_by_name(value, field):
     try:

@@ -21,7 +21,7 @@ SEED = 42
 
 @pytest.fixture(scope="module")
 def items():
-    return exam.build(SEED, pack=[])
+    return exam.build(SEED)
 
 
 def right(item) -> dict:
@@ -36,8 +36,8 @@ def right(item) -> dict:
 def test_the_exam_is_fixed_length_and_deterministic(items):
     assert len(items) == exam.EXAM_LENGTH == 12
     assert [i.napkin for i in items] == list(NAPKIN_IDS) * 3
-    assert [i.puzzle.id for i in items] == [i.puzzle.id for i in exam.build(SEED, pack=[])]
-    assert [i.puzzle.id for i in items] != [i.puzzle.id for i in exam.build(SEED + 1, pack=[])]
+    assert [i.puzzle.id for i in items] == [i.puzzle.id for i in exam.build(SEED)]
+    assert [i.puzzle.id for i in items] != [i.puzzle.id for i in exam.build(SEED + 1)]
     for item in items:
         assert suitable(item.napkin, item.puzzle, item.key)
         assert not item.ask_reason
@@ -129,3 +129,81 @@ async def test_the_exam_screen_writes_the_report(tmp_path):
         assert str(path) in str(screen.query_one("#report-path").render())
     attempts = SaveStore(tmp_path).load("Ada").attempts
     assert [(a.mode, a.outcome) for a in attempts] == [("exam", "cleared")]
+
+
+def test_the_exam_draws_only_generated_deployments_the_player_has_not_answered(items):
+    from puzzles.generator import is_generated_id
+
+    assert all(is_generated_id(i.puzzle.id) and i.puzzle.module == "generated" for i in items)
+    seen = {items[0].puzzle.id, items[5].puzzle.id}
+    again = exam.build(SEED, seen=seen)
+    assert len(again) == exam.EXAM_LENGTH and not seen & {i.puzzle.id for i in again}
+
+
+def test_the_ridge_question_names_the_16_bit_peak_and_keys_it():
+    """On an 8-bit card the engine's ridge uses the 8-bit peak; the question asks for the
+    course's ridge (the 16-bit peak over the bandwidth) and is keyed with that one."""
+    import dataclasses
+
+    from puzzles import generator
+    from puzzles.keys import compute_key
+    from puzzles.questions import QUESTIONS, make_item, ridge_16bit
+
+    assert "16-bit" in QUESTIONS["napkin-intensity"].prompt
+    from engine.catalog import builtin_catalog
+
+    base = generator.make(SEED, 2, 0).puzzle
+    a100 = builtin_catalog().gpu("a100-80gb")  # INT8 native: 624 TFLOP/s against 312 at BF16
+    deployment = base.deployment.with_(gpu=a100, weights="int8", gpus=8)
+    puzzle = dataclasses.replace(base, deployment=deployment)
+    key = compute_key(puzzle)
+    report = key.solution.report
+    assert report.compute_precision == "int8" and report.fits
+    item = make_item(puzzle, key, "napkin-intensity")
+    course = ridge_16bit(report)
+    assert report.ridge == pytest.approx(2 * course, rel=0.01)
+    assert item.key.estimates["ridge"] == pytest.approx(course)
+    answer = right(item)
+    answer["estimates"]["ridge"] = course
+    from puzzles.grading import grade
+
+    assert grade(item.puzzle, item.key, answer, **item.asks).right("estimate:ridge")
+    answer["estimates"]["ridge"] = report.ridge * 1.0
+    assert not grade(item.puzzle, item.key, answer, **item.asks).right("estimate:ridge")
+
+
+async def test_exam_answers_keep_their_own_history_and_count_toward_no_chapter(tmp_path):
+    app = make_app(solo=lambda: ExamScreen(seed=SEED, length=1, tz=dt.timezone.utc), save_dir=tmp_path,
+                   profile="Ada", clock=lambda: WHEN, strict=True, cursor_blink=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settled(pilot)
+        screen = app.screen
+        assert "earlier sittings appear here" in str(screen.query_one("#exam-history").render())
+        await pilot.press("s")
+        await settled(pilot)
+        await fill(pilot, screen, screen.items[0], certainty="high")
+        await lock_in(pilot)
+        assert screen.phase == "report"
+    profile = SaveStore(tmp_path).load("Ada")
+    [attempt] = profile.attempts
+    assert attempt.mode == "exam" and attempt.module == "generated"
+    from puzzles.stats import derive
+
+    assert set(derive(profile, now=WHEN).by_module) == {"generated"}  # no chapter's mastery moved
+    from puzzles.chapters import Bank
+    from saves.session import Session
+
+    campaign = Session(SaveStore(tmp_path), "Ada", Bank(), clock=lambda: WHEN)  # the map's own view
+    assert campaign.chapter_of(attempt.puzzle_id) is None
+    assert all(campaign.progress(ch).tried == 0 and campaign.progress(ch).mastery == 0 for ch in campaign.chapters)
+    [sitting] = exam.sittings(profile.attempts)
+    assert (sitting.seed, sitting.answered, sitting.cleared) == (SEED, 1, 1)
+    app = make_app(solo=lambda: ExamScreen(seed=SEED, length=1, tz=dt.timezone.utc), save_dir=tmp_path,
+                   profile="Ada", clock=lambda: WHEN, strict=True, cursor_blink=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settled(pilot)
+        history = str(app.screen.query_one("#exam-history").render())
+        assert "Ada's earlier sittings" in history and "2026-03-02 09:30: 1 answered, 1 cleared" in history
+        await pilot.press("s")
+        await settled(pilot)
+        assert app.screen.items[0].puzzle.id != attempt.puzzle_id  # the same seed, a deployment not seen

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from hunt import examples
 
 from engine.bounds import has_controls
 from engine.catalog import load_catalog
@@ -91,7 +92,7 @@ def _load(raw: bytes):
     _check(cat)
 
 
-@settings(max_examples=250, suppress_health_check=list(HealthCheck), **FUZZ)
+@settings(max_examples=examples(250), suppress_health_check=list(HealthCheck), **FUZZ)
 @given(st.lists(st.tuples(st.sampled_from(range(len(SLOTS))), plausible | toml_literal), min_size=1, max_size=2),
        extra_line)
 def test_edited_catalog_values(edits, line):
@@ -100,7 +101,7 @@ def test_edited_catalog_values(edits, line):
     _load((text + line + "\n").encode("utf-8", "surrogatepass"))
 
 
-@settings(max_examples=150, suppress_health_check=list(HealthCheck), **FUZZ)
+@settings(max_examples=examples(150), suppress_health_check=list(HealthCheck), **FUZZ)
 @given(byte_damage)
 def test_damaged_catalog_files(steps):
     COUNTS["catalog"] += 1

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from hunt import examples
 
 from engine.bounds import has_controls
 from engine.catalog import builtin_catalog
@@ -60,7 +61,7 @@ def _check_spec(spec) -> None:
     assert finite_everywhere(solution_to_json(solve(dep)))
 
 
-@settings(max_examples=250, suppress_health_check=list(HealthCheck), **FUZZ)
+@settings(max_examples=examples(250), suppress_health_check=list(HealthCheck), **FUZZ)
 @given(st.sampled_from(sorted(BASES)), edits)
 def test_edited_config_values(family, changes):
     COUNTS["config.json"] += 1
@@ -76,7 +77,7 @@ def test_edited_config_values(family, changes):
     _check_spec(spec)
 
 
-@settings(max_examples=150, suppress_health_check=list(HealthCheck), **FUZZ)
+@settings(max_examples=examples(150), suppress_health_check=list(HealthCheck), **FUZZ)
 @given(st.sampled_from(sorted(BASES)), byte_damage, st.integers(0, 3))
 def test_damaged_config_files(family, steps, nesting):
     COUNTS["config.json"] += 1

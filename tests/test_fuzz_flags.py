@@ -14,6 +14,7 @@ import json
 
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from hunt import examples
 
 from app.cli import main
 from engine.catalog import builtin_catalog
@@ -61,7 +62,7 @@ def run(argv: list[str]) -> tuple[int, str, str]:
     return int(code or 0), out.getvalue(), err.getvalue()
 
 
-@settings(max_examples=300, suppress_health_check=list(HealthCheck), **FUZZ)
+@settings(max_examples=examples(300), suppress_health_check=list(HealthCheck), **FUZZ)
 @given(solve_argv())
 def test_solve_flags_end_in_a_finite_answer_or_one_clean_line(argv):
     COUNTS["flags"] += 1
@@ -86,7 +87,7 @@ def test_solve_flags_end_in_a_finite_answer_or_one_clean_line(argv):
             assert word not in out.lower().replace("info", ""), (argv, word)
 
 
-@settings(max_examples=40, suppress_health_check=list(HealthCheck), **FUZZ)
+@settings(max_examples=examples(40), suppress_health_check=list(HealthCheck), **FUZZ)
 @given(st.sampled_from(["show", "generate", "list"]), st.lists(hostile_text, max_size=3),
        st.sampled_from(["--seed", "--count", "--start", "--difficulty", "--json"]))
 def test_puzzles_flags_never_crash(action, values, flag):
@@ -135,7 +136,7 @@ def extreme_deployments(draw):
     )
 
 
-@settings(max_examples=300, suppress_health_check=list(HealthCheck), **FUZZ)
+@settings(max_examples=examples(300), suppress_health_check=list(HealthCheck), **FUZZ)
 @given(extreme_deployments())
 def test_no_result_is_ever_non_finite_at_the_edges_of_what_is_accepted(dep):
     COUNTS["flags (extreme accepted values)"] += 1
@@ -154,7 +155,7 @@ def test_no_result_is_ever_non_finite_at_the_edges_of_what_is_accepted(dep):
 
 
 # -- the same rule in the game's own number fields ----------------------------------------------
-@settings(max_examples=150, suppress_health_check=list(HealthCheck), **FUZZ)
+@settings(max_examples=examples(150), suppress_health_check=list(HealthCheck), **FUZZ)
 @given(st.sampled_from(["gpus", "prompt", "mfu", "price", "reserve_gib"]), st.one_of(
     st.sampled_from(ODD_DIGITS + NUMBER_TEXT + ["9" * 5000]), hostile_text,
     st.text(alphabet="0123456789.e-+", max_size=8)))

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from hunt import examples
 
 from engine.bounds import has_controls
 from engine.errors import RidgeError
@@ -43,7 +44,7 @@ def _load(raw: bytes) -> None:
             assert not has_controls(text.replace("\n", " ").replace("\t", " ")), repr(text[:80])
 
 
-@settings(max_examples=150, suppress_health_check=list(HealthCheck), **FUZZ)
+@settings(max_examples=examples(150), suppress_health_check=list(HealthCheck), **FUZZ)
 @given(st.lists(st.tuples(st.sampled_from(range(len(SLOTS))), escape | toml_literal), min_size=1, max_size=2))
 def test_edited_pack_values(edits):
     COUNTS["pack"] += 1
@@ -51,7 +52,7 @@ def test_edited_pack_values(edits):
     _load(text.encode("utf-8", "surrogatepass"))
 
 
-@settings(max_examples=100, suppress_health_check=list(HealthCheck), **FUZZ)
+@settings(max_examples=examples(100), suppress_health_check=list(HealthCheck), **FUZZ)
 @given(byte_damage)
 def test_damaged_pack_files(steps):
     COUNTS["pack"] += 1

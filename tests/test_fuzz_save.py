@@ -14,6 +14,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from hunt import examples
 
 from hostile_inputs import COUNTS, FUZZ, assert_one_line, byte_damage, damage
 from saves import atomic
@@ -70,7 +71,7 @@ def _apply(folder: Path, step) -> None:
         other.write_bytes(a)
 
 
-@settings(max_examples=150, suppress_health_check=list(HealthCheck), **FUZZ)
+@settings(max_examples=examples(150), suppress_health_check=list(HealthCheck), **FUZZ)
 @given(st.lists(edit, min_size=0, max_size=2))
 def test_an_answer_never_papers_over_a_damaged_history(steps):
     COUNTS["save"] += 1

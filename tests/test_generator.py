@@ -57,6 +57,7 @@ def draws():
     return generator.generate(99, 2000)
 
 
+@pytest.mark.slow
 def test_every_emitted_puzzle_is_unambiguous(draws):
     """Verdict 10% from its threshold at the floor and at the realistic fidelity, the lever 15% ahead
     at the floor and 7% (the square root) at the realistic fidelity; the realistic gain, which keys the band, 10% from a band edge (an accepted band never lies

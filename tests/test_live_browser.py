@@ -203,6 +203,7 @@ async def _pick(page: Page, part: str, value: str) -> None:
     await page.tap(f"input[name={part!r}][value={value!r}]")
 
 
+@pytest.mark.slow
 async def test_phones_and_a_laptop_play_through_a_reload_and_a_host_restart(tmp_path):
     shots = tmp_path / "shots"
     shots.mkdir()

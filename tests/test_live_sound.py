@@ -61,6 +61,7 @@ def test_wrong_pins_from_one_address_do_not_stop_another(host):
     assert status == 200 and "token" in json.loads(body)
 
 
+@pytest.mark.slow
 def test_half_sent_requests_never_hold_the_room(host):
     held = []
     for i in range(300):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+
 from app.screens.reveal import fidelity_lines, fidelity_table, measured_start
 from engine import compare
 from engine.catalog import builtin_catalog
@@ -34,6 +36,7 @@ def block_text(screen, selector: str) -> str:
     return "\n".join(str(line) for line in block.lines(block.content_size.width or 100))
 
 
+@pytest.mark.slow
 async def test_the_reveal_shows_its_measured_column_when_the_worker_answers(tmp_path, monkeypatch):
     release = gate(monkeypatch)
     app = build_app(tmp_path, profile="Ada")
@@ -75,6 +78,7 @@ def test_an_uncovered_accelerator_says_so_in_the_column():
     assert "measured" in lines[0] and any("no measured kernels" in line for line in lines)
 
 
+@pytest.mark.slow
 async def test_the_simulator_fills_its_measured_column_in_a_worker(monkeypatch):
     release = gate(monkeypatch)
     app = SimApp(predict_first=False)

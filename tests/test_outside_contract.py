@@ -352,9 +352,13 @@ def test_corrections_have_sources():
 # ---------------------------------------------------------------- robust keys, every puzzle
 
 
+@pytest.mark.slow
 def test_puzzles_check_passes():
+    """The whole bank through the command line, once in the suite: every built-in pack (the load
+    chapters' 20 arrival seeds at two fidelities included) passes, in one line, with no traceback."""
     code, text = ridge("puzzles", "check")
     assert code == 0, text
+    assert text.strip().startswith("ok:") and "Traceback" not in text, text
 
 
 @pytest.mark.parametrize("fid", ["floor", "realistic"])

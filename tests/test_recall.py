@@ -10,6 +10,7 @@ from app.cli import main
 from app.game import make_app
 from app.screens.drill import EXAM_SETTING
 from app.widgets.readiness import readiness_lines, recall_bars
+from engine.ids import Outcome
 from pilot_wait import settled
 from puzzles import bank, review
 from puzzles.attempts import attempt_fields
@@ -114,17 +115,62 @@ async def test_the_stats_screen_shows_campaign_clears_as_recall(tmp_path):
         await settled(pilot)
         text = "\n".join(screen_lines(app))
         assert "Recall by concept" in text and "Chance of recall now" in text
-        row = next(line for line in text.splitlines() if CONCEPT_TITLES[concept] in line)
+        bars = text.split("Chance of recall now", 1)[1]  # the bars, below the chapters' table
+        row = next(line for line in bars.splitlines() if CONCEPT_TITLES[concept] in line)
         assert "not seen" not in row and "%" in row
 
 
 def test_a_chapter_lists_a_puzzle_by_its_mark_title_and_difficulty(tmp_path):
-    from app.progress import Bank, Session
+    from puzzles.chapters import Bank
+    from saves.session import Session
 
     store = SaveStore(tmp_path)
     _answer(store, dt.datetime.now(UTC) - dt.timedelta(hours=1))
     session = Session(store, "Ada", Bank())
     puzzle = bank.get(PUZZLE)
-    assert session.listed(PUZZLE) == ("✓", puzzle.title, puzzle.difficulty)
-    assert session.listed("kv-cache-02")[0] == "·"
-    assert session.listed("gone-01") == ("·", "gone-01", "")  # a puzzle that will not load keeps its row
+    assert session.listed(PUZZLE) == (Outcome.CLEARED, puzzle.title, puzzle.difficulty)
+    assert session.listed("kv-cache-02")[0] is None
+    assert session.listed("gone-01") == (None, "gone-01", "")  # a puzzle that will not load keeps its row
+    from app.labels import outcome_symbol  # the chapter shows the mark
+
+    assert (outcome_symbol(Outcome.CLEARED), outcome_symbol(None)) == ("✓", "·")
+
+
+def test_a_quantization_clear_marks_quantization_seen(tmp_path):
+    """quantization-01's key turns on quantizing (decode waits on the weight read): the answer
+    recalls quantization, where it used to recall its verdict's concept and leave quantization
+    "not seen" on the stats screen and never drilled."""
+    store = SaveStore(tmp_path)
+    now = dt.datetime.now(UTC)
+    puzzle = bank.get("quantization-01")
+    key = bank.key(puzzle)
+    prediction = {"bottleneck": objective_bottleneck(key), "lever": key.best_lever, "gain_band": key.gain_band,
+                  "reason": key.reason, "certainty": "medium",
+                  "estimates": {n: key.estimates[n] for n in puzzle.estimates}}
+    graded = grade(puzzle, key, prediction, strict=False)
+    store.record_attempt("Ada", AttemptIn.model_validate(
+        attempt_fields(puzzle, graded, mode="campaign", locked_at=now - dt.timedelta(hours=1))))
+    cards = review.profile_cards(store.load("Ada"))
+    assert set(cards) == {"quantization"}
+    _heading, bars = recall_bars(store.load("Ada"), now)
+    shown = {bar.label: bar.shown for bar in bars}
+    assert shown[CONCEPT_TITLES["quantization"]].endswith("%")
+
+
+def test_recall_after_a_miss_says_what_the_drill_says(tmp_path):
+    """A concept just missed is being relearnt: the drill brings it back in minutes, and the stats
+    screen, home and `ridge stats` say it is not recalled yet (FSRS's curve alone says 100%)."""
+    store = SaveStore(tmp_path)
+    now = dt.datetime.now(UTC)
+    concept, outcome = _answer(store, now - dt.timedelta(minutes=1), right=False)
+    assert outcome != "cleared"
+    profile = store.load("Ada")
+    card = review.profile_cards(profile)[concept]
+    assert review.describe_due(card, now) == "in 9 min"
+    assert review.retrievability(card, now) == 0.0
+    _heading, bars = recall_bars(profile, now)
+    bar = next(b for b in bars if b.label == CONCEPT_TITLES[concept])
+    assert (bar.value, bar.shown) == (0.0, "due again in 9 min")
+    assert review.recall_words(card, now + dt.timedelta(minutes=20)) == "due now"
+    later = review.review(card, "cleared", now + dt.timedelta(minutes=20))  # recalled on its return
+    assert not review.learning(later) and review.retrievability(later, now + dt.timedelta(minutes=21)) > 0.9

@@ -53,6 +53,7 @@ def test_sigkill_at_random_moments_loses_nothing_that_returned(tmp_path):
     assert not [p for p in tmp_path.rglob("*.tmp")]
 
 
+@pytest.mark.slow
 @posix_only
 def test_two_processes_recording_500_each_keep_all_1000(tmp_path):
     # Locking is what is under test, not power-loss durability: skip fsync so a slow disk

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from hunt import examples
 
 from saves_worker import sample_attempt
 from saves import atomic
@@ -87,7 +88,7 @@ def _no_fsync():
 FILES = ["fz.toml", "fz.attempts/000001.toml", "fz.attempts/000002.toml", "settings.toml"]
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(250), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(target=st.sampled_from(FILES), steps=st.lists(mutation, min_size=1, max_size=3))
 def test_damaged_v2_files_raise_save_error_and_stay_untouched(template, target, steps):
     with tempfile.TemporaryDirectory() as tmp:
@@ -120,7 +121,7 @@ def test_damaged_v2_files_raise_save_error_and_stay_untouched(template, target, 
             assert p.read_bytes() == before[target]
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(steps=st.lists(mutation, min_size=1, max_size=3))
 def test_damaged_v1_files_are_not_migrated_or_rewritten(steps):
     with tempfile.TemporaryDirectory() as tmp:

@@ -15,6 +15,7 @@ from puzzles.grading import objective_bottleneck
 from snapshot_app import build_app, fixture_bank
 from pilot_wait import settled
 
+pytestmark = pytest.mark.ui
 SIZES = [(80, 24), (120, 40)]
 
 
@@ -71,6 +72,18 @@ def test_puzzle(snap_compare, tmp_path, size):
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_reveal(snap_compare, tmp_path, size):
     assert snap_compare(_app(tmp_path), terminal_size=size, run_before=_to_reveal)
+
+
+@pytest.mark.parametrize("theme", ["textual-light", "solarized-light"])
+def test_puzzle_in_a_light_theme_80x24(snap_compare, tmp_path, theme):
+    """The light family (test_puzzle is the dark one): the card's labels and the section titles
+    readable on a light background (they were drawn white on white and orange on grey)."""
+    async def run_before(pilot):
+        pilot.app.theme = theme
+        await _to_puzzle(pilot)
+        await _fill(pilot)
+
+    assert snap_compare(_app(tmp_path), terminal_size=(80, 24), run_before=run_before)
 
 
 def test_first_run_80x24(snap_compare, tmp_path):

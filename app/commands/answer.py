@@ -107,14 +107,12 @@ def _player(args):
 
 
 def _record(store, name: str, args, puzzle, result) -> dict | None:
-    """Append the attempt (built by `puzzles.attempts`) to the save; RidgeError (one line) when
+    """Append the attempt to the save (`saves.record.record_graded`); RidgeError (one line) when
     the save refuses it."""
     import datetime as dt
 
-    from puzzles.attempts import attempt_fields
-    from saves.model import AttemptIn
+    from saves.record import record_graded
 
-    attempt = AttemptIn.model_validate(attempt_fields(puzzle, result, mode="cli", hints_used=args.hints,
-                                                      locked_at=dt.datetime.now(dt.timezone.utc)))
-    saved = store.record_attempt(name, attempt)
+    saved = record_graded(store, name, puzzle, result, mode="cli", hints_used=args.hints,
+                          locked_at=dt.datetime.now(dt.timezone.utc))
     return {"profile": name, "seq": saved.seq}

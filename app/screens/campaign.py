@@ -14,7 +14,8 @@ from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from app.errors import Guarded, keep_going
-from app.messages import Back, ContinueCampaign, OpenChapter, OpenPuzzle
+from app.labels import outcome_symbol
+from app.messages import Back, ContinueCampaign, OpenChapter, OpenPuzzle, PuzzlesLoaded
 from app.styling import KeepsStyles
 from app.widgets.footer import RidgeFooter
 from app.widgets.hanging import hanging, paragraphs
@@ -78,7 +79,8 @@ you to know.
         chapters.focus()
 
     def on_screen_resume(self) -> None:
-        self.refresh_view()
+        if self.is_active:  # not when passed through while a mode reopened above it
+            self.refresh_view()
 
     def refresh_view(self) -> None:
         session = self.app.session
@@ -116,10 +118,18 @@ you to know.
                           "You may still open it."]
         rows = []
         for pid in ch.puzzle_ids:
-            status, title, _level = session.listed(pid)
-            rows.append((f" {status}", title))
+            standing, title, _level = session.listed(pid)
+            rows.append((f" {outcome_symbol(standing)}", title))
         parts += ["", "Puzzles:", hanging(rows), "", "Enter opens the briefing."]
         self.query_one("#chapter-info", Static).update(paragraphs(*parts))
+
+    @on(PuzzlesLoaded)
+    @keep_going
+    def _packs_changed(self, message: PuzzlesLoaded) -> None:
+        """The packs were read again (a puzzle saved in the simulator): its chapter shows now."""
+        if message.error is None:
+            message.stop()
+            self.refresh_view()
 
     @on(OptionList.OptionHighlighted, "#chapters")
     @keep_going
@@ -205,7 +215,8 @@ Marks: ✓ cleared, ~ lucky, ≈ close, ✗ missed, · not tried (on the map, �
         body.scroll_home(animate=False)
 
     def on_screen_resume(self) -> None:
-        self.refresh_view()
+        if self.is_active:  # not when passed through while a mode reopened above it
+            self.refresh_view()
 
     def refresh_view(self) -> None:
         session = self.app.session
@@ -214,10 +225,10 @@ Marks: ✓ cleared, ~ lucky, ≈ close, ✗ missed, · not tried (on the map, �
         highlighted = puzzles.highlighted
         puzzles.clear_options()
         for pid in ch.puzzle_ids:
-            status, title, level = session.listed(pid)
+            standing, title, level = session.listed(pid)
             queued = "  (retry later)" if pid in session.retry_queue else ""
             difficulty = f"  difficulty {level}" if level != "" else ""
-            puzzles.add_option(Option(f"{status} {title}{difficulty}{queued}", id=pid))
+            puzzles.add_option(Option(f"{outcome_symbol(standing)} {title}{difficulty}{queued}", id=pid))
         puzzles.highlighted = highlighted if highlighted is not None else 0
 
     @on(OptionList.OptionSelected, "#puzzles")

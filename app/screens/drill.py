@@ -7,8 +7,6 @@ Good, anything else Again) until today's review cap is used up.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from textual import on
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
@@ -19,16 +17,7 @@ from app.screens.rounds import (DIFFICULTY_TEXT, ModeScreen, check_player, defau
 from app.widgets.readiness import EXAM_SETTING
 from app.widgets.picker import Picker
 from engine.ids import Outcome
-
-
-@dataclass
-class Answered:
-    concept: str
-    puzzle_id: str
-    outcome: str
-    points: int
-    next_review: str
-    timed_out: bool
+from engine.text import refusal
 
 
 class DrillScreen(ModeScreen):
@@ -86,7 +75,7 @@ to the answer · **Escape** leave
         self.player = ""
         self.planned: list = []
         self.position = 0
-        self.answered: list[Answered] = []
+        self.answered: list = []  # puzzles.drill.Answered, one per answer of the round
         self.cards: dict = {}
         self.shown_at = 0.0
 
@@ -138,7 +127,7 @@ to the answer · **Escape** leave
         try:
             profile = self._profile(name)
         except Exception as error:  # noqa: BLE001 - a damaged save is named, not fatal
-            self.query_one("#drill-today", Static).update(f"{name}'s save cannot be read: {error}")
+            self.query_one("#drill-today", Static).update(refusal(f"{name}'s save cannot be read: {error}"))
             return
         attempts = profile.attempts if profile else ()
         cards = profile_cards(profile)
@@ -269,41 +258,35 @@ to the answer · **Escape** leave
             await self.lock_answer(timed_out=True)
 
     async def lock_answer(self, timed_out: bool) -> None:
+        """Grade the answer, move its concept's card (`puzzles.drill.review_answer`), save both."""
         if not self.claim_lock():
             return
-        from puzzles.drill import CONCEPT_TITLES
-        from puzzles.review import cap_status, card_dict, describe_due, schedule
+        from puzzles.drill import CONCEPT_TITLES, TIME_UP, UNCHANGED, Answered, review_answer, seconds_counted
+        from puzzles.review import card_dict
 
         self.stop_countdown()
         await self.set_countdown(None)
         planned = self.planned[self.position]
-        prediction, judged, seconds = self.take_answer(planned.item)
-        seconds = min(self.seconds, seconds) if not timed_out else float(self.seconds)
+        prediction, judged, taken = self.take_answer(planned.item)
+        seconds = seconds_counted(taken, self.seconds, timed_out)
         now = self.app.now()
-        notes = []
-        if timed_out:
-            notes.append("The time ran out: what you had filled in was locked in.")
+        notes = [TIME_UP] if timed_out else []
         concept = CONCEPT_TITLES.get(planned.concept, planned.concept)
-        store = self.app.store
-        next_review = "unchanged"
+        next_review = UNCHANGED
         try:
             profile = self._profile(self.player)
-            done = cap_status(profile.attempts if profile else (), now, self.tz).done
-            card = schedule(self.cards.get(planned.concept), planned.concept, judged.outcome, now, done)
-            if card is None:
-                notes.append(f"Today's reviews are used up, so {concept} keeps its place in the schedule.")
-            else:
-                store.save_review_state(self.player, planned.concept, card_dict(card))
-                self.cards[planned.concept] = card
-                next_review = describe_due(card, now)
-                notes.append(f"{concept[:1].upper()}{concept[1:]}: next review {next_review}"
-                             + (" (cleared: each clear spaces the reviews further apart)."
-                                if judged.outcome == Outcome.CLEARED else " (not cleared, so it comes back soon)."))
+            reviewed = review_answer(self.cards.get(planned.concept), planned.concept, judged.outcome, now,
+                                     profile.attempts if profile else (), self.tz)
+            if reviewed.card is not None:
+                self.app.store.save_review_state(self.player, planned.concept, card_dict(reviewed.card))
+                self.cards[planned.concept] = reviewed.card
+            next_review = reviewed.next_review
+            notes.append(reviewed.note)
         except Exception as error:  # noqa: BLE001 - the schedule is a convenience; say it was not saved
-            from app.errors import log_exception
+            from app.errors import log_exception, told
 
             path = log_exception(error, self.app.log_file, "saving a review card")
-            self.notify(f"The review schedule could not be saved. Details in {path}", severity="error")
+            self.notify(told(f"The review schedule could not be saved. Details in {path}"), severity="error")
         record(self.app, self.player, planned.item, judged, "drill", seconds, now)
         self.answered.append(Answered(planned.concept, planned.item.puzzle.id, judged.outcome, judged.points,
                                       next_review, timed_out))
@@ -360,23 +343,20 @@ to the answer · **Escape** leave
         self.query_one("#review-missed" if self.missed() else "#start", Button).focus()
 
     def missed(self) -> list[str]:
-        """The concepts this round did not clear, once each, in the order they came."""
-        return list(dict.fromkeys(a.concept for a in self.answered if a.outcome != Outcome.CLEARED))
+        """The concepts this round did not clear (`puzzles.drill.missed_concepts`)."""
+        from puzzles.drill import missed_concepts
+
+        return missed_concepts(self.answered)
 
     @on(Button.Pressed, "#review-missed")
     async def action_review_missed(self) -> None:
         """A round of new puzzles on the concepts just missed (a new puzzle each, never a repeat)."""
-        from puzzles.drill import plan_round
+        from puzzles.drill import plan_review
 
-        missed = self.missed()
-        if self.phase != "summary" or not missed:
+        if self.phase != "summary" or not self.missed():
             return
-        seen = {a.puzzle_id for a in self.answered}
-        now = self.app.now()
-        seed = (self.seed if self.seed is not None else int(now.timestamp()) % 1_000_000) + 7919
-        planned = [p for p in plan_round(missed, self.difficulty, seed, len(missed) + len(seen))
-                   if p.item.puzzle.id not in seen][:len(missed)]
-        self.planned = planned or plan_round(missed, self.difficulty, seed, len(missed))
+        seed = self.seed if self.seed is not None else int(self.app.now().timestamp()) % 1_000_000
+        self.planned = plan_review(self.answered, self.difficulty, seed)
         self.position = 0
         self.answered = []
         await self.show_question()

@@ -85,6 +85,7 @@ Markdown file in your data folder.
                    classes="mode-text", markup=False),
             Static(paragraphs("How answers are judged:", hanging([("•", rule) for rule in RULES])),
                    classes="mode-text"),
+            Static(self.history_text(), classes="mode-text", markup=False, id="exam-history"),
             setup_field("Player", Input(value=self.player or default_player(self.app), placeholder="your name",
                                         id="player-name", max_length=32, compact=True)),
             Label("", id="setup-error", classes="setup-error", markup=False),
@@ -94,6 +95,29 @@ Markdown file in your data folder.
         await self.set_phase("setup", body)
         self.query_one("#player-name", Input).cursor_blink = self.app.blink
         body.focus()  # the rules and the pass mark first; s (or the button below) starts
+
+    def answers_of(self, name: str) -> tuple:
+        """`name`'s recorded answers (none for a player without a save yet)."""
+        from saves.errors import SaveError
+
+        try:
+            if name.casefold() not in {n.casefold() for n in self.app.store.profiles()}:
+                return ()
+            return tuple(self.app.store.load(name).counted_attempts())
+        except SaveError:
+            return ()
+
+    def history_text(self) -> str:
+        """The exam's own history: the sittings of the player named in the set-up."""
+        from puzzles.exam import sitting_line, sittings
+
+        name = self.player or default_player(self.app)
+        past = sittings(self.answers_of(name)) if name else []
+        if not past:
+            return "Your earlier sittings appear here. Exam answers count toward no chapter of the campaign."
+        lines = [f"{name}'s earlier sittings (they count toward no chapter of the campaign):"]
+        lines += [f"  {sitting_line(sitting, self.tz)}" for sitting in past[-5:]]
+        return "\n".join(lines)
 
     @on(Input.Submitted, "#player-name")
     @on(Button.Pressed, "#start")
@@ -112,7 +136,8 @@ Markdown file in your data folder.
         self.phase = "drawing"
         self.refresh_bindings()
         try:
-            self.items = await asyncio.to_thread(build, seed, self.length)
+            seen = {attempt.puzzle_id for attempt in self.answers_of(name)}  # only deployments not met before
+            self.items = await asyncio.to_thread(build, seed, self.length, seen)
         except Exception as error:  # noqa: BLE001 - say it in one line; the set-up stays
             self.phase = "setup"
             self.refresh_bindings()

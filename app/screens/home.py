@@ -16,7 +16,7 @@ from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from app import labels
-from app.errors import Guarded, keep_going
+from app.errors import Guarded, keep_going, told
 from app.messages import ContinueCampaign, OpenMode, PuzzlesLoaded
 from app.styling import KeepsStyles
 from app.widgets.footer import RidgeFooter
@@ -102,6 +102,8 @@ runs a real toy serving loop on this machine.
         self.start()  # before the first frame: drawing "Opening your save…" first cost a whole frame
 
     def on_screen_resume(self) -> None:
+        if not self.is_active:
+            return  # passed through while a mode reopened above (`RidgeApp.replace_screen`)
         if self._started and self.app.session is not None and self.app.bank_ready:
             try:
                 self.app.session.reload()
@@ -132,7 +134,7 @@ runs a real toy serving loop on this machine.
             if names:
                 self.pick_player(can_cancel=False)
             else:
-                self.notify(str(error), severity="error", timeout=10)
+                self.notify(told(error), severity="error", timeout=10)
                 self.first_run()
             return
         if name is None:
@@ -239,8 +241,8 @@ runs a real toy serving loop on this machine.
         from app.errors import log_exception
 
         path = log_exception(error, self.app.log_file, "loading the puzzle packs")
-        line = str(error).splitlines()[0] if str(error) else type(error).__name__
-        self.notify(f"The puzzles could not be loaded: {line} (details in {path})", severity="error", timeout=15)
+        self.notify(told(f"The puzzles could not be loaded: {error or type(error).__name__} (details in {path})"),
+                    severity="error", timeout=15)
 
     def _bank_loaded(self) -> None:
         self.refresh_view()
@@ -275,9 +277,9 @@ runs a real toy serving loop on this machine.
                     moved = self.app.store.quarantine(name)
                     self.app.store.create_profile(name)
                 except SaveError as problem:
-                    self.notify(str(problem), severity="error", timeout=10)
+                    self.notify(told(problem), severity="error", timeout=10)
                     return
-                self.notify(f"Set aside {len(moved)} file(s); {name} starts afresh.")
+                self.notify(told(f"Set aside {len(moved)} file(s); {name} starts afresh."))
                 self.open_player(name)
             else:
                 self.app.session = None

@@ -71,7 +71,7 @@ is final. Then watch it run and compare. **New** (n) starts a fresh prediction.
 
     DEFAULT_CSS = """
     LabScreen #lab-body { padding: 0 1; }
-    LabScreen .lab-title { text-style: bold; color: $accent; }
+    LabScreen .lab-title { text-style: bold; color: $text-accent; }
     LabScreen .lab-muted { color: $text-muted; }
     LabScreen .lab-row { height: 3; }
     LabScreen .lab-row Label { width: 40; padding: 1 1 0 0; }
@@ -79,7 +79,7 @@ is final. Then watch it run and compare. **New** (n) starts a fresh prediction.
     LabScreen RadioSet#pred-gain { width: 40; height: auto; }
     LabScreen Checkbox#quick { width: 62; }
     LabScreen #lock { margin: 1 0 0 0; }
-    LabScreen #form-error { color: $error; text-style: bold; }
+    LabScreen #form-error { color: $text-error; text-style: bold; }
     LabScreen #lab-run, LabScreen #lab-results { display: none; height: auto; }
     LabScreen.running #lab-run { display: block; }
     LabScreen.done #lab-results { display: block; }
@@ -87,7 +87,7 @@ is final. Then watch it run and compare. **New** (n) starts a fresh prediction.
     LabScreen.locked #lab-form { display: none; }
     LabScreen #run-progress { margin: 1 0; }
     LabScreen DataTable { height: auto; max-height: 8; margin: 1 0 0 0; }
-    LabScreen #run-error { color: $error; text-style: bold; }
+    LabScreen #run-error { color: $text-error; text-style: bold; }
     LabScreen #plot { margin: 1 0 0 0; }
     """
 

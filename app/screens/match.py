@@ -172,9 +172,10 @@ first play's result file counts.
                 notes.append(f"Written to your result file: {self.writer.path}")
         except Exception as error:  # noqa: BLE001 - say so; the match goes on
             from app.errors import log_exception
+            from engine.text import refusal
 
             path = log_exception(error, self.app.log_file, "writing a match result")
-            notes.append(f"Your result file could not be written ({error}); details in {path}.")
+            notes.append(refusal(f"Your result file could not be written ({error}); details in {path}."))  # shown as text
         record(self.app, self.player, item, judged, "match", seconds, now)
         score = answer_score(judged.outcome, judged.certainty, seconds, self.code.speed_bonus)
         if self.code.speed_bonus:

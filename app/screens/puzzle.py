@@ -125,7 +125,7 @@ first part of your prediction still unanswered.
                 yield Label(puzzle.title, classes="screen-title", markup=False, id="brief-top")
                 yield Label(f"{where} · difficulty {getattr(puzzle, 'difficulty', '?')}/5", classes="subtle",
                             markup=False)
-                from app.progress import reflow
+                from puzzles.chapters import reflow
 
                 yield Static(reflow(puzzle.scenario), id="scenario", markup=False)
                 yield Label("The deployment", classes="section-title", id="card-title")

@@ -14,7 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from app import labels
-from app.errors import Guarded
+from app.errors import Guarded, told
 from app.messages import AttemptSaved, ContinueCampaign, GoHome, OpenMap, PredictionLocked
 from app.styling import KeepsStyles
 from app.widgets.footer import RidgeFooter
@@ -70,6 +70,7 @@ OBJECTIVE_NOUNS = {"cost": "the cost per million output tokens", "tpot": "the ti
 def takeaway_lines(key, objective: str) -> list[str]:
     """Two lines to remember from this deployment: what bounds it, with the number that shows
     it, and the lever that wins, by how much, against the next best."""
+    from puzzles.keys import realistic_gain
     from puzzles.reasons import reason_fact
 
     bound = f"Bound by {labels.bottleneck(key.bottleneck)}"
@@ -78,12 +79,15 @@ def takeaway_lines(key, objective: str) -> list[str]:
     best = next((lv for lv in ranked if lv.name == key.best_lever), None)
     runner = next((lv for lv in ranked if lv.name != key.best_lever), None)
     noun = OBJECTIVE_NOUNS.get(objective, "the objective")
-    if best is not None:
-        line = f"So {labels.lever(best.name)} wins: {best.gain:.2f}× on {noun}"
-        if runner is None or runner.gain <= 1.005:
+    if best is not None:  # the realistic gains where the engine has them: the figures that key the band
+        gain = key.band_gain if key.band_gain is not None else best.gain
+        after = realistic_gain(key, runner.name) if runner is not None else None
+        after = runner.gain if after is None and runner is not None else after
+        line = f"So {labels.lever(best.name)} wins: {gain:.2f}× on {noun}"
+        if runner is None or after <= 1.005:
             line += "; no other lever moves it."
         else:
-            line += f"; the next best, {labels.lever(runner.name)}, gives {runner.gain:.2f}×."
+            line += f"; the next best, {labels.lever(runner.name)}, gives {after:.2f}×."
         lines.append(line)
     return lines
 
@@ -393,7 +397,7 @@ of a band edge accepts both bands.
             try:
                 self.app.session.queue_retry(self.locked.puzzle.id)
             except Exception as error:  # noqa: BLE001 - tell the player; the reveal stays
-                self.notify(f"Could not save the retry queue: {error}", severity="error")
+                self.notify(told(f"Could not save the retry queue: {error}"), severity="error")
                 return
             self.queued = True
         self.notify(retry_note(self.app.session.returns_after(self.locked.puzzle.id)), title="Retry later")

@@ -31,6 +31,7 @@ from app.widgets.footer import RidgeFooter
 from app.widgets.form import PredictionForm, form_spec
 from app.widgets.napkin_pad import NapkinPad
 from app.widgets.picker import Picker
+from engine.text import refusal
 
 DIFFICULTY_TEXT = {
     1: "1 · one dominant effect, common models",
@@ -71,22 +72,19 @@ def check_player(name: str) -> str | None:
 
 
 def record(app, player: str, item, judged, mode: str, seconds: float | None, locked_at) -> Any:
-    """Append one graded answer to `player`'s save (created if new), built by `puzzles.attempts`.
+    """Append one graded answer to `player`'s save (created if new) by `saves.record.record_graded`.
     Returns the Attempt, or None when it could not be saved (the player is told; the round goes on)."""
-    from saves.model import AttemptIn
-
-    from puzzles.attempts import attempt_fields
+    from saves.record import record_graded
 
     try:
-        attempt = AttemptIn.model_validate(attempt_fields(item.puzzle, judged, mode=mode, locked_at=locked_at,
-                                                          seconds=seconds))
-        return app.store.record_attempt(player, attempt)
+        return record_graded(app.store, player, item.puzzle, judged, mode=mode, locked_at=locked_at,
+                             seconds=seconds)
     except Exception as error:  # noqa: BLE001 - the round still teaches; say it was not saved
-        from app.errors import log_exception
+        from app.errors import log_exception, told
 
         path = log_exception(error, app.log_file, f"recording a {mode} answer")
-        first = str(error).splitlines()[0] if str(error) else type(error).__name__
-        app.notify(f"This answer could not be saved: {first}. Details in {path}", severity="error", timeout=10)
+        app.notify(told(f"This answer could not be saved: {error or type(error).__name__}. Details in {path}"),
+                   severity="error", timeout=10)
         return None
 
 
@@ -180,7 +178,7 @@ typed as sums, like `2 * 80 * 8 * 128 * 2`). Lock in with **l**.
         self.frozen = False
 
     def compose(self) -> ComposeResult:
-        from app.progress import reflow
+        from puzzles.chapters import reflow
         from puzzles.questions import SPEC_CHOICES
 
         puzzle, question = self.item.puzzle, self.item.question
@@ -370,9 +368,10 @@ class ModeScreen(Guarded, KeepsStyles, Screen):
         self.refresh_bindings()
 
     def setup_error(self, text: str) -> None:
-        """Show (or, with "", hide) the line under a set-up form that says what is wrong."""
+        """Show (or, with "", hide) the line under a set-up form that says what is wrong: one line
+        of at most 300 characters (the label shows text, not markup)."""
         for label in self.query("#setup-error").results(Label):
-            label.update(text)
+            label.update(refusal(text) if text else "")
             label.set_class(bool(text), "-shown")
 
     def status(self, text: str) -> None:

@@ -27,7 +27,7 @@ from textual.widgets import (Button, Collapsible, Header, Input, Label, Static, 
 from app import labels
 from app import sim_model as sm
 from app import sim_plots as sp
-from app.errors import Guarded, log_exception
+from app.errors import Guarded, log_exception, told
 from app.messages import Back
 from app.styling import KeepsStyles
 from app.widgets.footer import RidgeFooter
@@ -200,7 +200,8 @@ while a number field has focus.
         Binding("s", "save_puzzle", "Save puzzle", id="sim.save", show=False,
                 tooltip="Save the current deployment as a puzzle in your own chapter"),
         Binding("escape", "back", "Back", id="sim.back", tooltip="Leave the simulator"),
-        Binding("f1", "help", "Help", id="sim.help", show=False, tooltip="Help for the part that has focus"),
+        # shown: F1 lists the keys the footer has no room for (pin, save, every tab)
+        Binding("f1", "help", "Help", id="sim.help", tooltip="Help for the part that has focus, and every key"),
     ]
 
     def __init__(self, simulator: sm.Simulator | None = None, pack_path: str | Path | None = None,
@@ -801,14 +802,14 @@ while a number field has focus.
         except RidgeError as exc:
             self.notice = f"✗ {exc}"
             self._show_status()
-            self.notify(str(exc), title="Not saved", severity="warning", timeout=8)
+            self.notify(told(exc), title="Not saved", severity="warning", timeout=8)
             return
-        bank = getattr(self.app, "bank", None)
-        if bank is not None and hasattr(bank, "reload"):
-            bank.reload()  # the map and `ridge puzzles list` show it in the player's own chapter
+        reload_packs = getattr(self.app, "reload_packs", None)
+        if reload_packs is not None:
+            reload_packs()  # in the background: the map then shows it in the player's own chapter
         self.notice = f"✓ Saved as puzzle {puzzle_id} in {written}"
         self._show_status()
-        self.notify(f"Saved as {puzzle_id} in {written}", title="Saved")
+        self.notify(told(f"Saved as {puzzle_id} in {written}"), title="Saved")
 
     def action_next_tab(self, step: int) -> None:
         """] and [: the next or previous results tab, round the end."""

@@ -75,7 +75,7 @@ against FLOPs, prompt work against output work.
         height: auto;
         padding: 0 1;
         &:focus { background: $boost; }
-        & > .card--key { color: $text-muted; }
+        & > .card--key { color: $foreground 75%; }
     }
     """
 

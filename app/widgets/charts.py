@@ -39,7 +39,7 @@ class _Chart(Static, can_focus=True):
         self._drawn_width = width
         body = [self.style_line(line) if isinstance(line, str) else line for line in self.lines(width)]
         if self.title:
-            body.insert(0, Content.from_markup("[bold $accent]$title[/]", title=self.title))
+            body.insert(0, Content.from_markup("[bold $text-accent]$title[/]", title=self.title))
         self.drawn_lines = len(body)
         self.update(Content("\n").join(body))
 
@@ -103,7 +103,7 @@ the engine's best lever, **◀** the one you picked.
     def style_line(self, line: str) -> Content:
         content = Content(line)
         if "★" in line:
-            content = content.stylize("$accent bold")
+            content = content.stylize("$text-accent bold")
         return content
 
 
@@ -164,6 +164,6 @@ same deployment after the best lever.
         for symbol in ("●", "◆"):
             start = line.find(symbol)
             while start != -1:
-                content = content.stylize("$accent bold", start, start + 1)
+                content = content.stylize("$text-accent bold", start, start + 1)
                 start = line.find(symbol, start + 1)
         return content

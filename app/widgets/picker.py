@@ -185,8 +185,8 @@ class Picker(_OneOf):
         &:focus { background-tint: $foreground 10%; }
         & > .picker--prompt { color: $foreground 50%; }
         & > .picker--arrow { color: $foreground 50%; }
-        &:focus > .picker--arrow { color: $accent; text-style: bold; }
-        & > .picker--more { color: $text-muted; }
+        &:focus > .picker--arrow { color: $text-accent; text-style: bold; }
+        & > .picker--more { color: $foreground 75%; }
         & > .picker--highlight {
             color: $block-cursor-foreground;
             background: $block-cursor-background;

@@ -34,7 +34,7 @@ def recall_bars(profile, now, tz=None) -> tuple[str, list]:
     one bar per concept, its chance of recall on the exam's morning (with an exam date) or now."""
     from app.plots import Bar
     from puzzles.drill import CONCEPT_TITLES, CONCEPTS
-    from puzzles.review import exam_moment, local_date, parse_exam_date, profile_cards, retrievability
+    from puzzles.review import exam_moment, local_date, parse_exam_date, profile_cards, recall_words, retrievability
 
     cards = profile_cards(profile)
     try:
@@ -46,7 +46,6 @@ def recall_bars(profile, now, tz=None) -> tuple[str, list]:
     bars = []
     for concept in CONCEPTS:
         card = cards.get(concept)
-        seen = card is not None and card.last_review is not None
-        chance = retrievability(card, when)
-        bars.append(Bar(CONCEPT_TITLES.get(concept, concept), chance, f"{chance:.0%}" if seen else "not seen"))
+        bars.append(Bar(CONCEPT_TITLES.get(concept, concept), retrievability(card, when),
+                        recall_words(card, when, now)))
     return heading + " (every drill, campaign, exam and match answer counts)", bars

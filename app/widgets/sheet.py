@@ -54,9 +54,9 @@ class Sheet(Widget):
         height: auto;
         width: 1fr;
     }
-    Sheet > .sheet--label { color: $text-muted; }
-    Sheet > .sheet--unit { color: $text-muted; }
-    Sheet > .sheet--title { color: $accent; text-style: bold; }
+    Sheet > .sheet--label { color: $foreground 75%; }
+    Sheet > .sheet--unit { color: $foreground 75%; }
+    Sheet > .sheet--title { color: $text-accent; text-style: bold; }
     """
 
     def __init__(self, entries: list[Entry], label_width: int, *, tail: list[Widget] | None = None,
