@@ -63,11 +63,39 @@ def _one_line(text: object) -> str:
     return refusal(text)
 
 
+def _columns() -> int:
+    """The terminal's width as shutil.get_terminal_size reads it ($COLUMNS, else the terminal,
+    else 80), without importing shutil."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns if columns > 0 else 80
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's own formatter at the same width. argparse builds one for every add_argument,
+    and its default sizing imports shutil, which loads three compression modules: a fifth of
+    `ridge solve --json`'s whole run."""
+
+    def __init__(self, prog, indent_increment=2, max_help_position=24, width=None):
+        super().__init__(prog, indent_increment, max_help_position, _columns() - 2 if width is None else width)
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse that exits 2 with one line, never a usage dump the player must decode. Numeric
     flags declared with type=int or type=float take ASCII digits only (see ascii_int)."""
 
     _STRICT_TYPES = {int: ascii_int, float: ascii_float}
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
 
     def add_argument(self, *args, **kwargs):  # type: ignore[override]
         kind = kwargs.get("type")

@@ -8,7 +8,9 @@ It is not part of the test suite. Five figures, each printed with its target and
    peer's own venv by a worker process that reports its own median) -- target: within 10x;
 2. median microseconds for one full analysis with every lever in both fidelities
    (`engine.levers.solve(dep.with_(fidelity="realistic"))`, which solves the floor too and carries
-   it) -- under 400 (the floor alone is printed beside it);
+   it), for each deployment under continuous batching and again as a static batch (whose drain
+   time and verdict shares sample its decode step across the draining batch) -- each median
+   under 400 (the floor alone is printed beside it);
 3. deployments per second through the numpy path (`engine.grid.analyze_grid`, a concurrency x
    prompt grid, every figure incl. the worst stall, in the realistic fidelity, the costlier one)
    -- at least 10x ridgepoint's evaluations per second;
@@ -187,6 +189,7 @@ def main() -> int:
     catalog = builtin_catalog()
     deps = [build_deployment(catalog, **ours, **WORKLOAD) for _, _, ours, _ in CASES]
     both = [dep.with_(fidelity="realistic") for dep in deps]
+    static = [dep.with_(scheduler="static") for dep in both]
     for (label, *_), dep in zip(CASES, deps):
         if not analyze(dep).fits:
             raise SystemExit(f"benchmark deployment does not fit: {label}")
@@ -206,9 +209,11 @@ def main() -> int:
         analyze(dep)
         solve(dep)
         solve(dep_both)
+        solve(dep_both.with_(scheduler="static"))
     ours_an = {i: [] for i in range(len(CASES))}
     ours_sv = {i: [] for i in range(len(CASES))}
     ours_floor = {i: [] for i in range(len(CASES))}
+    ours_static = {i: [] for i in range(len(CASES))}
     peer = {i: [] for i in range(len(CASES))}
     for _ in range(args.rounds):
         for i, (_, _, _, pjob) in enumerate(CASES):
@@ -216,6 +221,7 @@ def main() -> int:
             peer[i].extend(worker.time({**pjob, **PEER_WORKLOAD}, samples=1, inner=args.inner)["us"])
             ours_sv[i].append(_timed(solve, both[i], max(1, args.inner // 10)))
             ours_floor[i].append(_timed(solve, deps[i], max(1, args.inner // 10)))
+            ours_static[i].append(_timed(solve, static[i], max(1, args.inner // 10)))
 
     # 1. One analysis vs one ridgepoint evaluation.
     print("1. One analysis: engine.analysis.analyze(dep) vs ridgepoint _core.fit_registry(..., as_json=True)")
@@ -232,14 +238,16 @@ def main() -> int:
 
     # 2. Full analysis with every lever, in both fidelities.
     print("2. Full analysis with every lever in both fidelities: engine.levers.solve(dep.with_(fidelity='realistic'))")
-    print(f"   {'deployment':<30} {'kind':<8} {'both':>12} {'floor only':>12}")
+    print(f"   {'deployment':<30} {'kind':<8} {'both':>12} {'floor only':>12} {'static, both':>13}")
     for i, (label, kind, _, _) in enumerate(CASES):
         print(f"   {label:<30} {kind:<8} {fmt_us(statistics.median(ours_sv[i])):>12} "
-              f"{fmt_us(statistics.median(ours_floor[i])):>12}")
+              f"{fmt_us(statistics.median(ours_floor[i])):>12} {fmt_us(statistics.median(ours_static[i])):>13}")
     solve_all = statistics.median(x for v in ours_sv.values() for x in v)
     solve_worst = max(statistics.median(v) for v in ours_sv.values())
-    print(f"   FIGURE 2  solve in both fidelities median {solve_all:.1f} µs (slowest deployment {solve_worst:.1f} µs); "
-          f"target under 400 µs: {verdict(solve_all < 400)}\n")
+    static_all = statistics.median(x for v in ours_static.values() for x in v)
+    solve_ok = solve_all < 400 and static_all < 400
+    print(f"   FIGURE 2  solve in both fidelities median {solve_all:.1f} µs continuous (slowest deployment "
+          f"{solve_worst:.1f} µs), {static_all:.1f} µs static; target each under 400 µs: {verdict(solve_ok)}\n")
 
     # 3. The numpy path, each grid run followed by a fresh ridgepoint sample of the same deployment,
     #    so that the rate it is held against was measured under the same machine load.
@@ -313,12 +321,13 @@ def main() -> int:
     print(f"   FIGURE 4  ridge solve {om:.1f} ms vs ridgepoint fit {pm:.1f} ms = {om / pm:.2f}x; "
           f"target no slower than the peer: {verdict(om <= pm)}\n")
 
-    results = [ratio1 <= 10 and worst <= 10, solve_all < 400, ratio3 >= 10, om <= pm]
+    results = [ratio1 <= 10 and worst <= 10, solve_ok, ratio3 >= 10, om <= pm]
     measured = measured_figure()
     if measured is not None:
         results.append(measured)
     print(f"Summary: {sum(results)} of {len(results)} targets met "
-          f"(analyze {ratio1:.2f}x peer; solve in both fidelities {solve_all:.0f} µs; grid {ratio3:.1f}x peer; "
+          f"(analyze {ratio1:.2f}x peer; solve in both fidelities {solve_all:.0f} µs, static {static_all:.0f} µs; "
+          f"grid {ratio3:.1f}x peer; "
           f"process {om / pm:.2f}x peer)")
     return 0
 

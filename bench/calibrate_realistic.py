@@ -39,7 +39,8 @@ FITTED = (("bandwidth_efficiency", 0.3, 1.0), ("kv_bandwidth_efficiency", 0.3, 1
           ("attention_efficiency", 0.05, 1.0), ("attention_half_tokens", 0.0, 20000.0),
           ("elementwise_bytes_per_value", 0.0, 200.0),
           ("per_layer_overhead_us", 0.0, 200.0), ("per_step_overhead_us", 0.0, 3000.0),
-          ("link_efficiency", 0.05, 1.0), ("low_precision_efficiency", 0.2, 1.0))
+          ("link_efficiency", 0.05, 1.0), ("low_precision_efficiency", 0.2, 1.0),
+          ("kv8_dequant_flops", 0.0, 2000.0))
 # The constants before this calibration (the release that bounded measurements instead of aiming
 # at them), for the "before" column.
 BEFORE = {"per_layer_overhead_us": 15.0, "per_step_overhead_us": 100.0, "low_precision_efficiency": 0.8,
@@ -72,9 +73,9 @@ def report(title: str, setups, measured, cat, points, constants: dict) -> None:
     ratios = [r / m for r, m in zip(real, measured)]
     print(title)
     show("grid, all", calibration.summary(ratios))
-    kinds = [k for s in setups for k in ["decode"] * len(s.decode) + ["prefill"] * len(s.prefill)]
+    kinds = [k for s in setups for k in s.kinds()]
     gpus = [s.deployment.gpu.id for s in setups for _ in range(len(s))]
-    for kind in ("decode", "prefill"):
+    for kind in ("decode", "verify", "prefill"):
         show(f"grid, {kind}", calibration.summary([r for r, k in zip(ratios, kinds) if k == kind]))
     for gpu in sorted(set(gpus)):
         show(f"grid, {gpu}", calibration.summary([r for r, g in zip(ratios, gpus) if g == gpu]))

@@ -197,6 +197,14 @@ def _corrections(dep: Deployment, f: dict) -> tuple:
                 f"the KV cache streams at {c['kv_bandwidth_efficiency']:.0%} of bandwidth; a {dep.prompt:,}-token "
                 f"prompt's attention runs at {c['attention_efficiency'] * dep.prompt / (dep.prompt + c['attention_half_tokens']):.0%} "
                 f"of the {physics.attention_precision(dep)} rate"))
+    if PRECISION_BYTES[dep.kv] < 2:
+        # How much of the smaller cache's saving survives its conversion back to 16 bits.
+        bw = g.bandwidth_tbps * 1e12 * c["kv_bandwidth_efficiency"]
+        speedup = max(1.0, min(2.0 / PRECISION_BYTES[dep.kv], 2.0 * g.peak_flops("bf16") / (bw * c["kv8_dequant_flops"])))
+        out.append((f"{dep.kv} KV cache",
+                    f"each cached value is converted back to 16 bits as attention reads it (~{c['kv8_dequant_flops']:.0f} "
+                    f"16-bit FLOPs' worth): on the {g.id} a decode step reads it {speedup:.2f}x as fast as a 16-bit "
+                    f"cache (at most {2.0 / PRECISION_BYTES[dep.kv]:g}x, never slower)"))
     out.append(("per-step overhead",
                 f"+{units.seconds(f['step_overhead_seconds'])} per forward pass ({m.layers} layers x "
                 f"{c['per_layer_overhead_us']:g} us of kernel launches, norms and residual adds"

@@ -2,8 +2,9 @@
 
 A setup is a catalog model on an accelerator with measured kernels, at a tensor-parallel width
 and precisions, where the weights fit (Ridge's own memory accounting). Each setup is timed at
-decode steps over batch 1-256 x context 128-32768 (where that much KV fits) and at prefills of
-128-32768 tokens, one or four prompts at a time. `grid()` lists the setups (every one, or a seeded
+decode steps over batch 1-256 x context 128-32768 (where that much KV fits), at speculative
+verification passes (k = 4 drafted tokens per sequence, batch 1-64 x context 512-32768), and at
+prefills of 128-32768 tokens, one or four prompts at a time. `grid()` lists the setups (every one, or a seeded
 share of them), `times(setups, fidelity)` times them through the same Passes the analysis uses
 (floor and realistic, vectorised; measured through the kernels), and `summary(ratios)` gives the
 figures the targets are stated in. bench/calibrate_realistic.py fits the realistic constants on
@@ -23,16 +24,20 @@ PROMPTS = (128, 512, 2048, 8192, 32768)
 PROMPT_BATCHES = (1, 4)
 WIDTHS = (1, 2, 4, 8)
 PRECISIONS = (("bf16", "bf16"), ("fp8", "fp8"), ("bf16", "fp8"))
+VERIFY_K = 4                       # the speculation lever's draft length (engine.levers.DEFAULT_SPEC_K)
+VERIFY_BATCHES = (1, 4, 16, 64)
+VERIFY_CONTEXTS = (512, 8192, 32768)
 
 
 class Setup:
     """One covered setup: its realistic deployment and the shapes it is timed at, as
-    (batch, context) decode pairs and (prompts, tokens) prefill pairs."""
+    (batch, context) decode pairs, (batch, context) verification passes of VERIFY_K drafted
+    tokens per sequence, and (prompts, tokens) prefill pairs."""
 
-    __slots__ = ("deployment", "decode", "prefill")
+    __slots__ = ("deployment", "decode", "prefill", "verify")
 
-    def __init__(self, deployment, decode, prefill):
-        self.deployment, self.decode, self.prefill = deployment, decode, prefill
+    def __init__(self, deployment, decode, prefill, verify=()):
+        self.deployment, self.decode, self.prefill, self.verify = deployment, decode, prefill, list(verify)
 
     @property
     def key(self) -> tuple:
@@ -40,7 +45,11 @@ class Setup:
         return d.model.id, d.gpu.id, d.gpus, d.weights, d.kv
 
     def __len__(self) -> int:
-        return len(self.decode) + len(self.prefill)
+        return len(self.decode) + len(self.verify) + len(self.prefill)
+
+    def kinds(self) -> list[str]:
+        """What each of its times is, in the order `times` gives them."""
+        return ["decode"] * len(self.decode) + ["verify"] * len(self.verify) + ["prefill"] * len(self.prefill)
 
 
 def grid(catalog, share: float = 1.0, seed: int = 0) -> list[Setup]:
@@ -82,19 +91,27 @@ def _shapes(dep, report) -> Setup | None:
     context = dep.model.context
     decode = [(b, c) for b in BATCHES for c in CONTEXTS if c <= context and b * c * per_token <= room]
     prefill = [(b, p) for p in PROMPTS for b in PROMPT_BATCHES if p <= context and b * p * per_token <= room]
-    return Setup(dep, decode, prefill) if decode or prefill else None
+    verify = [(b, c) for b in VERIFY_BATCHES for c in VERIFY_CONTEXTS
+              if c <= context and b * (c + VERIFY_K) * per_token <= room]
+    return Setup(dep, decode, prefill, verify) if decode or prefill else None
 
 
 def times(setups: list[Setup], fidelity: str, constants: dict | None = None) -> list[float]:
     """Seconds of every shape of every setup at `fidelity`, in order: decode steps per group,
-    then prefills. Floor and realistic take `constants` (the calibrated ones when None)."""
+    verification passes, then prefills. Floor and realistic take `constants` (the calibrated ones
+    when None)."""
     if fidelity == Fidelity.MEASURED:
+        from engine import measured
         from engine.steps import step_model
 
         out = []
         for s in setups:
             sm = step_model(s.deployment, Fidelity.MEASURED)
             out += [sm.decode_seconds(b, c) for b, c in s.decode]
+            if s.verify:
+                dep = s.deployment.with_(fidelity=Fidelity.MEASURED, spec_k=VERIFY_K)
+                p = measured.passes_for(dep, physics.numeric_inputs(dep))
+                out += [p.decode(b * p.groups, _held_bytes(p, dep.model, c))[6] for b, c in s.verify]
             out += [sm.prefill_seconds(p, b) for b, p in s.prefill]
         return out
     import numpy as np
@@ -109,10 +126,21 @@ def times(setups: list[Setup], fidelity: str, constants: dict | None = None) -> 
             held = physics.tokens_held(ctx, m.layers, m.sliding_layers, m.sliding_window)
             step = p.plain_step(batch * p.groups, p.token_kv_bytes * held)
             out += list(np.broadcast_to(step, batch.shape))
+        if s.verify:
+            spec = dep.with_(spec_k=VERIFY_K)
+            q = physics.Passes(spec, physics.numeric_inputs(spec), constants)
+            batch, ctx = np.array(s.verify, dtype=float).T
+            step = q.decode(batch * q.groups, _held_bytes(q, m, ctx))[6]
+            out += list(np.broadcast_to(step, batch.shape))
         if s.prefill:
             batch, tokens = np.array(s.prefill, dtype=float).T
             out += list(np.broadcast_to(p.prefill(tokens, tokens, 0.0 * tokens, batch)[4], batch.shape))
     return [float(x) for x in out]
+
+
+def _held_bytes(p, model, context):
+    """KV bytes one sequence of `context` tokens reads in a step (sliding layers capped)."""
+    return p.token_kv_bytes * physics.tokens_held(context, model.layers, model.sliding_layers, model.sliding_window)
 
 
 def summary(ratios) -> dict:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from engine import units as u
 from engine.bands import gain_band
-from engine.ids import Fidelity, Objective
+from engine.ids import Fidelity, Lever, Objective
 from engine.levers import Solution, solve
 
 OBJECTIVE_LABELS = {Objective.COST: "cost per million output tokens", Objective.TPOT: "TPOT", Objective.TTFT: "TTFT",
@@ -134,6 +134,10 @@ def measured_lines(measured: "Solution | str | None") -> list[str]:
 
     lines = [f"measured: every pass timed by {kernels.backend_label(measured.report.deployment.gpu)}"]
     lines += [f"measured {lv.name}: {lv.note}" for lv in measured.levers if lv.gain is None and "not measured" in lv.note]
+    speculates = measured.report.deployment.spec_k or any(
+        lv.name == Lever.SPECULATIVE_DECODING and lv.gain is not None for lv in measured.levers)
+    if speculates:
+        lines.append(f"measured speculation: {kernels.VERIFY_NOTE}")
     return lines
 
 

@@ -27,6 +27,9 @@ VERSION = "0.12.0"
 BACKEND = "vllm"
 ENV_CACHE_DIR = "RIDGE_CACHE_DIR"
 NO_KERNELS = "no measured kernels for this accelerator"
+# How a speculative verification pass is timed (Kernels.verify), for the reveal.
+VERIFY_NOTE = ("a verification pass runs its matrix multiplies, all-reduces and experts over "
+               "batch x (k+1) tokens, but reads each sequence's KV cache once for its k+1 queries")
 # Ridge's precisions that have measured vLLM GEMM kernels, by the database's names. INT8 and INT4
 # weights have none (the vLLM tables hold bfloat16, fp8 and, on Blackwell, nvfp4 only).
 _GEMM = {"bf16": "bfloat16", "fp8": "fp8"}
@@ -222,41 +225,72 @@ class Kernels:
         prefix = min(prefix, tokens - 1)
         return self._get(("p", tokens, batch, prefix), lambda: self._h.predict_prefill_latency(batch, tokens, prefix))
 
-    def mixed(self, chunk: int, decode_batch: int, context: int, prompt: int | None = None) -> float:
+    def mixed(self, chunk: int, decode_batch: int, context: int, prompt: int | None = None, k: int = 0,
+              route: float | None = None) -> float:
         """One step that runs a prefill chunk of `chunk` tokens (of a prompt of `prompt` tokens,
         the chunk's attention averaged over the prompt) beside `decode_batch` decode sequences
-        whose KV holds `context` tokens."""
+        whose KV holds `context` tokens. With `k` drafted tokens each to verify, the step is the
+        database's mixed step over decode_batch x (k+1) decode tokens less what that charges
+        beyond a verification pass (each cache read once, experts at `route` tokens: see
+        `verify`)."""
         chunk, n, context = max(1, int(round(chunk))), max(0, int(round(decode_batch))), max(1, int(round(context)))
         prompt = chunk if prompt is None else max(chunk, int(round(prompt)))
+        k = int(k) if n else 0
+        route = n * (k + 1) if route is None else route
 
         def call():
-            shared, _, _, decode_attn = self._h.mixed_step_breakdown(chunk, n, context, 2)
-            if prompt == context:
-                return shared + self._h.mixed_step_breakdown(chunk, n, context, 2)[2] + decode_attn
-            chunk_attn = self._h.mixed_step_breakdown(chunk, 0, prompt, 2)[2]
-            return shared + chunk_attn + decode_attn
+            _, shared, chunk_attn, decode_attn = self._h.mixed_step_breakdown(chunk, n * (k + 1), context, 2)
+            if prompt != context:
+                chunk_attn = self._h.mixed_step_breakdown(chunk, 0, prompt, 2)[2]
+            step = shared + chunk_attn + decode_attn
+            if k:
+                step -= (self.decode(n * (k + 1), context) - self.verify(n, k, context, route)) * 1e3
+            return step
 
-        return self._get(("m", chunk, n, context, prompt), call)
+        return self._get(("m", chunk, n, context, prompt, k, round(route)), call)
 
     def verify(self, batch: int, k: int, context: int, route: float) -> float:
-        """A verification pass: a decode step over batch x (k+1) tokens. In a mixture of experts
-        the drafted positions of a sequence mostly route to its own experts, so the MoE layers are
-        timed at `route` independent tokens instead of all batch x (k+1)."""
-        tokens = max(1, int(round(batch))) * (int(k) + 1)
-        full = self.decode(tokens, context)
-        if not self._moe:
-            return full
-        route_tokens = max(1, min(tokens, int(round(route))))
-        return full - self._moe_seconds(tokens, context) + self._moe_seconds(route_tokens, context)
+        """A verification pass of `batch` sequences, each checking k drafted tokens: the linear
+        layers, norms, all-reduces and logits run over batch x (k+1) tokens, but each sequence's
+        attention reads its cache once for its k+1 queries (they are one short chunk of the same
+        sequence). Timed from the database's per-op breakdown: every op over batch x (k+1) tokens
+        at a one-token context (so nothing is charged for reading a cache there), plus the decode
+        attention of `batch` sequences over `context` tokens less the same at one token (the cache
+        read, once per sequence). The k+1 queries' arithmetic over the cache is taken to hide
+        under that read, as it does for grouped-query attention at these draft lengths. In a
+        mixture of experts the drafted positions of a sequence mostly route to its own experts,
+        so the expert layers are timed at `route` independent tokens. With k = 0 this is exactly
+        `decode(batch, context)`: only attention depends on the context."""
+        batch, context = max(1, int(round(batch))), max(1, int(round(context)))
+        tokens = batch * (int(k) + 1)
+        attn_n, experts_n, rest_n = self._ops(tokens, 1)
+        if self._moe:
+            experts_n = self._ops(max(1, min(tokens, int(round(route)))), 1)[1]
+        return rest_n + experts_n + attn_n + self._ops(batch, context)[0] - self._ops(batch, 1)[0]
 
-    def _moe_seconds(self, tokens: int, context: int) -> float:
-        context = max(1, int(round(context)))
+    def _ops(self, tokens: int, context: int) -> tuple[float, float, float]:
+        """One decode step's (attention, routed experts, everything else) in seconds, from the
+        database's per-op breakdown. Attention is every op that reads the cache (MLA's block
+        holds its projections too, which the one-token difference in `verify` keeps at the
+        token count); the experts are the fused MoE op, not its token dispatch."""
+        key = ("o", tokens, context)
+        found = self._memo.get(key)
+        if found is None:
+            attn = experts = rest = 0.0
+            for name, ms, *_ in self._h.decode_step_per_op(tokens, context, 2):
+                if "attention" in name or "mla" in name:
+                    attn += ms
+                elif name in _EXPERT_OPS:
+                    experts += ms
+                else:
+                    rest += ms
+            found = self._memo[key] = (attn * 1e-3, experts * 1e-3, rest * 1e-3)
+        return found
 
-        def call():
-            return sum(v for name, v, _, _ in self._h.decode_step_per_op(tokens, context, 2)
-                       if name == "generation_moe")
 
-        return self._get(("e", tokens, context), call)
+# The database's fused expert ops in a decode step (Mixtral-style, and DeepSeek-V3's, which
+# overlaps the shared expert with the routed ones).
+_EXPERT_OPS = frozenset({"generation_moe", "generation_moe_overlap"})
 
 
 def kernels(model, gpu, tp: int, weights: str, kv: str) -> Kernels:
@@ -320,24 +354,25 @@ def check(dep) -> None:
 
 def passes_for(dep, n):
     """The measured fidelity's Passes for one deployment (see MeasuredPasses)."""
-    from engine.physics import Passes
-
     global MeasuredPasses
     if MeasuredPasses is None:
-        MeasuredPasses = _measured_passes_class(Passes)
+        MeasuredPasses = _measured_passes_class()
     return MeasuredPasses(dep, n)
 
 
 MeasuredPasses = None
 
 
-def _measured_passes_class(Passes):
+def _measured_passes_class():
+    from engine.physics import Passes, routing_tokens
+
     class _MeasuredPasses(Passes):
         """The realistic fidelity's bytes, FLOPs and roofline terms (they name what bounds a
         step), with every pass's time taken from the measured kernels instead: a decode step at
-        (sequences per group, KV tokens each), a verification pass as a decode step over
-        B x (k+1) tokens whose MoE layers route only the draws the drafted positions add, a
-        prefill of a batch of prompts, and the mixed step of chunked prefill."""
+        (sequences per group, KV tokens each), a verification pass over B x (k+1) tokens whose
+        caches are each read once and whose MoE layers route only the draws the drafted
+        positions add (Kernels.verify), a prefill of a batch of prompts, and the mixed step of
+        chunked prefill."""
 
         def __init__(self, dep, n):
             super().__init__(dep, n)
@@ -361,7 +396,7 @@ def _measured_passes_class(Passes):
             if not self.k:
                 return w, kv_read, flops, mem_t, comp_t, max(0.0, plain - max(mem_t, comp_t)), plain, plain
             k = int(self.k)
-            route = jg * (1.0 + k * (1.0 - self.reuse))
+            route = routing_tokens(jg, k, self.reuse)
             step = self.kern.verify(jg, k, ctx, route)
             named = self.dep.draft_model
             if named is None:
@@ -381,8 +416,9 @@ def _measured_passes_class(Passes):
             return self.kern.prefill(prompt, per_pass, prompt - fresh) / per_pass / self.groups
 
         def mixed(self, chunk, j, kv_seq_bytes, prompt, prefix=0.0, verify=False):
-            decoding = self._per_group(j) * (int(self.k) + 1 if verify else 1)
-            return self.kern.mixed(chunk, decoding, self._context(kv_seq_bytes), prompt)
+            k, jg = (int(self.k) if verify else 0), self._per_group(j)
+            route = routing_tokens(jg, k, self.reuse)
+            return self.kern.mixed(chunk, jg, self._context(kv_seq_bytes), prompt, k, route)
 
     return _MeasuredPasses
 

@@ -209,6 +209,40 @@ def prefill_attention_flops(model, prompt, prefix):
 
 # --- static batches ---------------------------------------------------------------------------
 
+class StepMemo:
+    """One deployment's decode step at j sequences, worked once per j (scalar j only): a static
+    batch's drain time and its verdict shares sample the same counts of its ladder, and the
+    bisections for the verdicts' counts start from what the ladder already saw (`known`)."""
+
+    __slots__ = ("step", "known")
+
+    def __init__(self, step) -> None:
+        self.step, self.known = step, {}
+
+    def __call__(self, j):
+        found = self.known.get(j)
+        if found is None:
+            found = self.known[j] = self.step(j)
+        return found
+
+
+def _bracket(known, batch, above: int, below: int):
+    """(lo, hi) for first_count from steps already worked: a count where parts[above] does not
+    exceed parts[below] bounds it from below (rounded down), one where it does from above
+    (rounded up). (None, None) for arrays or when nothing is known."""
+    if not known or type(batch) not in _PLAIN:
+        return None, None
+    lo, hi = 0.0, batch + 1.0
+    for j, parts in known.items():
+        if j > batch:
+            continue
+        if parts[above] > parts[below]:
+            hi = min(hi, float(math.ceil(j)))
+        else:
+            lo = max(lo, float(math.floor(j)))
+    return (lo, hi) if lo < hi else (None, None)
+
+
 _H_SMALL = [0.0]
 for _i in range(1, 64):
     _H_SMALL.append(_H_SMALL[-1] + 1.0 / _i)
@@ -272,11 +306,13 @@ def static_ladder_sum(batch, tpot_at, low=0.0):
     return total
 
 
-def first_count(batch, holds):
+def first_count(batch, holds, lo=None, hi=None):
     """The fewest sequences in flight, from 1 to `batch`, at which `holds(j)` is true (batch + 1
     where it never is), for a condition that stays true once it holds as j grows: a bisection,
-    elementwise over arrays."""
-    lo, hi = 0.0 * batch, batch + 1.0
+    elementwise over arrays. `lo` (where it is false, or 0) and `hi` (where it holds, or
+    batch + 1) narrow the search when some counts are already known."""
+    lo = 0.0 * batch if lo is None else lo
+    hi = batch + 1.0 if hi is None else hi
     while True:
         gap = hi - lo
         if not (gap.max() > 1 if hasattr(gap, "shape") and gap.size else gap > 1):
@@ -305,8 +341,9 @@ def static_verdict_shares(batch, step_at):
         parts = step_at(j)
         return parts[1] > parts[0]
 
-    j_compute = vmin(first_count(batch, compute_bound), batch + 1.0)
-    j_kv = vmin(first_count(batch, kv_bound), j_compute)
+    known = getattr(step_at, "known", None)
+    j_compute = vmin(first_count(batch, compute_bound, *_bracket(known, batch, 4, 3)), batch + 1.0)
+    j_kv = vmin(first_count(batch, kv_bound, *_bracket(known, j_compute - 1.0, 1, 0)), j_compute)
     if hasattr(batch, "shape"):
         compute = static_ladder_sum(batch, tpot, j_compute - 1.0)
         kv = static_ladder_sum(j_compute - 1.0, tpot, j_kv - 1.0)
@@ -372,7 +409,7 @@ _DEFAULTS = {"moe_route_reuse": 0.5, "allreduces_per_layer": 2, "activation_byte
              "bandwidth_efficiency": 1.0, "kv_bandwidth_efficiency": 1.0, "moe_efficiency": 1.0,
              "compute_efficiency": 1.0, "compute_half_tokens": 0.0, "overlap_sharpness": 64.0,
              "attention_efficiency": 1.0, "attention_half_tokens": 0.0, "elementwise_bytes_per_value": 0.0,
-             "link_efficiency": 1.0, "prefill_batch_tokens": 8192}
+             "link_efficiency": 1.0, "prefill_batch_tokens": 8192, "kv8_dequant_flops": 0.0}
 _CONSTANTS: dict | None = None
 
 
@@ -520,6 +557,8 @@ class Passes:
             m.__dict__["_pass_split"] = split   # a cache on the immutable spec, like numeric_inputs
         _, self.head_bytes, self.body_bytes, self.head_flops, self.body_flops, self.expert_flops = split
         self.attn_peak = effective_peak(dep, attention_precision(dep), True, c)
+        self.kv8 = PRECISION_BYTES[dep.kv] < 2
+        self.kv_value_bytes = PRECISION_BYTES[dep.kv]
         self.overhead = step_overhead_seconds(m.layers, c["per_layer_overhead_us"] * 1e-6, self.per_pass)
         link = g.link_gbps * 1e9 * c["link_efficiency"]
         fixed = allreduce_seconds(0.0, m.hidden, self.tp, m.layers, g.allreduce_latency_us * 1e-6, link,
@@ -564,6 +603,11 @@ class Passes:
             mem_t, comp_t = mem_t + t_exp_m, comp_t + t_exp_c
             w_bytes, flops = w_bytes + w_exp, flops + f_exp
         t_kv = s.kv_bytes / (tp * self.bw * c["kv_bandwidth_efficiency"])
+        if self.kv8:   # a low-precision cache is dequantized as it streams: a bound of its own, but
+            # never slower than reading the same cache at 16 bits
+            values = s.kv_bytes / self.kv_value_bytes
+            dequant = values * c["kv8_dequant_flops"] / (tp * self.attn_peak_16)
+            t_kv = vmin(vmax(t_kv, dequant), t_kv * (2.0 / self.kv_value_bytes))
         t_attn = ramped_seconds(s.attn_flops, s.attn_length, c["attention_half_tokens"],
                                 tp * self.attn_peak * self.mfu * c["attention_efficiency"])
         elementwise = m.layers * s.tokens * m.hidden * c["elementwise_bytes_per_value"] / self.bw
@@ -812,8 +856,12 @@ def run_figures(dep, n: dict, out: dict, p: Passes, array: bool) -> dict:
 
     # Steady state: each sequence costs one prefill and `output` decode tokens.
     if dep.scheduler == Scheduler.STATIC:
-        decode_time = output * static_decode_per_token(p, batch, kv_seq_read, draft_held, spec_on, array)
-        shares = static_verdict_shares(batch, lambda j: p.decode(j, kv_seq_read, draft_held))
+        def step_at(j):
+            return p.decode(j, kv_seq_read, draft_held)
+
+        step_at = step_at if array else StepMemo(step_at)
+        decode_time = output * static_decode_per_token(p, batch, kv_seq_read, draft_held, spec_on, array, step_at)
+        shares = static_verdict_shares(batch, step_at)
     else:
         decode_time = output * tpot
         shares = None
@@ -838,19 +886,23 @@ def run_figures(dep, n: dict, out: dict, p: Passes, array: bool) -> dict:
     return out
 
 
-def static_decode_per_token(p: Passes, batch, kv_seq_read, draft_held, spec_on, array: bool):
+def static_decode_per_token(p: Passes, batch, kv_seq_read, draft_held, spec_on, array: bool, step_at=None):
     """Decode time per average output length of a static batch (see static_ladder_sum): the
     floor's dense model without speculation has the exact closed form; everything else is
-    summed over the ladder of a draining batch."""
+    summed over the ladder of a draining batch (`step_at(j)`, the decode step's parts at j
+    sequences, when the caller already has one)."""
     m = p.m
+    if step_at is None:
+        def step_at(j):
+            return p.decode(j, kv_seq_read, draft_held)
     if not p.real and not m.experts:
         closed = static_dense_sum(batch, weight_read_bytes(m, 1.0, p.bpw) / (p.gpus * p.bw),
                                   kv_seq_read / (p.gpus * p.bw), p.fpt / (p.gpus * p.peak * p.mfu))
         if not array and not spec_on:
             return closed
-        ladder = static_ladder_sum(batch, lambda j: p.decode(j, kv_seq_read, draft_held)[7])
+        ladder = static_ladder_sum(batch, lambda j: step_at(j)[7])
         return where(spec_on, ladder, closed)
-    return static_ladder_sum(batch, lambda j: p.decode(j, kv_seq_read, draft_held)[7])
+    return static_ladder_sum(batch, lambda j: step_at(j)[7])
 
 
 VERDICT_CODES = tuple(str(v) for v in Verdict)   # the fixed option order; grid codes index it

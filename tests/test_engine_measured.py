@@ -139,3 +139,54 @@ def test_puzzles_show_says_why_an_uncovered_accelerator_has_no_measured_answer()
     j = json.loads(ridge("puzzles", "show", uncovered.id, "--answer", "--json").stdout)
     fid = j["answer"]["fidelities"]
     assert fid["measured"] is None and fid["measured_reason"]
+
+
+def _per_op(handle, tokens, context):
+    """(attention, experts, rest) of one decode step in ms, from the package's own breakdown."""
+    attn = experts = rest = 0.0
+    for name, ms, *_ in handle.decode_step_per_op(tokens, context, 2):
+        if "attention" in name or "mla" in name:
+            attn += ms
+        elif name in ("generation_moe", "generation_moe_overlap"):
+            experts += ms
+        else:
+            rest += ms
+    return attn, experts, rest
+
+
+@needs_measured
+@pytest.mark.parametrize("model,gpu,tp", [("llama-3.1-70b", "h100-sxm", 4), ("mixtral-8x7b", "h100-sxm", 2)])
+def test_a_verification_pass_reads_each_cache_once(model, gpu, tp):
+    """A verification pass of B sequences checking k drafts: the package's per-op breakdown at
+    B x (k+1) tokens for everything but the cache read, which is B sequences' (not B x (k+1)),
+    and the experts at the routed token count. Without drafts it is the plain decode step; at
+    long context it costs far less than a decode step over B x (k+1) sequences."""
+    from engine import measured
+
+    kern = measured.kernels(CAT.model(model), CAT.gpu(gpu), tp, "bf16", "bf16")
+    h = kern._h
+    for batch, k, context, route in [(1, 4, 1024, 5), (16, 4, 8192, 48), (64, 3, 2048, 160)]:
+        tokens = batch * (k + 1)
+        attn, experts, rest = _per_op(h, tokens, 1)
+        if CAT.model(model).experts:
+            experts = _per_op(h, route, 1)[1]
+        cache = _per_op(h, batch, context)[0] - _per_op(h, batch, 1)[0]
+        want = (attn + experts + rest + cache) / 1e3
+        assert kern.verify(batch, k, context, route) == pytest.approx(want, rel=1e-9)
+        assert kern.verify(batch, 0, context, batch) == pytest.approx(h.decode_step_latency(batch, context, 2) / 1e3)
+        assert kern.decode(batch, context) < kern.verify(batch, k, context, route) < kern.decode(tokens, context)
+    long_ctx = kern.verify(16, 4, 32000, 80)
+    assert long_ctx < 0.75 * kern.decode(80, 32000)
+
+
+@needs_measured
+def test_a_mixed_step_without_drafts_is_the_package_own_and_with_them_is_a_verification_pass():
+    from engine import measured
+
+    kern = measured.kernels(CAT.model("llama-3.1-70b"), CAT.gpu("h100-sxm"), 4, "bf16", "bf16")
+    total = kern._h.mixed_step_breakdown(512, 16, 4096, 2)[0] / 1e3
+    assert kern.mixed(512, 16, 4096, 4096) == pytest.approx(total, rel=1e-9)
+    over = kern.decode(80, 4096) - kern.verify(16, 4, 4096, 80)
+    wide = kern._h.mixed_step_breakdown(512, 80, 4096, 2)[0] / 1e3
+    assert kern.mixed(512, 16, 4096, 4096, k=4) == pytest.approx(wide - over, rel=1e-9)
+    assert kern.mixed(512, 16, 4096, 4096) < kern.mixed(512, 16, 4096, 4096, k=4) < wide

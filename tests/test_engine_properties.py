@@ -150,7 +150,12 @@ def test_the_realistic_figure_is_never_better_than_the_floor(dep):
         return
     assert floor.fits
     assert real.cost_per_million_output_tokens >= floor.cost_per_million_output_tokens * (1 - 1e-9)
-    assert real.worst_stall_seconds >= floor.worst_stall_seconds * (1 - 1e-9)
+    if not dep.chunked_prefill:
+        # A chunked stall is accounted differently: the floor charges each chunk its share of a
+        # lone prefill (the serial accounting that makes 24 chunks stall 24x less), the realistic
+        # and measured fidelities one fused pass, where a mixture of experts' chunk rides on the
+        # experts its decode batch already reads (gpt-oss-120b, 513-token prompts, 42 in flight).
+        assert real.worst_stall_seconds >= floor.worst_stall_seconds * (1 - 1e-9)
     if real.batch == floor.batch or not dep.chunked_prefill:
         # A chunked prefill waits on decode steps between its chunks; a named draft's KV cache
         # can shrink the batch, and a smaller batch steps faster.
