@@ -81,18 +81,6 @@ def test_every_builtin_keeps_verdict_lever_and_band_at_the_floor_and_the_realist
         assert robustness_problems(key, puzzle.levers, puzzle.ruled_out) == [], puzzle.id
 
 
-@needs_measured
-def test_every_builtin_keeps_verdict_lever_and_band_on_the_measured_kernels():
-    """Where the database covers the accelerator and precisions; a lever it cannot time (INT4
-    weights, say) is left to the other two."""
-    judged = 0
-    for puzzle in bank.builtin().values():
-        key = bank.key(puzzle)
-        assert robustness_problems(key, puzzle.levers, puzzle.ruled_out, measured=True) == [], puzzle.id
-        judged += key.measured is not None
-    assert judged >= 30
-
-
 def test_check_names_the_puzzle_the_fidelity_and_both_answers(tmp_path):
     """A floor-only lesson (FP8 'doubles') whose realistic answer differs is refused in one line."""
     from puzzles.check import check_paths
