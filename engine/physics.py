@@ -848,6 +848,11 @@ def run_figures(dep, n: dict, out: dict, p: Passes, array: bool) -> dict:
             mixed = p.mixed(float(dep.chunk_tokens), batch, kv_seq_read, prompt, prefix, verify=True)
             stall = where(chunked, vmax(mixed - step, 0.0), prefill)
             ttft = where(chunked, chunks * mixed, prefill)
+            # In the steady state a chunked prompt rides on decode steps, which read the weights
+            # anyway: it costs what its chunks add to those steps, when that is less than its share
+            # of a batched prefill pass (so the capacity stays a ceiling for `ridge load`'s runs).
+            riding = fresh / dep.chunk_tokens * vmax(mixed - step, 0.0) / p.groups
+            charge = vmin(charge, riding)
         else:
             stall = where(chunked, prefill / chunks, prefill)
             ttft = where(chunked, chunks * (stall + step), prefill)

@@ -62,8 +62,9 @@ def steady_report(dep, spec: LoadSpec):
     fit, capacity and the saturation rate."""
     from engine.analysis import analyze
 
+    chunked = {"chunked_prefill": True, "chunk_tokens": spec.chunk_tokens} if spec.chunk_tokens else {}
     report = analyze(dep.with_(concurrency=spec.max_running, scheduler="continuous", allocator="paged",
-                               objective="cost"))
+                               objective="cost", **chunked))
     if not report.fits:
         raise RidgeError(f"{dep.model.id} does not fit on {dep.gpus} x {dep.gpu.id}: {report.fit_problem}")
     return report
