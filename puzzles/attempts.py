@@ -44,7 +44,7 @@ def generator_ref(puzzle) -> dict[str, int] | None:
 
 def prediction_fields(grade) -> dict[str, Any]:
     """The locked-in prediction as the save holds it."""
-    from puzzles.questions import SPEC_FIELD  # kept out of the module's imports: loading a save stays light
+    from puzzles.scoring import SPEC_FIELD
 
     p = grade.prediction
     estimates = {str(k): float(v) for k, v in p.estimates.items()}
@@ -61,7 +61,7 @@ def key_fields(grade) -> dict[str, Any]:
     from puzzles.reasons import accepted_reasons
 
     from puzzles.grading import REASON
-    from puzzles.questions import SPEC_FIELD
+    from puzzles.scoring import SPEC_FIELD
 
     key = grade.key
     verdict = objective_bottleneck(key)
@@ -144,9 +144,7 @@ def supported_outcome(prediction: Mapping[str, Any], key: Mapping[str, Any] | No
 def _graded_again(prediction: Mapping[str, Any], key: Mapping[str, Any]) -> str:
     """The outcome `prediction` earns against a key that kept everything its grade was made of
     (`key_fields`): the same rules as `puzzles.grading.grade`, decided from the record alone."""
-    from puzzles.grading import estimate_right
-    from puzzles.questions import SPEC_FIELD
-    from puzzles.scoring import outcome_for
+    from puzzles.scoring import SPEC_FIELD, estimate_right, outcome_for
 
     answer = (prediction.get("bottleneck") == key.get("bottleneck")
               and prediction.get("lever") == key.get("best_lever")

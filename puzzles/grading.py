@@ -44,9 +44,8 @@ from puzzles.explain import band_text, lever_story, why_not_verdict
 from puzzles.puzzle import ESTIMATE_NAMES, Puzzle
 from puzzles.questions import QUESTIONS, SPEC_FIELD, SPEC_HELPS_ABOVE
 from puzzles.reasons import MEASURES, REASONS, Reason, accepted_reasons
-from puzzles.scoring import outcome_for, points
+from puzzles.scoring import ESTIMATE_TOLERANCE, estimate_right, outcome_for, points
 
-ESTIMATE_TOLERANCE = 1.5      # a factor either way, judged on a log scale
 ANSWER, REASON, CHECK = "answer", "reason", "check"
 ANSWER_PARTS = ("bottleneck", "lever", "gain_band")
 
@@ -198,15 +197,6 @@ class Grade:
 
 
 # --- the rules, one function each --------------------------------------------------------------
-
-
-def estimate_right(value: float | None, truth: float | None) -> bool:
-    """Within a factor of ESTIMATE_TOLERANCE of the truth, on a log scale."""
-    if value is None or truth is None or isinstance(value, bool) or not isinstance(value, (int, float)):
-        return False
-    if value <= 0 or truth <= 0 or not math.isfinite(value):
-        return False
-    return abs(math.log(value / truth)) <= math.log(ESTIMATE_TOLERANCE) + 1e-12
 
 
 def accepted_bands(key) -> frozenset[str]:

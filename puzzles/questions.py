@@ -34,10 +34,10 @@ from engine.levers import evaluate_lever
 from puzzles import fmt
 from puzzles.keys import Key
 from puzzles.puzzle import Puzzle
+from puzzles.scoring import SPEC_FIELD
 
 SPEC_HELPS_ABOVE = 1.05   # a gain above this counts as "helps"
 SPEC_CLEAR = 1.07         # asked only when the gain is at least this factor away from that line
-SPEC_FIELD = "spec_helps"
 SPEC_CHOICES = (("yes", "yes, it improves the goal here"), ("no", "no, not at this batch"))
 
 

@@ -7,12 +7,16 @@ answer, right reasoning) loses less than a miss. Each hint taken costs HINT_COST
 """
 from __future__ import annotations
 
+import math
+
 from engine.ids import Certainty, Outcome
 
 # Plain strings in the enums' order: the saves' Literal types and JSON use them as they are.
 OUTCOMES = tuple(str(o) for o in Outcome)
 CERTAINTIES = tuple(str(c) for c in Certainty)
 HINT_COST = 3
+ESTIMATE_TOLERANCE = 1.5      # a factor either way, judged on a log scale
+SPEC_FIELD = "spec_helps"     # the napkin yes/no among a prediction's estimates (1 yes, 0 no)
 
 POINTS: dict[str, dict[str, int]] = {
     Outcome.CLEARED: {Certainty.LOW: 10, Certainty.MEDIUM: 20, Certainty.HIGH: 30},
@@ -20,6 +24,16 @@ POINTS: dict[str, dict[str, int]] = {
     Outcome.CLOSE: {Certainty.LOW: 0, Certainty.MEDIUM: -5, Certainty.HIGH: -15},
     Outcome.MISSED: {Certainty.LOW: 0, Certainty.MEDIUM: -20, Certainty.HIGH: -60},
 }
+
+
+def estimate_right(value: float | None, truth: float | None) -> bool:
+    """Within a factor of ESTIMATE_TOLERANCE of the truth, on a log scale (here, beside the
+    outcome table, so re-grading a saved attempt needs no more than this light module)."""
+    if value is None or truth is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    if value <= 0 or truth <= 0 or not math.isfinite(value):
+        return False
+    return abs(math.log(value / truth)) <= math.log(ESTIMATE_TOLERANCE) + 1e-12
 
 
 def outcome_for(answer_right: bool, reason_right: bool) -> Outcome:
