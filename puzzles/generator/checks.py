@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from engine.analysis import analyze
-from engine.bands import band_range
+from engine.bands import band_range, bands_for, gain_band
 from engine.catalog import PRECISION_BYTES
 from engine.deployment import Deployment
 from engine.ids import Lever
@@ -47,18 +47,29 @@ def keyed(dep: Deployment, report, offered: tuple, ruled_out: dict, target_lever
     demands of any pack (`puzzles.keys.robustness_problems`, the same function): the verdict and
     the best lever the same at both, the band the realistic one, and no lever left unoffered (and
     not ruled out) within 2% of the offered best at either. The measured kernels are not
-    consulted, so a seed draws the same puzzles on every machine, with or without the extra."""
-    solution = solve_offered(dep, report, offered, target_lever, level.lever_margin)
+    consulted, so a seed draws the same puzzles on every machine, with or without the extra.
+
+    Each solve starts with the lever that must win and stops there when its gain already fails
+    a rule above (most draws that fail, fail on the realistic gain's band), so a rejected draw
+    costs one lever, not nine."""
+    floor_margin, real_margin = level.lever_margin, math.sqrt(level.lever_margin)
+    solution = solve_offered(dep, report, offered, target_lever,
+                             lambda gain: gain is not None and gain >= floor_margin)
     if solution is None or (target_lever is not None and solution.best_lever != target_lever):
         return None, True
     # The floor first (cheap rejections), then the realistic solve and the one robustness rule.
-    if ambiguity(solution, level.verdict_margin, level.lever_margin, None) or \
+    if ambiguity(solution, level.verdict_margin, floor_margin, None) or \
             unoffered_winners(solution, offered, ruled_out):
         return None, True
     real_dep = at_fidelity(dep, "realistic")
-    realistic = solve_offered(real_dep, analyze(real_dep), offered, None, level.lever_margin)
+    lever = solution.best_lever
+    realistic = solve_offered(real_dep, analyze(real_dep), offered, lever, lambda gain: (
+        gain is not None and gain >= real_margin and len(bands_for(gain, level.band_margin)) == 1
+        and not diverging(lever, gain, dep)))
+    if realistic is None:
+        return None, True
     key = key_from_solution(solution, realistic)
-    if ambiguity(realistic, level.verdict_margin, math.sqrt(level.lever_margin), level.band_margin) or \
+    if ambiguity(realistic, level.verdict_margin, real_margin, level.band_margin) or \
             robustness_problems(key, offered, ruled_out) or diverges(key):
         return None, True
     return key, True
@@ -68,31 +79,37 @@ def diverges(key: Key) -> bool:
     """True when the key's lever is in a regime of DIVERGING and its realistic gain lies nearer
     to its band's edges than that regime's ratios allow, or the key rests on an 8-bit cache at
     heads of SLOW_KV8_HEAD_DIM."""
-    rule = DIVERGING.get(key.best_lever)
-    if rule is None or key.band_gain is None or not key.solution.report.fits:
+    if key.band_gain is None or not key.solution.report.fits:
         return False
-    low, high = band_range(key.gain_band)
-    lift, dep = rule[0], key.solution.report.deployment
-    moves_kv = key.best_lever == Lever.KV_QUANTIZATION or (
-        key.best_lever == Lever.QUANTIZATION and PRECISION_BYTES[dep.kv] > 1)
+    return diverging(key.best_lever, key.band_gain, key.solution.report.deployment)
+
+
+def diverging(lever: str, gain: float, dep: Deployment) -> bool:
+    """`diverges` for `lever` at realistic gain `gain` on the deployment `dep`."""
+    rule = DIVERGING.get(lever)
+    if rule is None:
+        return False
+    low, high = band_range(gain_band(gain))
+    lift = rule[0]
+    moves_kv = lever == Lever.KV_QUANTIZATION or (lever == Lever.QUANTIZATION and PRECISION_BYTES[dep.kv] > 1)
     if moves_kv and dep.model.head_dim >= SLOW_KV8_HEAD_DIM:
         return True
-    if moves_kv and key.best_lever == Lever.QUANTIZATION:
+    if moves_kv and lever == Lever.QUANTIZATION:
         lift = QUANTIZING_KV_LOW
-    return key.band_gain < max(low, 1.0) * lift or key.band_gain > high / rule[1]
+    return gain < max(low, 1.0) * lift or gain > high / rule[1]
 
 
-def solve_offered(dep: Deployment, base, offered: tuple, target_lever: str | None, margin: float):
-    """`engine.levers.solve` over the offered levers, reusing the base report already made, and
-    giving up early when the target lever cannot be a clear winner (None)."""
+def solve_offered(dep: Deployment, base, offered: tuple, first: str | None, accept) -> Solution | None:
+    """`engine.levers.solve` over the offered levers, reusing the base report already made; when
+    the deployment fits, the lever `first` is evaluated first and the solve gives up (None) unless
+    `accept(its gain)`."""
     names = [name for name in LEVERS if name in offered]
     results = []
-    if target_lever is not None and base.fits:
-        first = evaluate_lever(dep, base, target_lever)
-        if first.gain is None or first.gain < margin:
+    if first is not None and base.fits:
+        result = evaluate_lever(dep, base, first)
+        if not accept(result.gain):
             return None
-        results.append(first)
-        names.remove(target_lever)
+        results.append(result)
+        names.remove(first)
     results.extend(evaluate_lever(dep, base, name) for name in names)
     return Solution(report=base, levers=rank_levers(results))
-
