@@ -49,30 +49,52 @@ def keyed(dep: Deployment, report, offered: tuple, ruled_out: dict, target_lever
     not ruled out) within 2% of the offered best at either. The measured kernels are not
     consulted, so a seed draws the same puzzles on every machine, with or without the extra.
 
-    Each solve starts with the lever that must win and stops there when its gain already fails
-    a rule above (most draws that fail, fail on the realistic gain's band), so a rejected draw
-    costs one lever, not nine."""
-    floor_margin, real_margin = level.lever_margin, math.sqrt(level.lever_margin)
-    solution = solve_offered(dep, report, offered, target_lever,
-                             lambda gain: gain is not None and gain >= floor_margin)
-    if solution is None or (target_lever is not None and solution.best_lever != target_lever):
+    The lever that must win is judged first, at the floor and then at the realistic fidelity, and
+    a draw whose gain there already fails a rule above stops before the other levers are solved
+    (most draws that fail, fail on the realistic gain's band): it costs two levers, not eighteen."""
+    real_dep = at_fidelity(dep, "realistic")
+    real_report = floor_first = real_first = None
+    if target_lever is not None and report.fits:
+        floor_first = evaluate_lever(dep, report, target_lever)
+        if floor_first.gain is None or floor_first.gain < level.lever_margin:
+            return None, True
+        first = _realistic_first(real_dep, target_lever, level)
+        if first is None:
+            return None, True
+        real_report, real_first = first
+    solution = solve_offered(dep, report, offered, floor_first)
+    if target_lever is not None and solution.best_lever != target_lever:
         return None, True
-    # The floor first (cheap rejections), then the realistic solve and the one robustness rule.
-    if ambiguity(solution, level.verdict_margin, floor_margin, None) or \
+    if ambiguity(solution, level.verdict_margin, level.lever_margin, None) or \
             unoffered_winners(solution, offered, ruled_out):
         return None, True
-    real_dep = at_fidelity(dep, "realistic")
-    lever = solution.best_lever
-    realistic = solve_offered(real_dep, analyze(real_dep), offered, lever, lambda gain: (
-        gain is not None and gain >= real_margin and len(bands_for(gain, level.band_margin)) == 1
-        and not diverging(lever, gain, dep)))
-    if realistic is None:
-        return None, True
+    if real_report is None:
+        first = _realistic_first(real_dep, solution.best_lever, level)
+        if first is None:
+            return None, True
+        real_report, real_first = first
+    realistic = solve_offered(real_dep, real_report, offered, real_first)
     key = key_from_solution(solution, realistic)
-    if ambiguity(realistic, level.verdict_margin, real_margin, level.band_margin) or \
+    if ambiguity(realistic, level.verdict_margin, math.sqrt(level.lever_margin), level.band_margin) or \
             robustness_problems(key, offered, ruled_out) or diverges(key):
         return None, True
     return key, True
+
+
+def _realistic_first(real_dep: Deployment, lever: str, level: Level):
+    """The realistic report and `lever`'s realistic result (None where the deployment does not
+    fit), or None when that gain cannot key the draw: under the realistic lever margin, within
+    the band margin of an edge, or `diverging`. Any of these fails `ambiguity`, the robustness
+    rule (the best lever must be the same) or `diverges` once every lever is solved."""
+    real_report = analyze(real_dep)
+    if not real_report.fits:
+        return real_report, None
+    result = evaluate_lever(real_dep, real_report, lever)
+    gain = result.gain
+    if gain is None or gain < math.sqrt(level.lever_margin) or len(bands_for(gain, level.band_margin)) > 1 \
+            or diverging(lever, gain, real_dep):
+        return None
+    return real_report, result
 
 
 def diverges(key: Key) -> bool:
@@ -99,17 +121,10 @@ def diverging(lever: str, gain: float, dep: Deployment) -> bool:
     return gain < max(low, 1.0) * lift or gain > high / rule[1]
 
 
-def solve_offered(dep: Deployment, base, offered: tuple, first: str | None, accept) -> Solution | None:
-    """`engine.levers.solve` over the offered levers, reusing the base report already made; when
-    the deployment fits, the lever `first` is evaluated first and the solve gives up (None) unless
-    `accept(its gain)`."""
-    names = [name for name in LEVERS if name in offered]
-    results = []
-    if first is not None and base.fits:
-        result = evaluate_lever(dep, base, first)
-        if not accept(result.gain):
-            return None
-        results.append(result)
-        names.remove(first)
-    results.extend(evaluate_lever(dep, base, name) for name in names)
+def solve_offered(dep: Deployment, base, offered: tuple, first=None) -> Solution:
+    """`engine.levers.solve` over the offered levers, reusing the base report and `first`, one
+    lever's result, already made."""
+    done = () if first is None else (first,)
+    results = [*done, *(evaluate_lever(dep, base, name) for name in LEVERS
+                        if name in offered and (first is None or name != first.name))]
     return Solution(report=base, levers=rank_levers(results))
