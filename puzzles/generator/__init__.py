@@ -11,8 +11,11 @@ How a puzzle is drawn:
    is dealt in an order shuffled by the seed (`target_for`), so what a position asks changes
    with the seed while a long draw stays balanced.
 2. The target's recipe draws a deployment steered towards it (model, GPUs, lengths, traffic,
-   precisions, scheduler, allocator, prefix, routing, objective), using the memory arithmetic to
-   aim; the engine's `analyze` checks the verdict cheaply, then `solve` ranks the offered levers.
+   precisions, scheduler, allocator, prefix, routing, objective) and aims it with the engine
+   (`aim`): the GPU count from the engine's memory rules, then the concurrency (or the prompt)
+   at which the engine's own analysis names the target verdict with the level's margin and the
+   recipe's bounds on the verdict rules' ratios hold. That report is the draw's; the offered
+   levers are then solved.
 3. A draw is kept only when it is unambiguous at the floor and at the realistic fidelity
    (`puzzles.keys.ambiguity` with the level's margins: every rule's ratio at least 10% from its
    threshold, the best lever at least 15% ahead of the runner-up at the floor and half that (in

@@ -1,30 +1,53 @@
-"""Where a recipe's draw lands before the engine has the last word: the memory a deployment
-leaves for the cache, the GPU count that fits, and a concurrency whose figures fall in bounds."""
+"""Where a recipe's draw lands, asked of the engine: the memory a deployment leaves for its cache
+(the engine's memory rules, `engine.physics`) and a concurrency, or a prompt, at which the
+engine's own analysis names the target verdict with the level's margin and the deciding ratios
+of its verdict rules (`Report.margins`, the one table `engine.physics.RULES`) fall in the
+recipe's bounds. No figure is estimated here: the report that aimed a draw is the one it keeps."""
 from __future__ import annotations
 
+import bisect
 import math
 import random
 
 from engine import physics
+from engine.analysis import Report, analyze
 from engine.catalog import PRECISION_BYTES
-from engine.ids import Precision, Scheduler
+from engine.deployment import Deployment, validate
+from engine.ids import Verdict
+from engine.levers import Solution
 
 from puzzles.generator.levels import Level, tp_limit
-from puzzles.generator.picks import spread
+from puzzles.generator.picks import NICE
+from puzzles.keys import objective_bottleneck, verdict_margins
 
 GIB = 2**30
+AIM_TRIES = 6          # values tried per aim, each one floor `analyze`
+FILL = (0.0, 0.8)      # the share of the cache a draw fills unless its recipe says otherwise
+REPORT = "_report"     # the field that carries an aimed draw's report to `drawing`
+
+
+class Skip(Exception):
+    """This draw cannot satisfy its recipe; draw again."""
+
+
+# --- memory, by the engine's rules, before a deployment is built -------------------------------
 
 def weight_bytes(model, weights: str) -> float:
-    return model.params * PRECISION_BYTES[weights]
+    """The weights' bytes at the floor (`engine.physics.checkpoint_weight_bytes`)."""
+    return physics.checkpoint_weight_bytes(model, PRECISION_BYTES[weights], False)
 
 
 def stored_per_token(model, kv: str, gpus: int) -> float:
-    return model.kv_values_per_token * PRECISION_BYTES[kv] * physics.kv_replication(float(gpus), model.kv_heads, model.is_mla)
+    """Cache bytes one token stores across the GPUs (its KV values, copied where GPUs outnumber
+    the KV heads: `engine.physics.kv_replication`)."""
+    return model.kv_values_per_token * PRECISION_BYTES[kv] * physics.kv_replication(float(gpus), model.kv_heads,
+                                                                                     model.is_mla)
 
 
-def usable(model, gpu, gpus: int, weights: str, reserve: float | None = None) -> float:
+def usable(model, gpu, gpus: int, weights: str) -> float:
+    """Bytes left for the cache at the default reserve (`engine.physics.usable_kv_bytes`)."""
     return physics.usable_kv_bytes(gpus, gpu.memory_gib, weight_bytes(model, weights),
-                                   physics.reserve_per_gpu_gib(gpu.memory_gib, reserve))
+                                   physics.reserve_per_gpu_gib(gpu.memory_gib, None))
 
 
 def fit_gpus(rng: random.Random, model, gpu, weights: str, level: Level, room: float = 0.25) -> int | None:
@@ -41,84 +64,84 @@ def fit_gpus(rng: random.Random, model, gpu, weights: str, level: Level, room: f
     return None
 
 
-def capacity(model, gpu, gpus: int, weights: str, kv: str, seq: float) -> float:
-    return usable(model, gpu, gpus, weights) / (stored_per_token(model, kv, gpus) * seq)
-
-
 def eight_bit(gpu) -> str:
     return "fp8" if gpu.native("fp8") else "int8"
 
 
+# --- aiming with the engine's analysis ----------------------------------------------------------
 
-class Shape:
-    """Closed-form estimates of the engine's figures for one model, GPU set and lengths, so a
-    recipe can pick a concurrency that lands where it aims before building anything. They are
-    the engine's own formulas without the corner cases; the engine still has the last word."""
-
-    def __init__(self, model, gpu, gpus: int, weights: str, kv: str, prompt: int, output: int,
-                 scheduler: str = Scheduler.CONTINUOUS) -> None:
-        self.model, self.gpus, self.output = model, gpus, output
-        compute = weights if weights != Precision.INT4 and gpu.native(weights) else "bf16"
-        self.peak = gpus * gpu.peak_flops(compute)
-        self.bandwidth = gpus * gpu.bandwidth_tbps * 1e12
-        self.ridge = gpu.peak_flops(compute) / (gpu.bandwidth_tbps * 1e12)
-        self.bpw = PRECISION_BYTES[weights]
-        self.seq = physics.in_flight_length(prompt, output, scheduler)
-        held = physics.tokens_held(self.seq, model.layers, model.sliding_layers, model.sliding_window)
-        self.kv_seq = stored_per_token(model, kv, gpus) * held
-        self.capacity = usable(model, gpu, gpus, weights) / self.kv_seq
-        flops = 2.0 * model.active_params
-        attention = physics.prefill_attention_flops(model, prompt, 0)
-        self.prefill = (flops * prompt + attention) / self.peak
-        self.flops_per_seq = flops
-        self.dense_weights = 0.0 if model.experts else model.params * self.bpw
-        self.static = scheduler == Scheduler.STATIC
-
-    def weights_read(self, batch: float) -> float:
-        return physics.weight_read_bytes(self.model, max(batch, 1.0), self.bpw)
-
-    def figures(self, batch: float) -> dict:
-        w = self.dense_weights if self.dense_weights else self.weights_read(batch)
-        k = batch * self.kv_seq
-        mem = (w + k) / self.bandwidth
-        comp = self.flops_per_seq * batch / self.peak
-        step = max(mem, comp)
-        share = batch * self.prefill / (batch * self.prefill + self.output * step)
-        out = {"kv_over_weights": k / w, "compute_over_memory": comp / mem, "share": share,
-               "fill": batch / self.capacity if self.capacity > 0 else math.inf}
-        if self.static and self.dense_weights:
-            out["compute_over_memory"] = self._static_compute_over_memory(batch)
-        return out
-
-    def _static_compute_over_memory(self, batch: float) -> float:
-        """A dense static batch drains (`engine.physics.static_dense_sum`): steps are compute-bound
-        only while more than j* = W / (f - kv) sequences remain, so this is the compute-bound
-        share of its decode time over the memory-bound share (the engine's verdict compares them)."""
-        w = self.dense_weights / self.bandwidth
-        kv = self.kv_seq / self.bandwidth
-        f = self.flops_per_seq / self.peak
-        if f <= kv:
-            return 0.0
-        n_mem = min(batch, max(0.0, math.ceil(w / (f - kv)) - 1.0))
-        memory = w * physics.harmonic(n_mem) + n_mem * kv
-        return (batch - n_mem) * f / memory if memory > 0 else math.inf
+def deployment(fields: dict, **changes) -> Deployment:
+    """The deployment a recipe's fields describe (fields starting with `_` are the recipe's notes)."""
+    values = {name: value for name, value in fields.items() if not name.startswith("_")}
+    values.update(changes)
+    return validate(Deployment(**values))
 
 
-def choose_batch(rng, shape: Shape, low: float, high: float, **bounds) -> int:
-    """A concurrency in [low, high] (log-uniform, a dozen tries) whose estimated figures fall
-    inside every `name=(min, max)` bound; Skip when none does."""
-    high = min(high, shape.capacity * bounds.pop("max_fill", 0.8))
-    if high < low:
+def held(fields: dict, **changes) -> float:
+    """Sequences the cache holds for these fields (the engine's `max_concurrency`); Skip when the
+    deployment does not fit."""
+    report = analyze(deployment(fields, concurrency=1, **changes))
+    if not report.fits:
         raise Skip
-    for _ in range(10):
-        batch = spread(rng, low, high)
-        figures = shape.figures(batch)
-        if all(lo <= figures[name] <= hi for name, (lo, hi) in bounds.items()):
-            return batch
+    return report.max_concurrency
+
+
+def _bounds(report: Report, verdict: str, margin: float, rules: dict) -> list[tuple[float, float, float]]:
+    """(ratio, min, max) for each rule ratio the draw must bring into range: the rules that decide
+    the objective up to `verdict` (`puzzles.keys.verdict_margins`, from the one table), each
+    before it at most 1/margin and the verdict's own at least margin, as `puzzles.keys.ambiguity`
+    demands; then the recipe's `rules` ({verdict: (min, max)} on `Report.margins`)."""
+    out = []
+    for rule, ratio in verdict_margins(Solution(report=report, levers=())):
+        if rule == verdict:
+            out.append((ratio, margin, math.inf))
+            break
+        out.append((ratio, 0.0, 1 / margin))
+    ratios = dict(report.margins)
+    out.extend((ratios[name], lo, hi) for name, (lo, hi) in rules.items())
+    return out
+
+
+def aim(rng, fields: dict, verdict: str, level: Level, low: float, high: float, rules: dict | None = None,
+        field: str = "concurrency", cache: tuple[float, float] = (0, math.inf)) -> dict:
+    """`fields` with `field` (the concurrency, or the prompt) set to a round number in [low, high]
+    at which the engine's floor analysis names `verdict` for the objective with the level's
+    margin and the recipe's `rules` hold, and that report under REPORT; Skip when there is none.
+
+    Every rule ratio grows with the concurrency and with the prompt (more tokens per step, more
+    cache read, more prefill per sequence), so the values that do form one run of the ladder of
+    round numbers, found by bisection with a random pivot (at most AIM_TRIES analyses). For the
+    concurrency, the kv-capacity rule's bounds (FILL unless `rules` names them) and `cache`, the
+    sequences the cache must hold, are read off the first report."""
+    rules = dict(rules or {})
+    if field == "concurrency":
+        rules.setdefault(Verdict.KV_CAPACITY, FILL)
+    i, j = bisect.bisect_left(NICE, low), bisect.bisect_right(NICE, high) - 1
+    base = deployment(fields, **{field: NICE[max(0, min(i, len(NICE) - 1))]})
+    for attempt in range(AIM_TRIES):
+        if i > j:
+            break
+        pivot = i + rng.randrange(j - i + 1)
+        dep = base.with_(**{field: NICE[pivot]}) if field == "concurrency" else deployment(fields, **{field: NICE[pivot]})
+        report = analyze(dep)
+        if not report.fits:
+            break
+        if attempt == 0 and field == "concurrency":
+            seqs = report.max_concurrency
+            if not cache[0] <= seqs <= cache[1]:
+                break
+            fill = rules[Verdict.KV_CAPACITY]
+            i, j = max(i, bisect.bisect_left(NICE, fill[0] * seqs)), min(j, bisect.bisect_right(NICE, fill[1] * seqs) - 1)
+            if not i <= pivot <= j:
+                continue
+        bounds = _bounds(report, verdict, level.verdict_margin, rules)
+        if bounds[0][0] > bounds[0][2]:    # the fit rule: the same at every concurrency and prompt
+            break
+        up = any(ratio < lo for ratio, lo, _ in bounds)
+        down = any(ratio > hi for ratio, _, hi in bounds)
+        if not up and not down and objective_bottleneck(report) == verdict:
+            return dict(fields, **{field: NICE[pivot], REPORT: report})
+        if up == down:     # both ways at once, or on target by the ratios but not by the verdict
+            break
+        i, j = (pivot + 1, j) if up else (i, pivot - 1)
     raise Skip
-
-
-
-class Skip(Exception):
-    """This draw cannot satisfy its recipe; draw again."""
-

@@ -7,11 +7,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from engine.analysis import analyze
-from engine.deployment import Deployment, validate
 from engine.errors import RidgeError
 
 from puzzles.generator import card
-from puzzles.generator.aim import Skip
+from puzzles.generator.aim import REPORT, Skip, deployment
 from puzzles.generator.checks import keyed
 from puzzles.generator.ids import check_request, parse_id, puzzle_id
 from puzzles.generator.levels import LEVELS, Level, target_for
@@ -36,20 +35,19 @@ class Generated:
 def _try(rng, difficulty: int, level: Level, recipe, target):
     """One draw: (deployment, offered levers, key, ruled out) when `checks.keyed` keeps it, else
     None, and whether a solve ran. `target` (verdict, lever) or None; the verdict is checked
-    before the (dearer) solve."""
+    before the (dearer) solve, on the report that aimed the draw where the recipe aimed it."""
     try:
         fields = recipe(rng, level)
         ruled_out = fields.pop("_ruled_out", {})
-        dep = validate(Deployment(**fields))
+        report = fields.pop(REPORT, None) or analyze(deployment(fields))
     except (Skip, RidgeError):
         return None, False
-    report = analyze(dep)
     if target is not None and objective_bottleneck(report) != target[0]:
         return None, False
     target_lever = target[1] if target else None
     offered = tuple(x for x in card.offered_levers(rng, difficulty, target_lever) if x not in ruled_out)
-    key, solved = keyed(dep, report, offered, ruled_out, target_lever, level)
-    return ((dep, offered, key, ruled_out) if key else None), solved
+    key, solved = keyed(report.deployment, report, offered, ruled_out, target_lever, level)
+    return ((report.deployment, offered, key, ruled_out) if key else None), solved
 
 
 def make(seed: int, difficulty: int, index: int) -> Generated:

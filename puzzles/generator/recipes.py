@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import math
 
+from engine.analysis import analyze
 from engine.catalog import builtin_catalog
 from engine.ids import Lever, Precision, Verdict
 
-from puzzles.generator.aim import (GIB, Shape, Skip, capacity, choose_batch, eight_bit, fit_gpus, stored_per_token,
-                                   usable, weight_bytes)
+from puzzles.generator.aim import GIB, Skip, aim, deployment, eight_bit, fit_gpus, held, stored_per_token, usable
 from puzzles.generator.levels import LEVELS, SMALL_MODELS, Level, tp_limit
 from puzzles.generator.picks import lengths, pick, round_count, rounded, spread
 
@@ -50,12 +50,12 @@ def _combos(level: Level, kind: str) -> list:
             while n <= limit:
                 mem = n * gpu.memory_gib * GIB
                 if kind == Lever.QUANTIZATION:
-                    if (weight_bytes(model, "bf16") + n * 8 * GIB > 1.15 * mem
+                    if (usable(model, gpu, n, "bf16") < -0.15 * mem
                             and usable(model, gpu, n, eight_bit(gpu)) > 0.06 * mem):
                         out.append((model_id, gpu_id, n, "bf16"))
                 elif kind in ("more-gpus-int4", "more-gpus-fp8"):
                     w = kind.rsplit("-", 1)[1]
-                    if (2 * n <= limit and weight_bytes(model, w) + n * 8 * GIB > 1.15 * mem
+                    if (2 * n <= limit and usable(model, gpu, n, w) < -0.15 * mem
                             and usable(model, gpu, 2 * n, w) > 0.1 * 2 * mem and (w == Precision.INT4 or gpu.native("fp8"))):
                         out.append((model_id, gpu_id, n, eight_bit(gpu)))
                 else:  # paged-kv: int4 weights fit, leaving cache for 3,000 tokens up to two thirds of the context
@@ -101,6 +101,8 @@ def r_dnf_more(rng, level):
 
 
 def r_dnf_paged(rng, level):
+    """Contiguous regions sized for the longest answer: not even one fits, though paged blocks
+    would hold many of the average length."""
     model, gpu, n, kv = _combo(rng, level, Lever.PAGED_KV)
     weights = "int4"
     tokens = usable(model, gpu, n, weights) / stored_per_token(model, kv, n)  # cache tokens that fit
@@ -113,10 +115,10 @@ def r_dnf_paged(rng, level):
     max_output = rounded(reserve - prompt)
     if prompt < 16 or output < 16 or prompt + output > model.context or max_output <= output:
         raise Skip
-    paged = tokens / (prompt + output / 2)
-    return dict(model=model, gpu=gpu, gpus=n, prompt=prompt, output=output, max_output=max_output,
-                concurrency=round_count(paged * rng.uniform(1.3, 2.5)), weights=weights, kv=kv,
-                allocator="contiguous", spec_alpha=0.3, objective="cost", **_NO_GPUS)
+    fields = dict(model=model, gpu=gpu, gpus=n, prompt=prompt, output=output, max_output=max_output,
+                  weights=weights, kv=kv, allocator="contiguous", spec_alpha=0.3, objective="cost", **_NO_GPUS)
+    paged = held(fields, allocator="paged")
+    return dict(fields, concurrency=round_count(paged * rng.uniform(1.3, 2.5)))
 
 
 def r_kv_paged(rng, level):
@@ -126,88 +128,71 @@ def r_kv_paged(rng, level):
     model, gpu, n = _base(rng, level, models=level.big_models + level.models, weights="int4", room=room)
     kv = eight_bit(gpu)
     p, o = lengths(rng, model, (50, 400), (800, 4000))
-    shape = Shape(model, gpu, n, "int4", kv, p, o)
-    reserve_len = p + min(4 * o, model.context - p)
-    contig = shape.capacity * shape.seq / reserve_len
-    if contig < 1:
-        raise Skip
-    c = choose_batch(rng, shape, 3 * contig, shape.capacity, max_fill=0.9, compute_over_memory=(0, 0.6))
-    return dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, weights="int4", kv=kv,
-                concurrency=c, allocator="contiguous", spec_alpha=0.3, objective="cost", **_NO_GPUS)
+    fields = dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, weights="int4", kv=kv,
+                  allocator="contiguous", spec_alpha=0.3, objective="cost", **_NO_GPUS)
+    paged = held(fields, allocator="paged")
+    return aim(rng, fields, Verdict.KV_CAPACITY, level, 1, 0.9 * paged, {Verdict.KV_CAPACITY: (3, math.inf)})
+
 
 _KEEP_PRECISION = {Lever.QUANTIZATION: "the weights and the cache stay at their signed-off precision"}
 _NO_FOUR_BIT = {Lever.QUANTIZATION: "a 4-bit build of the weights failed its quality check"}
 
 
-def _eight_bit_long_prompts(rng, level, outputs: tuple[int, int]) -> tuple[Shape, dict]:
+def _eight_bit_long_prompts(rng, level, outputs: tuple[int, int]) -> dict:
     """What the two KV-quantization recipes start from: weights already 8-bit (computed natively)
     and prompts of 2,000 to 16,000 tokens, with 4-bit weights ruled out in words: from 8-bit
     weights the quantization lever also takes the cache to 8 bits, so it would tie the KV lever
-    but for prefill at BF16, a margin the realistic kernels do not keep. The shape, and the
-    fields so far."""
+    but for prefill at BF16, a margin the realistic kernels do not keep. The fields so far."""
     weights = pick(rng, ("fp8", "int8"))
     model, gpu, n = _base(rng, level, weights=weights, room=0.5)
     if not gpu.native(weights):
         raise Skip
     p, o = lengths(rng, model, (2000, 16000), outputs)
-    fields = dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, weights=weights, kv="bf16", spec_alpha=0.2,
-                  objective="cost", _ruled_out=dict(_NO_FOUR_BIT))
-    return Shape(model, gpu, n, weights, "bf16", p, o), fields
+    return dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, weights=weights, kv="bf16", spec_alpha=0.2,
+                objective="cost", _ruled_out=dict(_NO_FOUR_BIT))
 
 
 def r_kv_kvquant(rng, level):
     """Weights already 8-bit (4-bit ruled out) and the cache caps the batch: halving each cache
     entry doubles the sequences."""
-    shape, fields = _eight_bit_long_prompts(rng, level, (100, 1000))
-    if shape.capacity < 2:
-        raise Skip
-    figures = shape.figures(math.floor(shape.capacity))
-    if not (figures["share"] <= 0.3 and figures["kv_over_weights"] >= 1.5):
-        raise Skip
-    return dict(fields, concurrency=round_count(shape.capacity * rng.uniform(2.5, 5)))
+    fields = _eight_bit_long_prompts(rng, level, (100, 1000))
+    return aim(rng, fields, Verdict.KV_CAPACITY, level, 1, math.inf, {
+        Verdict.KV_CAPACITY: (2.5, 5), Verdict.PREFILL_COMPUTE: (0, 0.6), Verdict.DECODE_KV: (1.5, math.inf)},
+        cache=(2, math.inf))
 
 
 def r_kv_quant(rng, level):
     model, gpu, n = _base(rng, level, room=0.3)
     p, o = lengths(rng, model, (1000, 16000), (200, 3000))
-    cap = capacity(model, gpu, n, "bf16", "bf16", p + o / 2)
-    if cap < 2:
-        raise Skip
-    return dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, concurrency=round_count(cap * rng.uniform(1.5, 4)),
-                spec_alpha=pick(rng, (0.4, 0.5)), objective="cost")
+    fields = dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, spec_alpha=pick(rng, (0.4, 0.5)), objective="cost")
+    return aim(rng, fields, Verdict.KV_CAPACITY, level, 1, math.inf, {Verdict.KV_CAPACITY: (1.5, 4)}, cache=(2, math.inf))
 
 
 def r_kv_spec(rng, level):
     model, gpu, n = _base(rng, level, weights="int4", room=0.2)
     kv = eight_bit(gpu)
     p, o = lengths(rng, model, (1000, 16000), (300, 3000))
-    cap = capacity(model, gpu, n, "int4", kv, p + o / 2)
-    if cap < 1.5 or cap > 64:
-        raise Skip
-    return dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, concurrency=round_count(cap * rng.uniform(1.5, 4)),
-                weights="int4", kv=kv, spec_alpha=pick(rng, (0.75, 0.8, 0.85)), objective=_objective(rng, level, ("cost", "tpot")))
+    fields = dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, weights="int4", kv=kv,
+                  spec_alpha=pick(rng, (0.75, 0.8, 0.85)), objective=_objective(rng, level, ("cost", "tpot")))
+    return aim(rng, fields, Verdict.KV_CAPACITY, level, 1, math.inf, {Verdict.KV_CAPACITY: (1.5, 4)}, cache=(2, 64))
 
 
 def r_kv_route(rng, level):
     model, gpu, n = _base(rng, level, models=level.big_models, weights="int4")
     kv = eight_bit(gpu)
     p, o = lengths(rng, model, (2000, 16000), (200, 2000))
-    cap = capacity(model, gpu, n, "int4", kv, p + o / 2)
-    if cap < 2:
-        raise Skip
-    return dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, concurrency=round_count(cap * rng.uniform(1.5, 3)),
-                weights="int4", kv=kv, objective="cost", spec_alpha=0.3, **_route(rng, model, p + o))
+    fields = dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, weights="int4", kv=kv, objective="cost",
+                  spec_alpha=0.3, **_route(rng, model, p + o))
+    return aim(rng, fields, Verdict.KV_CAPACITY, level, 1, math.inf, {Verdict.KV_CAPACITY: (1.5, 3)}, cache=(2, math.inf))
 
 
 def r_prefill_prefix(rng, level):
     model, gpu, n = _base(rng, level)
     p, o = lengths(rng, model, (2000, 12000), (20, 200))
-    shared = rounded(p * rng.uniform(0.8, 0.95))
-    cap = capacity(model, gpu, n, "bf16", "bf16", p + o / 2)
-    if cap < 4:
-        raise Skip
-    return dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, shared_prefix=shared,
-                concurrency=round_count(cap * rng.uniform(0.2, 0.7)), objective=_objective(rng, level, ("cost", "ttft")))
+    fields = dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, shared_prefix=rounded(p * rng.uniform(0.8, 0.95)),
+                  objective=_objective(rng, level, ("cost", "ttft")))
+    return aim(rng, fields, Verdict.PREFILL_COMPUTE, level, 1, math.inf, {Verdict.KV_CAPACITY: (0.2, 0.7)},
+               cache=(4, math.inf))
 
 
 def r_prefill_chunked(rng, level):
@@ -215,25 +200,23 @@ def r_prefill_chunked(rng, level):
     stall by the number of chunks, far more than any lever that only speeds prefill up."""
     model, gpu, n = _base(rng, level)
     p, o = lengths(rng, model, (6000, 16000), (30, 300))
-    cap = capacity(model, gpu, n, "bf16", "bf16", p + o / 2)
-    if cap < 4:
-        raise Skip
-    return dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o,
-                concurrency=round_count(cap * rng.uniform(0.2, 0.7)), objective="stall", spec_alpha=0.3)
+    fields = dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, objective="stall", spec_alpha=0.3)
+    return aim(rng, fields, Verdict.PREFILL_COMPUTE, level, 1, math.inf, {Verdict.KV_CAPACITY: (0.2, 0.7)},
+               cache=(4, math.inf))
 
 
 def r_prefillw_quant(rng, level):
     """A lone short prompt judged on its first token: too little arithmetic to keep the chip
     busy, so the wait is one read of the weights, and 8-bit weights halve it. More GPUs would
-    halve it too, so the scenario rules them out."""
+    halve it too, so the scenario rules them out. The prompt is drawn below 0.6 of the ridge
+    (the tokens one weight read can feed), where the engine finds prefill waiting on weights."""
     model, gpu, n = _base(rng, level, models=level.big_models + level.models)
     if model.experts:
         raise Skip
-    ridge = gpu.peak_flops("bf16") / (gpu.bandwidth_tbps * 1e12)
-    p = spread(rng, 16, max(17.0, 0.6 * ridge))
-    o = spread(rng, 100, 800)
-    return dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, concurrency=1, objective="ttft",
-                _ruled_out={Lever.MORE_GPUS: "the node has no free slots for more GPUs"})
+    fields = dict(model=model, gpu=gpu, gpus=n, prompt=16, output=spread(rng, 100, 800), concurrency=1,
+                  objective="ttft", _ruled_out={Lever.MORE_GPUS: "the node has no free slots for more GPUs"})
+    ridge = analyze(deployment(fields)).ridge
+    return aim(rng, fields, Verdict.PREFILL_WEIGHTS, level, 16, max(17.0, 0.6 * ridge), field="prompt")
 
 
 def r_prefill_route(rng, level):
@@ -241,11 +224,10 @@ def r_prefill_route(rng, level):
     if not gpu.native("fp8"):
         raise Skip
     p, o = lengths(rng, model, (2000, 12000), (20, 300))
-    cap = capacity(model, gpu, n, "fp8", "fp8", p + o / 2)
-    if cap < 4:
-        raise Skip
-    return dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, weights="fp8", kv="fp8", spec_alpha=0.3,
-                concurrency=round_count(cap * rng.uniform(0.2, 0.7)), objective="cost", **_route(rng, model, p + o))
+    fields = dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, weights="fp8", kv="fp8", spec_alpha=0.3,
+                  objective="cost", **_route(rng, model, p + o))
+    return aim(rng, fields, Verdict.PREFILL_COMPUTE, level, 1, math.inf, {Verdict.KV_CAPACITY: (0.2, 0.7)},
+               cache=(4, math.inf))
 
 
 def r_compute_route(rng, level):
@@ -253,20 +235,20 @@ def r_compute_route(rng, level):
     if not gpu.native("fp8"):
         raise Skip
     p, o = lengths(rng, model, (30, 150), (300, 800))
-    shape = Shape(model, gpu, n, "fp8", "fp8", p, o)
-    c = choose_batch(rng, shape, 64, 20000, max_fill=0.5, compute_over_memory=(1.35, 3.0), share=(0, 0.4))
     # Shares whose gain stays inside 2-4x: a smaller pool's cost differs most between fidelities,
     # and the band must hold at each.
-    return dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, concurrency=c, weights="fp8", kv="fp8",
-                spec_alpha=0.3, objective="cost", **_route(rng, model, p + o, (0.6, 0.65, 0.7)))
+    fields = dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, weights="fp8", kv="fp8", spec_alpha=0.3,
+                  objective="cost", **_route(rng, model, p + o, (0.6, 0.65, 0.7)))
+    return aim(rng, fields, Verdict.DECODE_COMPUTE, level, 64, 20000, {
+        Verdict.KV_CAPACITY: (0, 0.5), Verdict.DECODE_COMPUTE: (1.35, 3.0), Verdict.PREFILL_COMPUTE: (0, 0.8)})
 
 
 def r_kvread_kvquant(rng, level):
     """Weights already 8-bit (4-bit ruled out) and long contexts: the cache read dominates."""
-    shape, fields = _eight_bit_long_prompts(rng, level, (200, 1500))
-    c = choose_batch(rng, shape, 2, 512, max_fill=0.75, kv_over_weights=(2.5, 50), share=(0, 0.3),
-                      compute_over_memory=(0, 0.8))
-    return dict(fields, concurrency=c)
+    fields = _eight_bit_long_prompts(rng, level, (200, 1500))
+    return aim(rng, fields, Verdict.DECODE_KV, level, 2, 512, {
+        Verdict.KV_CAPACITY: (0, 0.75), Verdict.DECODE_KV: (2.5, 50), Verdict.PREFILL_COMPUTE: (0, 0.6),
+        Verdict.DECODE_COMPUTE: (0, 0.8)})
 
 
 def r_kvread_quant(rng, level):
@@ -277,20 +259,18 @@ def r_kvread_quant(rng, level):
     if not gpu.native(eight_bit(gpu)):
         raise Skip
     p, o = lengths(rng, model, (1000, 8000), (300, 2000))
-    shape = Shape(model, gpu, n, "bf16", "bf16", p, o)
-    c = choose_batch(rng, shape, 2, 256, max_fill=0.7, kv_over_weights=(1.35, 1.8), share=(0, 0.3),
-                      compute_over_memory=(0, 0.4))
-    return dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, concurrency=c, spec_alpha=0.3, objective="cost")
+    fields = dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, spec_alpha=0.3, objective="cost")
+    return aim(rng, fields, Verdict.DECODE_KV, level, 2, 256, {
+        Verdict.KV_CAPACITY: (0, 0.7), Verdict.DECODE_KV: (1.35, 1.8), Verdict.PREFILL_COMPUTE: (0, 0.6),
+        Verdict.DECODE_COMPUTE: (0, 0.4)})
 
 
 def r_weights_batching(rng, level):
+    """One request at a time: each weight read serves a single sequence."""
     model, gpu, n = _base(rng, level)
     p, o = lengths(rng, model, (100, 2000), (100, 1000))
-    cap = capacity(model, gpu, n, "bf16", "bf16", p + o / 2)
-    if cap < 8:
-        raise Skip
-    return dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, scheduler="none",
-                concurrency=round_count(min(cap * 0.8, rng.uniform(8, 128))), objective="cost")
+    fields = dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, scheduler="none", objective="cost")
+    return aim(rng, fields, Verdict.DECODE_WEIGHTS, level, 8, 128, cache=(8, math.inf))
 
 
 def r_weights_spec(rng, level):
@@ -308,11 +288,11 @@ def r_weights_prefix(rng, level):
     still takes most of the time: caching the prefix cuts the prefill share, judged on cost."""
     model, gpu, n = _base(rng, level)
     p, o = lengths(rng, model, (1500, 8000), (300, 1500))
-    shape = Shape(model, gpu, n, "bf16", "bf16", p, o)
-    c = choose_batch(rng, shape, 1, 32, max_fill=0.6, share=(0.25, 0.4), kv_over_weights=(0, 0.6),
-                      compute_over_memory=(0, 0.5))
-    return dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, shared_prefix=rounded(p * rng.uniform(0.85, 0.97)),
-                concurrency=c, spec_alpha=0.3, objective="cost", _ruled_out=dict(_KEEP_PRECISION))
+    fields = dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, shared_prefix=rounded(p * rng.uniform(0.85, 0.97)),
+                  spec_alpha=0.3, objective="cost", _ruled_out=dict(_KEEP_PRECISION))
+    return aim(rng, fields, Verdict.DECODE_WEIGHTS, level, 1, 32, {
+        Verdict.KV_CAPACITY: (0, 0.6), Verdict.PREFILL_COMPUTE: (0.5, 0.8), Verdict.DECODE_KV: (0, 0.6),
+        Verdict.DECODE_COMPUTE: (0, 0.5)})
 
 
 def r_weights_route(rng, level):
@@ -324,11 +304,11 @@ def r_weights_route(rng, level):
         raise Skip
     kv = "bf16" if weights == Precision.BF16 else weights
     p, o = lengths(rng, model, (50, 400), (300, 1000))
-    shape = Shape(model, gpu, n, weights, kv, p, o)
-    c = choose_batch(rng, shape, 32, 4000, max_fill=0.6, kv_over_weights=(0, 0.7), share=(0, 0.4),
-                      compute_over_memory=(0, 0.5))
-    return dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, weights=weights, kv=kv,
-                concurrency=c, spec_alpha=0.3, objective="cost", **_route(rng, model, p + o, (0.8, 0.9)))
+    fields = dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, weights=weights, kv=kv, spec_alpha=0.3,
+                  objective="cost", **_route(rng, model, p + o, (0.8, 0.9)))
+    return aim(rng, fields, Verdict.DECODE_WEIGHTS, level, 32, 4000, {
+        Verdict.KV_CAPACITY: (0, 0.6), Verdict.DECODE_KV: (0, 0.7), Verdict.PREFILL_COMPUTE: (0, 0.8),
+        Verdict.DECODE_COMPUTE: (0, 0.5)})
 
 
 def r_weights_more(rng, level):
@@ -349,10 +329,10 @@ def r_weights_more(rng, level):
         raise Skip
     kv = "bf16" if weights == Precision.BF16 else weights
     p, o = lengths(rng, model, (500, 8000), (300, 2000))
-    shape = Shape(model, gpu, n, weights, kv, p, o)
-    c = choose_batch(rng, shape, 1, 256, kv_over_weights=(0.3, 0.75), share=(0, 0.4), compute_over_memory=(0, 0.4))
-    return dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, weights=weights, kv=kv,
-                concurrency=c, spec_alpha=0.3, objective="tpot", _ruled_out=dict(_KEEP_PRECISION))
+    fields = dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, weights=weights, kv=kv, spec_alpha=0.3,
+                  objective="tpot", _ruled_out=dict(_KEEP_PRECISION))
+    return aim(rng, fields, Verdict.DECODE_WEIGHTS, level, 1, 256, {
+        Verdict.DECODE_KV: (0.3, 0.75), Verdict.PREFILL_COMPUTE: (0, 0.8), Verdict.DECODE_COMPUTE: (0, 0.4)})
 
 
 def _native_eight_or_bf16(rng, level) -> str:
