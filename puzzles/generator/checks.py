@@ -8,11 +8,12 @@ from engine.analysis import analyze
 from engine.bands import band_range, bands_for, gain_band
 from engine.catalog import PRECISION_BYTES
 from engine.deployment import Deployment
-from engine.ids import Lever
+from engine.ids import Lever, Verdict
 from engine.levers import LEVERS, Solution, evaluate_lever, rank_levers
 
 from puzzles.generator.levels import Level
-from puzzles.keys import Key, ambiguity, at_fidelity, key_from_solution, robustness_problems, unoffered_winners
+from puzzles.keys import (Key, ambiguity, at_fidelity, key_from_solution, lever_margin, robustness_problems,
+                          unoffered_winners, verdict_margins)
 
 
 # Regimes where the calibrated realistic gain and the measured kernels' still part by more than
@@ -35,6 +36,19 @@ QUANTIZING_KV_LOW = 1.2
 # 0.72-0.79x the 16-bit kernel's speed at every batch and context on H200), so no key rests on
 # an 8-bit cache there.
 SLOW_KV8_HEAD_DIM = 256
+# Beyond those ratios (10 seeds x 400 draws, seeds 0-9, after realistic chunked prefill was
+# recalibrated): chunked prefill on an MLA model whose cost is its prefill measures 3.8-11.9x
+# where realistic gives 1.2-1.3x (DeepSeek-V3 on H200 and B200), so no such draw keys another
+# lever while chunked prefill is offered; a mixture of experts' prefill measures 1.45-1.6x
+# slower than realistic (Mixtral on B200: the prefill-compute rule's ratio 0.68-0.76 realistic,
+# 1.10-1.14 measured), so that rule must clear its threshold by MOE_PREFILL_CLEAR when it
+# decides the verdict; and quantization's measured gain fell to 0.67 of realistic on a step the
+# realistic fidelity calls compute-bound, so there it must lead the runner-up by QUANTIZED_LEAD. On a
+# mixture of experts, batching a static batch continuously measured 0.64 of realistic
+# (DeepSeek-V3 on H200: 1.79x against 2.78x): MOE_DIVERGING, DIVERGING's ratios for such models.
+MOE_DIVERGING = {Lever.BATCHING: (1.6, 1.0)}
+MOE_PREFILL_CLEAR = 1.7
+QUANTIZED_LEAD = 1.3
 
 
 def keyed(dep: Deployment, report, offered: tuple, ruled_out: dict, target_lever: str | None,
@@ -76,7 +90,7 @@ def keyed(dep: Deployment, report, offered: tuple, ruled_out: dict, target_lever
     realistic = solve_offered(real_dep, real_report, offered, real_first)
     key = key_from_solution(solution, realistic)
     if ambiguity(realistic, level.verdict_margin, math.sqrt(level.lever_margin), level.band_margin) or \
-            robustness_problems(key, offered, ruled_out) or diverges(key):
+            robustness_problems(key, offered, ruled_out) or diverges(key) or parts(key, offered):
         return None, True
     return key, True
 
@@ -106,9 +120,28 @@ def diverges(key: Key) -> bool:
     return diverging(key.best_lever, key.band_gain, key.solution.report.deployment)
 
 
+def parts(key: Key, offered: tuple) -> bool:
+    """True in the regimes, beyond DIVERGING, where the measured kernels overturn a realistic key
+    (see MOE_PREFILL_CLEAR and QUANTIZED_LEAD above)."""
+    real = key.realistic
+    if real is None or not real.report.fits:
+        return False
+    model = real.report.deployment.model
+    if model.is_mla and key.bottleneck == Verdict.PREFILL_COMPUTE and Lever.CHUNKED_PREFILL in offered \
+            and key.best_lever != Lever.CHUNKED_PREFILL:
+        return True
+    if model.experts and any(rule == Verdict.PREFILL_COMPUTE and abs(math.log(ratio)) < math.log(MOE_PREFILL_CLEAR)
+                             for rule, ratio in verdict_margins(real) if ratio > 0):
+        return True
+    return key.best_lever == Lever.QUANTIZATION and lever_margin(real) < QUANTIZED_LEAD and \
+        dict(real.report.margins)[Verdict.DECODE_COMPUTE] >= 1
+
+
 def diverging(lever: str, gain: float, dep: Deployment) -> bool:
     """`diverges` for `lever` at realistic gain `gain` on the deployment `dep`."""
     rule = DIVERGING.get(lever)
+    if dep.model.experts and lever in MOE_DIVERGING:
+        rule = tuple(max(a, b) for a, b in zip(MOE_DIVERGING[lever], rule or (1.0, 1.0)))
     if rule is None:
         return False
     low, high = band_range(gain_band(gain))
