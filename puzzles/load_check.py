@@ -73,7 +73,6 @@ def _measured_view(puzzle, times):
 
 def load_problems(puzzle, key, seeds: int = SEEDS, measured: bool = True) -> list[tuple[str, str]]:
     """(field, message) for everything wrong with a load puzzle (the module docstring's rules)."""
-    from puzzles.load_keys import solve_view
     from puzzles.reasons import REASONS, reason_holds
 
     out: list[tuple[str, str]] = []

@@ -18,10 +18,10 @@ so the parts of the game that read a steady-state figure (an estimate, a misconc
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 
-from engine.ids import Fidelity, Objective
+from engine.ids import Fidelity
 from engine.bands import GAIN_BANDS, UNFIT_BAND, accepted_bands, gain_band
 
 from puzzles.keys import Key, at_fidelity, compute_key
@@ -107,10 +107,6 @@ class LoadView:
         return rate / f["saturation_qps"] if f["saturation_qps"] else math.inf
 
 
-def is_load(solution) -> bool:
-    return isinstance(solution, LoadView)
-
-
 def solve_view(puzzle: Puzzle, fidelity: str, spec=None, times_for=None) -> LoadView:
     """The puzzle solved at one fidelity (and, with `spec`, another seed or setting)."""
     from engine.analysis import analyze
@@ -144,10 +140,6 @@ class LoadKey(Key):
     def band_lever_gain(self, name: str) -> float | None:
         view = self.realistic if self.realistic is not None else self.solution
         return next((lv.gain for lv in view.levers if lv.name == name), None)
-
-    @property
-    def realistic_bottleneck(self) -> str | None:
-        return self.realistic.load.verdict if self.realistic is not None else None
 
     @property
     def realistic_gain(self) -> float | None:
