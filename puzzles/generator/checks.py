@@ -45,8 +45,10 @@ SLOW_KV8_HEAD_DIM = 256
 # decides the verdict; and quantization's measured gain fell to 0.67 of realistic on a step the
 # realistic fidelity calls compute-bound, so there it must lead the runner-up by QUANTIZED_LEAD. On a
 # mixture of experts, batching a static batch continuously measured 0.64 of realistic
-# (DeepSeek-V3 on H200: 1.79x against 2.78x): MOE_DIVERGING, DIVERGING's ratios for such models.
-MOE_DIVERGING = {Lever.BATCHING: (1.6, 1.0)}
+# (DeepSeek-V3 on H200: 1.79x against 2.78x) and prefix caching on a prefill-bound TTFT 1.48x
+# realistic (Mixtral on B200: 4.58x against 3.10x, seeds 10-19): MOE_DIVERGING, DIVERGING's
+# ratios for such models.
+MOE_DIVERGING = {Lever.BATCHING: (1.6, 1.0), Lever.PREFIX_CACHING: (1.0, 1.5)}
 MOE_PREFILL_CLEAR = 1.7
 QUANTIZED_LEAD = 1.3
 
