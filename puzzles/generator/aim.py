@@ -108,9 +108,10 @@ def aim(rng, fields: dict, verdict: str, level: Level, low: float, high: float, 
     at which the engine's floor analysis names `verdict` for the objective with the level's
     margin and the recipe's `rules` hold, and that report under REPORT; Skip when there is none.
 
-    Every rule ratio grows with the concurrency and with the prompt (more tokens per step, more
-    cache read, more prefill per sequence), so the values that do form one run of the ladder of
-    round numbers, found by bisection with a random pivot (at most AIM_TRIES analyses). For the
+    Every rule ratio grows with the concurrency (more tokens per step, more cache read, more
+    prefill per step), and the one rule a prompt is aimed by (a lone prompt's arithmetic over its
+    weight read) grows with the prompt, so the values that do form one run of the ladder of round
+    numbers, found by bisection with a random pivot (at most AIM_TRIES analyses). For the
     concurrency, the kv-capacity rule's bounds (FILL unless `rules` names them) and `cache`, the
     sequences the cache must hold, are read off the first report."""
     rules = dict(rules or {})
