@@ -43,9 +43,9 @@ SLOW_KV8_HEAD_DIM = 256
 # slower than realistic (Mixtral on B200: the prefill-compute rule's ratio 0.68-0.76 realistic,
 # 1.10-1.14 measured) and chunked prefill then rivals the key (Mixtral on H100, prompts of 7,600
 # tokens: 1.41-1.59x measured against 1.22x), so that rule's ratio must clear its threshold by
-# MOE_PREFILL_CLEAR whether or not it decides the verdict; and quantization's measured gain fell to 0.67 of realistic on a step the
-# realistic fidelity calls compute-bound, so there it must lead the runner-up by QUANTIZED_LEAD. On a
-# mixture of experts, batching a static batch continuously measured 0.64 of realistic
+# MOE_PREFILL_CLEAR whether or not it decides the verdict; and quantization's measured gain
+# fell to 0.67 of realistic on a step the realistic fidelity calls compute-bound, so there it
+# must lead the runner-up by QUANTIZED_LEAD. On a mixture of experts, batching a static batch continuously measured 0.64 of realistic
 # (DeepSeek-V3 on H200: 1.79x against 2.78x) and prefix caching on a prefill-bound TTFT 1.48x
 # realistic (Mixtral on B200: 4.58x against 3.10x, seeds 10-19): MOE_DIVERGING, DIVERGING's
 # ratios for such models.
