@@ -123,7 +123,8 @@ def aim(rng, fields: dict, verdict: str, level: Level, low: float, high: float, 
         if i > j:
             break
         pivot = i + rng.randrange(j - i + 1)
-        dep = base.with_(**{field: NICE[pivot]}) if field == "concurrency" else deployment(fields, **{field: NICE[pivot]})
+        value = {field: NICE[pivot]}
+        dep = base.with_(**value) if field == "concurrency" else deployment(fields, **value)
         report = analyze(dep)
         if not report.fits:
             break
@@ -132,7 +133,8 @@ def aim(rng, fields: dict, verdict: str, level: Level, low: float, high: float, 
             if not cache[0] <= seqs <= cache[1]:
                 break
             fill = rules[Verdict.KV_CAPACITY]
-            i, j = max(i, bisect.bisect_left(NICE, fill[0] * seqs)), min(j, bisect.bisect_right(NICE, fill[1] * seqs) - 1)
+            i = max(i, bisect.bisect_left(NICE, fill[0] * seqs))
+            j = min(j, bisect.bisect_right(NICE, fill[1] * seqs) - 1)
             if not i <= pivot <= j:
                 continue
         bounds = _bounds(report, verdict, level.verdict_margin, rules)

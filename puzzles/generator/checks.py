@@ -36,7 +36,7 @@ QUANTIZING_KV_LOW = 1.2
 # 0.72-0.79x the 16-bit kernel's speed at every batch and context on H200), so no key rests on
 # an 8-bit cache there.
 SLOW_KV8_HEAD_DIM = 256
-# Beyond those ratios (10 seeds x 400 draws, seeds 0-9, after realistic chunked prefill was
+# Beyond those ratios (seeds 0-19 x 400 draws, after realistic chunked prefill was
 # recalibrated): chunked prefill on an MLA model whose cost is its prefill measures 3.8-11.9x
 # where realistic gives 1.2-1.3x (DeepSeek-V3 on H200 and B200), so no such draw keys another
 # lever while chunked prefill is offered; a mixture of experts' prefill measures 1.45-1.6x
@@ -45,10 +45,10 @@ SLOW_KV8_HEAD_DIM = 256
 # tokens: 1.41-1.59x measured against 1.22x), so that rule's ratio must clear its threshold by
 # MOE_PREFILL_CLEAR whether or not it decides the verdict; and quantization's measured gain
 # fell to 0.67 of realistic on a step the realistic fidelity calls compute-bound, so there it
-# must lead the runner-up by QUANTIZED_LEAD. On a mixture of experts, batching a static batch continuously measured 0.64 of realistic
-# (DeepSeek-V3 on H200: 1.79x against 2.78x) and prefix caching on a prefill-bound TTFT 1.48x
-# realistic (Mixtral on B200: 4.58x against 3.10x, seeds 10-19): MOE_DIVERGING, DIVERGING's
-# ratios for such models.
+# must lead the runner-up by QUANTIZED_LEAD. On a mixture of experts, batching a static batch
+# continuously measured 0.64 of realistic (DeepSeek-V3 on H200: 1.79x against 2.78x) and prefix
+# caching on a prefill-bound TTFT 1.48x realistic (Mixtral on B200: 4.58x against 3.10x):
+# MOE_DIVERGING, DIVERGING's ratios for such models.
 MOE_DIVERGING = {Lever.BATCHING: (1.6, 1.0), Lever.PREFIX_CACHING: (1.0, 1.5)}
 MOE_PREFILL_CLEAR = 1.7
 QUANTIZED_LEAD = 1.3

@@ -165,7 +165,8 @@ def r_kv_quant(rng, level):
     model, gpu, n = _base(rng, level, room=0.3)
     p, o = lengths(rng, model, (1000, 16000), (200, 3000))
     fields = dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, spec_alpha=pick(rng, (0.4, 0.5)), objective="cost")
-    return aim(rng, fields, Verdict.KV_CAPACITY, level, 1, math.inf, {Verdict.KV_CAPACITY: (1.5, 4)}, cache=(2, math.inf))
+    return aim(rng, fields, Verdict.KV_CAPACITY, level, 1, math.inf, {Verdict.KV_CAPACITY: (1.5, 4)},
+               cache=(2, math.inf))
 
 
 def r_kv_spec(rng, level):
@@ -183,7 +184,8 @@ def r_kv_route(rng, level):
     p, o = lengths(rng, model, (2000, 16000), (200, 2000))
     fields = dict(model=model, gpu=gpu, gpus=n, prompt=p, output=o, weights="int4", kv=kv, objective="cost",
                   spec_alpha=0.3, **_route(rng, model, p + o))
-    return aim(rng, fields, Verdict.KV_CAPACITY, level, 1, math.inf, {Verdict.KV_CAPACITY: (1.5, 3)}, cache=(2, math.inf))
+    return aim(rng, fields, Verdict.KV_CAPACITY, level, 1, math.inf, {Verdict.KV_CAPACITY: (1.5, 3)},
+               cache=(2, math.inf))
 
 
 def r_prefill_prefix(rng, level):
