@@ -542,6 +542,7 @@ class Passes:
         else:
             self.tp, self.groups = gpus, 1.0 + 0.0 * gpus
         self.per_pass = c["per_step_overhead_us"] * 1e-6
+        self._fast = None
         if not real:
             self.overhead = 0.0
             return
@@ -567,6 +568,17 @@ class Passes:
         per_token = m.layers * c["allreduces_per_layer"] * ring * m.hidden * c["activation_bytes"] / link
         self.comm_coeffs = (fixed, per_token)
         self._draft = None
+        if type(gpus) in _PLAIN and type(self.mfu) in _PLAIN:
+            # A scalar decode step's terms that do not depend on its batch, worked once (_step):
+            # each is the very expression _realistic evaluates, so the floats are the same.
+            tp, bw = self.tp, self.bw
+            body_bw = tp * bw * c["bandwidth_efficiency"]
+            t_body_m, t_head_m = self.body_bytes / body_bw, self.head_bytes / body_bw
+            self._fast = (body_bw, tp * self.peak * self.mfu * c["compute_efficiency"],
+                          tp * self.attn_peak_16 * self.mfu * c["compute_efficiency"],
+                          c["compute_half_tokens"], c["overlap_sharpness"], t_body_m, t_head_m, t_body_m + t_head_m,
+                          self.body_bytes + self.head_bytes, tp * bw * c["kv_bandwidth_efficiency"],
+                          c["elementwise_bytes_per_value"], fixed, per_token, self.overhead)
 
     # -- realistic building blocks (per tensor-parallel group) --------------------------------
 
@@ -619,6 +631,46 @@ class Passes:
     def attn_peak_16(self) -> float:
         return self.dep.gpu.peak_flops("bf16")
 
+    def _step(self, tokens, kv_bytes, route=None):
+        """_realistic for one scalar pass without prompt attention (a decode step over `tokens`
+        tokens, or a verification pass with `route` routing draws): the same arithmetic in the same
+        order, with the terms that do not depend on the pass taken from `_fast`. A static batch
+        works dozens of these per analysis, so the set-up is not paid again for each."""
+        body_bw, rate, rate16, half, sharp, t_body_m, t_head_m, mem_t, w_bytes, kv_bw, elem, fixed, per_token, \
+            overhead = self._fast
+        m = self.m
+        f_body, f_head = self.body_flops * tokens, self.head_flops * tokens
+        if tokens > 0:
+            t_body_c = f_body * (tokens + half) / (tokens * rate)
+            t_head_c = f_head * (tokens + half) / (tokens * rate16)
+        else:
+            t_body_c, t_head_c = 0.0 * f_body, 0.0 * f_head
+        hi, lo = (t_body_m, t_body_c) if t_body_m > t_body_c else (t_body_c, t_body_m)
+        lin = hi * (1.0 + (lo / hi) ** sharp) ** (1.0 / sharp) if hi > 0 else 0.0
+        hi, lo = (t_head_m, t_head_c) if t_head_m > t_head_c else (t_head_c, t_head_m)
+        lin = lin + (hi * (1.0 + (lo / hi) ** sharp) ** (1.0 / sharp) if hi > 0 else 0.0)
+        comp_t = t_body_c + t_head_c
+        flops = f_body + f_head
+        if m.experts:
+            c = self.c
+            touched = experts_touched(m.experts, m.experts_per_token, tokens if route is None else route)
+            w_exp = m.moe_layers * touched * m.expert_params * self.bpw
+            f_exp = self.expert_flops * tokens
+            eff = c["moe_efficiency"]
+            rows = tokens * m.experts_per_token / (touched if touched > 1.0 else 1.0)
+            t_exp_m, t_exp_c = w_exp / (body_bw * eff), ramped_seconds(f_exp, rows, half, rate * eff)
+            lin = lin + smooth_max(t_exp_m, t_exp_c, sharp)
+            mem_t, comp_t = mem_t + t_exp_m, comp_t + t_exp_c
+            w_bytes, flops = w_bytes + w_exp, flops + f_exp
+        t_kv = kv_bytes / kv_bw
+        if self.kv8:
+            values = kv_bytes / self.kv_value_bytes
+            dequant = values * self.c["kv8_dequant_flops"] / (self.tp * self.attn_peak_16)
+            t_kv = vmin(vmax(t_kv, dequant), t_kv * (2.0 / self.kv_value_bytes))
+        extra = fixed + per_token * tokens + overhead
+        total = lin + t_kv + m.layers * tokens * m.hidden * elem / self.bw + extra
+        return w_bytes, flops, mem_t + t_kv, comp_t, extra, total
+
     # -- decode ------------------------------------------------------------------------------
 
     def plain_step(self, j, kv_seq_bytes):
@@ -628,6 +680,8 @@ class Passes:
             return vmax(mem, compute_seconds(self.fpt * j, self.gpus, self.peak, self.mfu))
         j = vmax(j, self.groups * vmin(j, 1.0))
         jg = j / self.groups
+        if self._fast is not None and type(jg) in _PLAIN and type(kv_seq_bytes) in _PLAIN:
+            return self._step(jg, jg * kv_seq_bytes)[5]
         return self._realistic(PassShape(jg, jg, jg, jg * kv_seq_bytes, 0.0))[5]
 
     def decode(self, j, kv_seq_bytes, draft_held=None):
@@ -642,13 +696,22 @@ class Passes:
         j = vmax(j, groups * vmin(j, 1.0))
         jg = j / groups
         kv_read = j * kv_seq_bytes
-        plain = self._realistic(PassShape(jg, jg, jg, jg * kv_seq_bytes, 0.0))
+        scalar = self._fast is not None and type(jg) in _PLAIN and type(kv_seq_bytes) in _PLAIN
+        if scalar:
+            plain = self._step(jg, jg * kv_seq_bytes)
+        else:
+            plain = self._realistic(PassShape(jg, jg, jg, jg * kv_seq_bytes, 0.0))
         if not self.need_spec:
             w, flops, mem_t, comp_t, extra, step = plain
             return groups * w, kv_read, groups * flops, mem_t, comp_t, extra, step, step
         k = self.k
-        verify = PassShape(jg * (k + 1.0), jg * (k + 1.0), routing_tokens(jg, k, self.reuse), jg * kv_seq_bytes, 0.0)
-        w, flops, mem_t, comp_t, extra, step = self._realistic(verify)
+        if scalar and type(k) in _PLAIN:
+            w, flops, mem_t, comp_t, extra, step = self._step(jg * (k + 1.0), jg * kv_seq_bytes,
+                                                              routing_tokens(jg, k, self.reuse))
+        else:
+            verify = PassShape(jg * (k + 1.0), jg * (k + 1.0), routing_tokens(jg, k, self.reuse), jg * kv_seq_bytes,
+                               0.0)
+            w, flops, mem_t, comp_t, extra, step = self._realistic(verify)
         tpot = (step + k * self.draft_token_seconds(j, plain[5], draft_held)) / self.expected
         return groups * w, kv_read, groups * flops, mem_t, comp_t, extra, step, tpot
 
