@@ -112,29 +112,35 @@ def _objective_verdict(r: Report, objective: str) -> str:
     return physics.VERDICT_CODES[physics.objective_verdict_code(r.__dict__, objective)]
 
 
-def analyze(dep: Deployment) -> Report:
-    """Analyse one deployment: memory budget, batch, decode step, prefill, throughput, verdicts."""
+def analyze(dep: Deployment, shared: dict | None = None) -> Report:
+    """Analyse one deployment: memory budget, batch, decode step, prefill, throughput, verdicts.
+    `shared` (a dict one solve keeps) lets the analyses of a solve share their passes (see
+    physics.shared_passes)."""
     m, g = dep.model, dep.gpu
-    passes = physics.Passes
+    passes = None
     if dep.fidelity == Fidelity.MEASURED:
         from engine import measured   # the optional extra, loaded only for this fidelity
 
         measured.check(dep)
         passes = measured.passes_for
-    f = physics.evaluate(dep, physics.numeric_inputs(dep), passes=passes)
+    f = physics.evaluate(dep, physics.numeric_inputs(dep), passes=physics.shared_passes(shared, passes))
     gpus = dep.gpus
     if not f["fits"]:
         return _unfit(dep, f)
     f["batch"] = int(f["batch"]) if dep.scheduler != Scheduler.NONE else 1
     max_conc = int(f["max_concurrency"])
     # The figures' dict becomes the report's own attributes (it holds every Report field by name).
+    # The six rules' ratios are worked once: they are the margins and name the verdict.
+    ratios = physics.rule_ratios(f, Objective.COST)
+    bottleneck = physics.rule_verdict(ratios, Objective.COST)
     f.update({
         "deployment": dep, "params": m.params, "active_params": m.active_params, "fidelity": dep.fidelity,
         "fits": True, "fit_problem": "", "max_concurrency": max_conc,
         "spec_expected_tokens": f["spec_expected_tokens"] if dep.spec_k else None,
-        "bottleneck": physics.VERDICT_CODES[physics.verdict_code(f)],
-        "objective_bottleneck": physics.VERDICT_CODES[physics.objective_verdict_code(f, dep.objective)],
-        "margins": (*physics.rule_ratios(f, Objective.COST),
+        "bottleneck": bottleneck,
+        "objective_bottleneck": bottleneck if dep.objective == Objective.COST else
+        physics.VERDICT_CODES[physics.objective_verdict_code(f, dep.objective)],
+        "margins": (*ratios,
                     (Verdict.PREFILL_WEIGHTS, _ratio(f["prefill_weight_seconds"], f["prefill_compute_seconds"]))),
     })
     if dep.fidelity == Fidelity.FLOOR:

@@ -508,6 +508,27 @@ class PassShape:
         self.attn_length = attn_length   # tokens each prompt's attention runs over
 
 
+def shared_passes(shared: dict | None, passes=None):
+    """A factory of Passes (physics' or `passes`, the measured kind) for one solve: analyses whose
+    deployments differ only in what a Passes never reads (scheduler, allocator, lengths,
+    concurrency, prefix, chunking, objective) get the same one, set up once, and with it the
+    decode steps already worked (a lever's drain ladder repeats the base's rungs). `shared` is
+    the solve's own dict, so nothing outlives it; None builds afresh every time."""
+    make = Passes if passes is None else passes
+    if shared is None:
+        return make
+
+    def build(dep, n):
+        key = (make, id(dep.model), id(dep.gpu), id(dep.draft_model), dep.weights, dep.kv, dep.fidelity,
+               n["gpus"], n["mfu"], n["spec_k"], n["spec_alpha"], n["spec_draft_cost"])
+        found = shared.get(key)
+        if found is None:
+            found = shared[key] = make(dep, n)
+            found._decoded = {}
+        return found
+    return build
+
+
 class Passes:
     """The time of every forward pass one deployment runs, at its fidelity, written once.
 
@@ -543,6 +564,7 @@ class Passes:
             self.tp, self.groups = gpus, 1.0 + 0.0 * gpus
         self.per_pass = c["per_step_overhead_us"] * 1e-6
         self._fast = None
+        self._decoded = None   # a memo of scalar decode steps, kept by the Passes a solve shares (shared_passes)
         if not real:
             self.overhead = 0.0
             return
@@ -557,6 +579,7 @@ class Passes:
                      2.0 * m.vocab * m.hidden, 2.0 * (m.active_params - emb - active_experts), 2.0 * active_experts)
             m.__dict__["_pass_split"] = split   # a cache on the immutable spec, like numeric_inputs
         _, self.head_bytes, self.body_bytes, self.head_flops, self.body_flops, self.expert_flops = split
+        self.attn_peak_16 = g.peak_flops("bf16")   # the output head and a low-precision cache's conversion
         self.attn_peak = effective_peak(dep, attention_precision(dep), True, c)
         self.kv8 = PRECISION_BYTES[dep.kv] < 2
         self.kv_value_bytes = PRECISION_BYTES[dep.kv]
@@ -627,10 +650,6 @@ class Passes:
         total = lin + t_kv + t_attn + elementwise + extra
         return w_bytes, flops, mem_t + t_kv, comp_t + t_attn, extra, total
 
-    @property
-    def attn_peak_16(self) -> float:
-        return self.dep.gpu.peak_flops("bf16")
-
     def _step(self, tokens, kv_bytes, route=None):
         """_realistic for one scalar pass without prompt attention (a decode step over `tokens`
         tokens, or a verification pass with `route` routing draws): the same arithmetic in the same
@@ -685,6 +704,17 @@ class Passes:
         return self._realistic(PassShape(jg, jg, jg, jg * kv_seq_bytes, 0.0))[5]
 
     def decode(self, j, kv_seq_bytes, draft_held=None):
+        """See _decode; a Passes that analyses share (shared_passes) works each scalar step once."""
+        memo = self._decoded
+        if memo is None or type(j) not in _PLAIN or type(kv_seq_bytes) not in _PLAIN:
+            return self._decode(j, kv_seq_bytes, draft_held)
+        key = (j, kv_seq_bytes, draft_held)
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = self._decode(j, kv_seq_bytes, draft_held)
+        return found
+
+    def _decode(self, j, kv_seq_bytes, draft_held=None):
         """One decode step with j sequences in flight, each reading `kv_seq_bytes` of KV (the
         verification pass when speculating): (weight bytes, KV bytes, FLOPs, memory s, compute s,
         extra s, step s, TPOT s). With several groups, fewer sequences than groups leave groups
@@ -1041,6 +1071,16 @@ def rule_ratios(f: dict, objective: str) -> list[tuple[str, object]]:
     """(verdict, deciding ratio) of each rule that decides `objective`, in order (threshold 1)."""
     rules, _ = RULES[objective]
     return [(str(verdict), ratio(f)) for verdict, ratio in rules]
+
+
+def rule_verdict(ratios, objective: str) -> str:
+    """The verdict `rule_ratios(f, objective)` names for a deployment that fits: the first rule
+    whose ratio exceeds 1, else the objective's default (objective_verdict_code's rule, read off
+    ratios already worked)."""
+    for verdict, value in ratios:
+        if value > 1:
+            return verdict
+    return str(RULES[objective][1])
 
 
 def objective_verdict_code(f: dict, objective: str):
