@@ -286,7 +286,12 @@ def static_ladder_sum(batch, tpot_at, low=0.0):
     sum is taken at the counts' harmonic mean, which is exact wherever the step time is linear
     in j."""
     array = hasattr(batch, "shape")
-    top = (_np().nanmax(batch) if batch.size else 0) if array else batch
+    if not array:
+        total = 0.0
+        for count, mid in ladder_rungs(batch, low):
+            total += count * tpot_at(mid) / mid
+        return total
+    top = _np().nanmax(batch) if batch.size else 0
     prev_edge = vmin(low, batch)
     total, prev_h = 0.0, harmonic(prev_edge)
     for rung in LADDER:
@@ -304,6 +309,60 @@ def static_ladder_sum(batch, tpot_at, low=0.0):
         if rung >= top:
             break
     return total
+
+
+_RUNGS: dict = {}
+
+
+def ladder_rungs(batch, low=0.0) -> tuple:
+    """(count, harmonic mean) of each stretch of LADDER a scalar static_ladder_sum adds up, from
+    `low` to `batch`, worked once per pair: the rungs are plain numbers, so the levers and
+    fidelities of one deployment, which drain the same batch, reuse them."""
+    key = (batch, low)
+    found = _RUNGS.get(key)
+    if found is not None:
+        return found
+    out = []
+    prev_edge = vmin(low, batch)
+    prev_h = harmonic(prev_edge)
+    for rung in LADDER:
+        edge = vmin(vmax(float(rung), low), batch)
+        h = harmonic(edge)
+        count = edge - prev_edge
+        if count > 0:
+            out.append((count, count / (h - prev_h)))
+        prev_edge, prev_h = edge, h
+        if rung >= batch:
+            break
+    if len(_RUNGS) > 4096:
+        _RUNGS.clear()
+    found = _RUNGS[key] = tuple(out)
+    return found
+
+
+def share_rungs(batch, kv_from, compute_from) -> tuple:
+    """(count, harmonic mean, which share) of each stretch static_verdict_shares adds up for a
+    scalar batch: LADDER's rungs split at the last weight-bound count `kv_from` and the last
+    KV-bound count `compute_from` (0 the weights' share, 1 the KV's, 2 compute's); worked once per
+    triple, like ladder_rungs."""
+    key = (batch, kv_from, compute_from)
+    found = _RUNGS.get(key)
+    if found is not None:
+        return found
+    out = []
+    edges = sorted({min(max(float(r), 0.0), batch) for r in LADDER if r < batch} | {batch, kv_from, compute_from})
+    prev_edge, prev_h = 0.0, 0.0
+    for edge in edges:
+        count = edge - prev_edge
+        if count > 0:
+            h = harmonic(edge)
+            out.append((count, count / (h - prev_h), 0 if edge <= kv_from else 1 if edge <= compute_from else 2))
+            prev_h = h
+        prev_edge = edge
+    if len(_RUNGS) > 4096:
+        _RUNGS.clear()
+    found = _RUNGS[key] = tuple(out)
+    return found
 
 
 def first_count(batch, holds, lo=None, hi=None):
@@ -349,24 +408,10 @@ def static_verdict_shares(batch, step_at):
         kv = static_ladder_sum(j_compute - 1.0, tpot, j_kv - 1.0)
         weights = static_ladder_sum(j_kv - 1.0, tpot)
     else:   # one pass over the ladder, its rungs split at the two counts (the same sums)
-        weights = kv = compute = 0.0
-        edges = sorted({min(max(float(r), 0.0), batch) for r in LADDER if r < batch} | {batch, j_kv - 1.0,
-                                                                                       j_compute - 1.0})
-        prev_edge, prev_h = 0.0, 0.0
-        for edge in edges:
-            count = edge - prev_edge
-            if count > 0:
-                h = harmonic(edge)
-                mid = count / (h - prev_h)
-                part = count * tpot(mid) / mid
-                if edge <= j_kv - 1.0:
-                    weights += part
-                elif edge <= j_compute - 1.0:
-                    kv += part
-                else:
-                    compute += part
-                prev_h = h
-            prev_edge = edge
+        sums = [0.0, 0.0, 0.0]
+        for count, mid, which in share_rungs(batch, j_kv - 1.0, j_compute - 1.0):
+            sums[which] += count * tpot(mid) / mid
+        weights, kv, compute = sums
     total = compute + kv + weights
     return _div(compute, total), _div(kv, total), _div(weights, total)
 
