@@ -214,15 +214,15 @@ class StepMemo:
     batch's drain time and its verdict shares sample the same counts of its ladder, and the
     bisections for the verdicts' counts start from what the ladder already saw (`known`)."""
 
-    __slots__ = ("step", "known")
+    __slots__ = ("decode", "kv_seq_bytes", "draft_held", "known")
 
-    def __init__(self, step) -> None:
-        self.step, self.known = step, {}
+    def __init__(self, decode, kv_seq_bytes, draft_held=None) -> None:
+        self.decode, self.kv_seq_bytes, self.draft_held, self.known = decode, kv_seq_bytes, draft_held, {}
 
     def __call__(self, j):
         found = self.known.get(j)
         if found is None:
-            found = self.known[j] = self.step(j)
+            found = self.known[j] = self.decode(j, self.kv_seq_bytes, self.draft_held)
         return found
 
 
@@ -372,6 +372,14 @@ def first_count(batch, holds, lo=None, hi=None):
     batch + 1) narrow the search when some counts are already known."""
     lo = 0.0 * batch if lo is None else lo
     hi = batch + 1.0 if hi is None else hi
+    if type(batch) in _PLAIN and type(lo) in _PLAIN and type(hi) in _PLAIN:   # the same steps, for one count
+        while hi - lo > 1:
+            mid = float(math.floor((lo + hi) / 2.0))
+            if holds(mid if mid > 1.0 else 1.0):
+                hi = mid
+            else:
+                lo = mid
+        return hi
     while True:
         gap = hi - lo
         if not (gap.max() > 1 if hasattr(gap, "shape") and gap.size else gap > 1):
@@ -794,6 +802,13 @@ class Passes:
         m, gpus, bw = self.m, self.gpus, self.bw
         kv_read = j * kv_seq_bytes
         plain_w = weight_read_bytes(m, j, self.bpw)
+        if not self.need_spec and type(kv_read) in _PLAIN and type(gpus) in _PLAIN and type(self.mfu) in _PLAIN:
+            # one count (a static batch's ladder works dozens): the same arithmetic, inline
+            flops = self.fpt * j
+            plain_mem = (plain_w + kv_read) / (gpus * bw)
+            plain_comp = flops / (gpus * self.peak * self.mfu)
+            step = plain_mem if plain_mem > plain_comp else plain_comp
+            return plain_w, kv_read, flops, plain_mem, plain_comp, 0.0 * step, step, step
         plain_mem = memory_seconds(plain_w + kv_read, gpus, bw)
         plain_comp = compute_seconds(self.fpt * j, gpus, self.peak, self.mfu)
         plain_step = vmax(plain_mem, plain_comp)
@@ -999,10 +1014,11 @@ def run_figures(dep, n: dict, out: dict, p: Passes, array: bool) -> dict:
 
     # Steady state: each sequence costs one prefill and `output` decode tokens.
     if dep.scheduler == Scheduler.STATIC:
-        def step_at(j):
-            return p.decode(j, kv_seq_read, draft_held)
-
-        step_at = step_at if array else StepMemo(step_at)
+        if array:
+            def step_at(j):
+                return p.decode(j, kv_seq_read, draft_held)
+        else:
+            step_at = StepMemo(p.decode, kv_seq_read, draft_held)
         decode_time = output * static_decode_per_token(p, batch, kv_seq_read, draft_held, spec_on, array, step_at)
         shares = static_verdict_shares(batch, step_at)
     else:
