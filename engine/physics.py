@@ -645,7 +645,7 @@ class Passes:
         self.comm_coeffs = (fixed, per_token)
         self._draft = None
         if type(gpus) in _PLAIN and type(self.mfu) in _PLAIN:
-            # A scalar decode step's terms that do not depend on its batch, worked once (_step):
+            # A scalar decode step's terms that do not depend on its batch, worked once (_pass):
             # each is the very expression _realistic evaluates, so the floats are the same.
             tp, bw = self.tp, self.bw
             body_bw = tp * bw * c["bandwidth_efficiency"]
@@ -703,20 +703,18 @@ class Passes:
         total = lin + t_kv + t_attn + elementwise + extra
         return w_bytes, flops, mem_t + t_kv, comp_t + t_attn, extra, total
 
-    def _step(self, tokens, kv_bytes, route=None):
-        """_realistic for one scalar pass without prompt attention (a decode step over `tokens`
-        tokens, or a verification pass with `route` routing draws): the same arithmetic in the same
-        order, with the terms that do not depend on the pass taken from `_fast`. A static batch
-        works dozens of these per analysis, so the set-up is not paid again for each."""
+    def _pass(self, tokens, rows, route, kv_bytes, attn_flops=0.0, attn_length=1.0):
+        """_realistic for one scalar pass (a decode step, a verification pass, a prefill): the
+        same arithmetic in the same order, with the terms that do not depend on the pass taken
+        from `_fast`, and no PassShape. A static batch works dozens of steps per analysis, and
+        every analysis a prefill alone and batched, so the set-up is not paid again for each.
+        Attention of no FLOPs (a decode step's) adds exactly zero, so it is left out."""
         body_bw, rate, rate16, half, sharp, t_body_m, t_head_m, mem_t, w_bytes, kv_bw, elem, fixed, per_token, \
             overhead = self._fast
         m = self.m
-        f_body, f_head = self.body_flops * tokens, self.head_flops * tokens
-        if tokens > 0:
-            t_body_c = f_body * (tokens + half) / (tokens * rate)
-            t_head_c = f_head * (tokens + half) / (tokens * rate16)
-        else:
-            t_body_c, t_head_c = 0.0 * f_body, 0.0 * f_head
+        f_body, f_head = self.body_flops * tokens, self.head_flops * rows
+        t_body_c = f_body * (tokens + half) / (tokens * rate) if tokens > 0 else 0.0 * f_body
+        t_head_c = f_head * (rows + half) / (rows * rate16) if rows > 0 else 0.0 * f_head
         hi, lo = (t_body_m, t_body_c) if t_body_m > t_body_c else (t_body_c, t_body_m)
         lin = hi * (1.0 + (lo / hi) ** sharp) ** (1.0 / sharp) if hi > 0 else 0.0
         hi, lo = (t_head_m, t_head_c) if t_head_m > t_head_c else (t_head_c, t_head_m)
@@ -725,12 +723,12 @@ class Passes:
         flops = f_body + f_head
         if m.experts:
             c = self.c
-            touched = experts_touched(m.experts, m.experts_per_token, tokens if route is None else route)
+            touched = experts_touched(m.experts, m.experts_per_token, route)
             w_exp = m.moe_layers * touched * m.expert_params * self.bpw
             f_exp = self.expert_flops * tokens
             eff = c["moe_efficiency"]
-            rows = tokens * m.experts_per_token / (touched if touched > 1.0 else 1.0)
-            t_exp_m, t_exp_c = w_exp / (body_bw * eff), ramped_seconds(f_exp, rows, half, rate * eff)
+            rows_e = tokens * m.experts_per_token / (touched if touched > 1.0 else 1.0)
+            t_exp_m, t_exp_c = w_exp / (body_bw * eff), ramped_seconds(f_exp, rows_e, half, rate * eff)
             lin = lin + smooth_max(t_exp_m, t_exp_c, sharp)
             mem_t, comp_t = mem_t + t_exp_m, comp_t + t_exp_c
             w_bytes, flops = w_bytes + w_exp, flops + f_exp
@@ -740,8 +738,13 @@ class Passes:
             dequant = values * self.c["kv8_dequant_flops"] / (self.tp * self.attn_peak_16)
             t_kv = vmin(vmax(t_kv, dequant), t_kv * (2.0 / self.kv_value_bytes))
         extra = fixed + per_token * tokens + overhead
-        total = lin + t_kv + m.layers * tokens * m.hidden * elem / self.bw + extra
-        return w_bytes, flops, mem_t + t_kv, comp_t, extra, total
+        elementwise = m.layers * tokens * m.hidden * elem / self.bw
+        if attn_flops:
+            c = self.c
+            t_attn = ramped_seconds(attn_flops, attn_length, c["attention_half_tokens"],
+                                    self.tp * self.attn_peak * self.mfu * c["attention_efficiency"])
+            return w_bytes, flops, mem_t + t_kv, comp_t + t_attn, extra, lin + t_kv + t_attn + elementwise + extra
+        return w_bytes, flops, mem_t + t_kv, comp_t, extra, lin + t_kv + elementwise + extra
 
     # -- decode ------------------------------------------------------------------------------
 
@@ -753,7 +756,7 @@ class Passes:
         j = vmax(j, self.groups * vmin(j, 1.0))
         jg = j / self.groups
         if self._fast is not None and type(jg) in _PLAIN and type(kv_seq_bytes) in _PLAIN:
-            return self._step(jg, jg * kv_seq_bytes)[5]
+            return self._pass(jg, jg, jg, jg * kv_seq_bytes)[5]
         return self._realistic(PassShape(jg, jg, jg, jg * kv_seq_bytes, 0.0))[5]
 
     def decode(self, j, kv_seq_bytes, draft_held=None):
@@ -781,7 +784,7 @@ class Passes:
         kv_read = j * kv_seq_bytes
         scalar = self._fast is not None and type(jg) in _PLAIN and type(kv_seq_bytes) in _PLAIN
         if scalar:
-            plain = self._step(jg, jg * kv_seq_bytes)
+            plain = self._pass(jg, jg, jg, jg * kv_seq_bytes)
         else:
             plain = self._realistic(PassShape(jg, jg, jg, jg * kv_seq_bytes, 0.0))
         if not self.need_spec:
@@ -789,8 +792,8 @@ class Passes:
             return groups * w, kv_read, groups * flops, mem_t, comp_t, extra, step, step
         k = self.k
         if scalar and type(k) in _PLAIN:
-            w, flops, mem_t, comp_t, extra, step = self._step(jg * (k + 1.0), jg * kv_seq_bytes,
-                                                              routing_tokens(jg, k, self.reuse))
+            w, flops, mem_t, comp_t, extra, step = self._pass(jg * (k + 1.0), jg * (k + 1.0),
+                                                              routing_tokens(jg, k, self.reuse), jg * kv_seq_bytes)
         else:
             verify = PassShape(jg * (k + 1.0), jg * (k + 1.0), routing_tokens(jg, k, self.reuse), jg * kv_seq_bytes,
                                0.0)
@@ -863,8 +866,11 @@ class Passes:
             mem = memory_seconds(weight_read_bytes(m, fresh * batch, self.bpw), self.tp, self.bw)
             return flops, comp, mem, 0.0 * comp, vmax(comp, mem)
         tokens = fresh * batch
-        s = PassShape(tokens, batch, tokens, 0.0 * tokens, attn * batch, prompt)
-        w, _, mem_t, comp_t, extra, total = self._realistic(s)
+        if self._fast is not None and type(tokens) in _PLAIN and type(attn) in _PLAIN and type(prompt) in _PLAIN:
+            w, _, mem_t, comp_t, extra, total = self._pass(tokens, batch, tokens, 0.0 * tokens, attn * batch, prompt)
+        else:
+            s = PassShape(tokens, batch, tokens, 0.0 * tokens, attn * batch, prompt)
+            w, _, mem_t, comp_t, extra, total = self._realistic(s)
         return flops, comp_t, mem_t, self.comm(tokens), total
 
     def prefill_charge(self, fresh, prompt, prefix, batch):
