@@ -112,18 +112,17 @@ def _objective_verdict(r: Report, objective: str) -> str:
     return physics.VERDICT_CODES[physics.objective_verdict_code(r.__dict__, objective)]
 
 
-def analyze(dep: Deployment, shared: dict | None = None) -> Report:
+def analyze(dep: Deployment, shared: physics.SharedPasses | None = None) -> Report:
     """Analyse one deployment: memory budget, batch, decode step, prefill, throughput, verdicts.
-    `shared` (a dict one solve keeps) lets the analyses of a solve share their passes (see
-    physics.shared_passes)."""
+    `shared` (one solve's) lets the analyses of a solve share their passes."""
     m, g = dep.model, dep.gpu
-    passes = None
+    passes = physics.Passes if shared is None else shared
     if dep.fidelity == Fidelity.MEASURED:
         from engine import measured   # the optional extra, loaded only for this fidelity
 
         measured.check(dep)
-        passes = measured.passes_for
-    f = physics.evaluate(dep, physics.numeric_inputs(dep), passes=physics.shared_passes(shared, passes))
+        passes = measured.passes_for if shared is None else shared.of(measured.passes_for)
+    f = physics.evaluate(dep, physics.numeric_inputs(dep), passes=passes)
     gpus = dep.gpus
     if not f["fits"]:
         return _unfit(dep, f)
@@ -133,16 +132,17 @@ def analyze(dep: Deployment, shared: dict | None = None) -> Report:
     # The six rules' ratios are worked once: they are the margins and name the verdict.
     ratios = physics.rule_ratios(f, Objective.COST)
     bottleneck = physics.rule_verdict(ratios, Objective.COST)
-    f.update({
-        "deployment": dep, "params": m.params, "active_params": m.active_params, "fidelity": dep.fidelity,
-        "fits": True, "fit_problem": "", "max_concurrency": max_conc,
-        "spec_expected_tokens": f["spec_expected_tokens"] if dep.spec_k else None,
-        "bottleneck": bottleneck,
-        "objective_bottleneck": bottleneck if dep.objective == Objective.COST else
-        physics.VERDICT_CODES[physics.objective_verdict_code(f, dep.objective)],
-        "margins": (*ratios,
-                    (Verdict.PREFILL_WEIGHTS, _ratio(f["prefill_weight_seconds"], f["prefill_compute_seconds"]))),
-    })
+    objective_bottleneck = bottleneck if dep.objective == Objective.COST else \
+        physics.VERDICT_CODES[physics.objective_verdict_code(f, dep.objective)]
+    f["deployment"] = dep
+    f["params"], f["active_params"] = m.params, m.active_params
+    f["fidelity"] = dep.fidelity
+    f["fits"], f["fit_problem"] = True, ""
+    f["max_concurrency"] = max_conc
+    if not dep.spec_k:
+        f["spec_expected_tokens"] = None
+    f["bottleneck"], f["objective_bottleneck"] = bottleneck, objective_bottleneck
+    f["margins"] = (*ratios, (Verdict.PREFILL_WEIGHTS, _ratio(f["prefill_weight_seconds"], f["prefill_compute_seconds"])))
     if dep.fidelity == Fidelity.FLOOR:
         f["tensor_parallel"], f["tp_groups"] = gpus, 1
     report = object.__new__(Report)

@@ -13,6 +13,7 @@ from engine.catalog import PRECISION_BYTES
 from engine.deployment import Deployment
 from engine.errors import RidgeError
 from engine.ids import DEPLOYMENT_LEVERS, Allocator, Fidelity, Lever, Precision, Scheduler
+from engine.physics import SharedPasses
 from engine.record import REQUIRED, Record
 
 LEVERS = tuple(str(lever) for lever in DEPLOYMENT_LEVERS)   # the fixed option order, as plain ids
@@ -97,7 +98,7 @@ def lever_change(dep: Deployment, name: str) -> tuple[Deployment | None, str]:
     raise ValueError(f"unknown lever {name}")
 
 
-def _smallest_fitting(dep: Deployment, shared: dict | None = None) -> Report | None:
+def _smallest_fitting(dep: Deployment, shared: SharedPasses | None = None) -> Report | None:
     """The route model's pool: the fewest GPUs (a power of two) on which it fits."""
     gpus = 1
     while gpus <= 64:
@@ -108,7 +109,7 @@ def _smallest_fitting(dep: Deployment, shared: dict | None = None) -> Report | N
     return None
 
 
-def routing_value(dep: Deployment, base: Report, shared: dict | None = None) -> tuple[float | None, str]:
+def routing_value(dep: Deployment, base: Report, shared: SharedPasses | None = None) -> tuple[float | None, str]:
     """Objective after routing a share of requests to the smaller model. Each pool is scaled in
     replicas to its share of the traffic and keeps this deployment's concurrency per replica, so
     each keeps its own per-token economics; the blend is weighted by the share of requests."""
@@ -125,7 +126,7 @@ def routing_value(dep: Deployment, base: Report, shared: dict | None = None) -> 
     return value, note
 
 
-def evaluate_lever(dep: Deployment, base: Report, name: str, shared: dict | None = None) -> LeverResult:
+def evaluate_lever(dep: Deployment, base: Report, name: str, shared: SharedPasses | None = None) -> LeverResult:
     """Lever `name` applied to `dep` (whose report is `base`); `shared` is the solve's (see analyze)."""
     changed, note = lever_change(dep, name)
     if changed is None:
@@ -212,7 +213,7 @@ def solve(dep: Deployment, levers: tuple[str, ...] = LEVERS, base: Report | None
     the realistic fidelity the floor's solution is solved too (or `floor` reused) and attached; in
     the measured one the realistic solution as well (or `realistic` reused). Under `measured` a
     lever the database cannot time has no gain and says why; the base itself raises RidgeError."""
-    shared: dict = {}   # the passes this solve's analyses share (physics.shared_passes)
+    shared = SharedPasses()   # the passes this solve's analyses share
     base = analyze(dep, shared) if base is None else base
     ranked = rank_levers(evaluate_lever(dep, base, name, shared) for name in levers)
     if dep.fidelity == Fidelity.FLOOR:

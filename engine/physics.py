@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import sys
+from collections import namedtuple
 
 from engine.catalog import PRECISION_BYTES
 from engine.ids import Allocator, Fidelity, Objective, Precision, Scheduler, Verdict
@@ -561,25 +562,31 @@ class PassShape:
         self.attn_length = attn_length   # tokens each prompt's attention runs over
 
 
-def shared_passes(shared: dict | None, passes=None):
-    """A factory of Passes (physics' or `passes`, the measured kind) for one solve: analyses whose
+class SharedPasses:
+    """The Passes of one solve's analyses, called as a factory in place of Passes: analyses whose
     deployments differ only in what a Passes never reads (scheduler, allocator, lengths,
     concurrency, prefix, chunking, objective) get the same one, set up once, and with it the
-    decode steps already worked (a lever's drain ladder repeats the base's rungs). `shared` is
-    the solve's own dict, so nothing outlives it; None builds afresh every time."""
-    make = Passes if passes is None else passes
-    if shared is None:
-        return make
+    decode steps already worked (a lever's drain ladder repeats the base's rungs). A solve keeps
+    its own, so nothing outlives it."""
 
-    def build(dep, n):
+    __slots__ = ("found",)
+
+    def __init__(self) -> None:
+        self.found = {}
+
+    def __call__(self, dep, n, make=None):
+        make = Passes if make is None else make
         key = (make, id(dep.model), id(dep.gpu), id(dep.draft_model), dep.weights, dep.kv, dep.fidelity,
                n["gpus"], n["mfu"], n["spec_k"], n["spec_alpha"], n["spec_draft_cost"])
-        found = shared.get(key)
+        found = self.found.get(key)
         if found is None:
-            found = shared[key] = make(dep, n)
+            found = self.found[key] = make(dep, n)
             found._decoded = {}
         return found
-    return build
+
+    def of(self, make):
+        """A factory sharing `make`'s passes (the measured kind) the same way."""
+        return lambda dep, n: self(dep, n, make)
 
 
 class Passes:
@@ -617,7 +624,7 @@ class Passes:
             self.tp, self.groups = gpus, 1.0 + 0.0 * gpus
         self.per_pass = c["per_step_overhead_us"] * 1e-6
         self._fast = None
-        self._decoded = None   # a memo of scalar decode steps, kept by the Passes a solve shares (shared_passes)
+        self._decoded = None   # a memo of scalar decode steps, kept by the Passes a solve shares (SharedPasses)
         if not real:
             self.overhead = 0.0
             return
@@ -760,7 +767,7 @@ class Passes:
         return self._realistic(PassShape(jg, jg, jg, jg * kv_seq_bytes, 0.0))[5]
 
     def decode(self, j, kv_seq_bytes, draft_held=None):
-        """See _decode; a Passes that analyses share (shared_passes) works each scalar step once."""
+        """See _decode; a Passes that analyses share (SharedPasses) works each scalar step once."""
         memo = self._decoded
         if memo is None or type(j) not in _PLAIN or type(kv_seq_bytes) not in _PLAIN:
             return self._decode(j, kv_seq_bytes, draft_held)
@@ -904,21 +911,101 @@ class Passes:
         return self._realistic(s)[5]
 
 
+# --- the stages of one analysis -------------------------------------------------------------
+# Each stage returns an immutable named tuple (collections.namedtuple: frozen and as light as a
+# tuple; a frozen dataclass would import `dataclasses`, which costs a `ridge solve` process a
+# third of its whole run). `evaluate` runs them in order and flattens their fields into the one
+# dict of figures that the report, the grid and the verdict rules read.
+
+Memory = namedtuple("Memory", (
+    "weight_bytes", "kv_bytes_per_token", "kv_replication", "peak_flops", "compute_precision", "ridge",
+    "seq_len_avg", "kv_tokens_held", "memory_bytes", "reserve_bytes", "usable_kv_bytes", "kv_bytes_per_sequence",
+    "shared_kv_bytes", "draft_weight_bytes", "fits", "max_concurrency", "batch",
+    "kv_seq_read", "prefix", "draft_held"))
+Memory.__doc__ = """The memory stage: what is resident, what is left for the KV cache, the sequences it
+holds and the batch (None from max_concurrency on where one deployment does not fit), with what the
+time stages read from it: each sequence's KV bytes read per step, the cached prefix, and a named
+draft's own KV bytes per sequence (None without one)."""
+
+Prefill = namedtuple("Prefill", ("flops", "compute_seconds", "weight_seconds", "comm_seconds", "seconds",
+                                 "charge_seconds", "ttft_seconds", "worst_stall_seconds"))
+Prefill.__doc__ = """The prefill stage: one prompt alone (its FLOPs and time), its share of the steady
+state's batched prefill, and with chunking the time to first token and the longest stall."""
+
+Steady = namedtuple("Steady", ("decode_time_shares", "prefill_share", "throughput_tokens_per_s",
+                               "cost_per_million_output_tokens", "capacity_ratio", "capped"))
+Steady.__doc__ = """The steady state: a static batch's verdict shares, the prefill's share of a
+sequence's GPU time, throughput, cost, and the wanted concurrency over what the cache holds."""
+
+
 def evaluate(dep, n: dict, array: bool = False, passes=Passes) -> dict:
     """Every figure of the analysis for the categorical choices of `dep` (model, GPU, precisions,
     scheduler, allocator, switches, fidelity) and the numeric inputs `n` (floats, or, with
-    `array`, numpy arrays that broadcast together). For scalars that do not fit it stops after
-    the memory figures. `passes` builds what times the forward passes (the measured fidelity hands
-    in its own kind)."""
-    out = memory_figures(dep, n, array)
-    if not array and not out["fits"]:
+    `array`, numpy arrays that broadcast together), by stages: memory, then (for scalars only
+    where it fits) the decode step, the prefill and the steady state. `passes` builds what times
+    the forward passes (the measured fidelity hands in its own kind)."""
+    mem = memory_stage(dep, n, array)
+    if not array and not mem.fits:
+        return figures(array, mem)
+    p = passes(dep, n)
+    step = p.decode(mem.batch, mem.kv_seq_read, mem.draft_held)
+    pre = prefill_stage(dep, n, mem, p, step[6])
+    steady = steady_stage(dep, n, mem, p, step[7], pre.charge_seconds, array)
+    return figures(array, mem, p, step, pre, steady)
+
+
+def figures(array: bool, mem: Memory, p=None, step=None, pre: Prefill | None = None,
+            steady: Steady | None = None) -> dict:
+    """The stages' results as one dict of figures, by the names of the `ridge solve --json`
+    contract and of the Report (`_array` says whether they are arrays)."""
+    (weight_bytes, kv_tok, repl, peak, precision, ridge, seq, held, memory, reserve, usable, per_seq, shared, draft_w,
+     fits, max_conc, batch, _, _, _) = mem   # unpacked at once: a dozen attribute reads cost more
+    out = {"_array": array, "weight_bytes": weight_bytes, "kv_bytes_per_token": kv_tok, "kv_replication": repl,
+           "peak_flops": peak, "compute_precision": precision, "ridge": ridge, "seq_len_avg": seq,
+           "kv_tokens_held": held, "memory_bytes": memory, "reserve_bytes": reserve, "usable_kv_bytes": usable,
+           "kv_bytes_per_sequence": per_seq, "shared_kv_bytes": shared, "draft_weight_bytes": draft_w,
+           "fits": fits, "max_concurrency": max_conc}
+    if step is None:
         return out
-    return run_figures(dep, n, out, passes(dep, n), array)
+    step_w, kv_read, step_flops, mem_t, comp_t, extra, step_s, tpot = step
+    prefill_flops, lone_comp, lone_mem, prefill_comm, prefill, charge, ttft, stall = pre
+    shares, share, tput, cost, capacity, capped = steady
+    # stored one by one: cheaper than a second dict literal merged in
+    out["batch"] = batch
+    out["tensor_parallel"] = p.tp
+    out["tp_groups"] = p.groups
+    out["decode_weight_bytes_per_step"] = step_w
+    out["decode_kv_bytes_per_step"] = kv_read
+    out["decode_bytes_per_step"] = step_w + kv_read
+    out["decode_flops_per_step"] = step_flops
+    out["decode_memory_seconds"] = mem_t
+    out["decode_compute_seconds"] = comp_t
+    out["step_extra_seconds"] = extra
+    out["step_overhead_seconds"] = p.overhead
+    out["step_seconds"] = step_s
+    out["tpot_seconds"] = tpot
+    out["intensity"] = step_flops / (step_w + kv_read)
+    out["prefill_flops"] = prefill_flops
+    out["prefill_compute_seconds"] = lone_comp
+    out["prefill_weight_seconds"] = lone_mem
+    out["prefill_comm_seconds"] = prefill_comm
+    out["prefill_seconds"] = prefill
+    out["prefill_charge_seconds"] = charge
+    out["ttft_seconds"] = ttft
+    out["worst_stall_seconds"] = stall
+    out["prefill_share"] = share
+    out["throughput_tokens_per_s"] = tput
+    out["cost_per_million_output_tokens"] = cost
+    out["spec_expected_tokens"] = p.expected
+    out["capped"] = capped
+    out["capacity_ratio"] = capacity
+    out["decode_time_shares"] = shares
+    return out
 
 
-def memory_figures(dep, n: dict, array: bool) -> dict:
-    """The memory stage: weights, KV per token and per sequence, what is left for the cache, the
-    most sequences it holds, whether the deployment fits, and the batch."""
+def memory_stage(dep, n: dict, array: bool) -> Memory:
+    """Weights, KV per token and per sequence, what is left for the cache, the most sequences it
+    holds, whether the deployment fits, and the batch."""
     m, g = dep.model, dep.gpu
     real = dep.fidelity != Fidelity.FLOOR
     gpus, prompt, output, conc = n["gpus"], n["prompt"], n["output"], n["concurrency"]
@@ -957,54 +1044,37 @@ def memory_figures(dep, n: dict, array: bool) -> dict:
         if draft is not None:
             per_seq = per_seq + draft_tok * tokens_held(length, draft.layers, draft.sliding_layers, draft.sliding_window)
         shared = 0.0
-    out = {"_array": array, "weight_bytes": weight_bytes, "kv_bytes_per_token": kv_tok, "kv_replication": repl,
-           "peak_flops": peak, "compute_precision": precision, "ridge": peak / bw, "seq_len_avg": seq,
-           "kv_tokens_held": held, "memory_bytes": memory, "reserve_bytes": reserve, "usable_kv_bytes": usable,
-           "kv_bytes_per_sequence": per_seq, "shared_kv_bytes": shared, "draft_weight_bytes": draft_w,
-           "_stored": stored, "_prefix": prefix, "_draft_tok": draft_tok}
     if not array and (usable <= 0 or usable <= shared):
-        out.update(fits=False, max_concurrency=0.0)
-        return out
+        return Memory(weight_bytes, kv_tok, repl, peak, precision, peak / bw, seq, held, memory, reserve, usable,
+                      per_seq, shared, draft_w, False, 0.0, None, None, prefix, None)
     max_conc = max_concurrency(usable, per_seq, shared)
     fits = (usable > 0) & (max_conc >= 1) if array else max_conc >= 1
-    out.update(fits=fits, max_concurrency=max_conc)
     if not array and not fits:
-        return out
+        return Memory(weight_bytes, kv_tok, repl, peak, precision, peak / bw, seq, held, memory, reserve, usable,
+                      per_seq, shared, draft_w, fits, max_conc, None, None, prefix, None)
     if array:
         max_conc = where(fits, max_conc, 0.0)
-        out["max_concurrency"] = max_conc
-    out["batch"] = (1.0 + 0.0 * conc) if dep.scheduler == Scheduler.NONE else vmin(conc, max_conc)
-    return out
-
-
-def run_figures(dep, n: dict, out: dict, p: Passes, array: bool) -> dict:
-    """The time stage: the decode step at the batch, prefill alone and batched, chunking, and the
-    steady state's throughput, prefill share and cost."""
-    m = dep.model
-    real = dep.fidelity != Fidelity.FLOOR
-    prompt, output, conc = n["prompt"], n["output"], n["concurrency"]
-    spec_on = n["spec_k"] > 0
-    batch, max_conc, held = out["batch"], out["max_concurrency"], out["kv_tokens_held"]
-    kv_seq_read = out["_stored"] * held
-    prefix = out["_prefix"]
-    draft = dep.draft_model if real else None
+    batch = (1.0 + 0.0 * conc) if dep.scheduler == Scheduler.NONE else vmin(conc, max_conc)
     draft_held = None
     if draft is not None:
-        draft_held = out["_draft_tok"] * tokens_held(out["seq_len_avg"], draft.layers, draft.sliding_layers,
-                                                     draft.sliding_window)
-    step_w, kv_read, step_flops, mem_t, comp_t, extra, step, tpot = p.decode(batch, kv_seq_read, draft_held)
+        draft_held = draft_tok * tokens_held(seq, draft.layers, draft.sliding_layers, draft.sliding_window)
+    return Memory(weight_bytes, kv_tok, repl, peak, precision, peak / bw, seq, held, memory, reserve, usable,
+                  per_seq, shared, draft_w, fits, max_conc, batch, stored * held, prefix, draft_held)
 
-    # Prefill of one request alone (its TTFT) and as charged in the steady state (batched with
-    # other prompts, so it never pays a weight read of its own).
+
+def prefill_stage(dep, n: dict, mem: Memory, p: Passes, step) -> Prefill:
+    """Prefill of one request alone (its TTFT) and as charged in the steady state (batched with
+    other prompts, so it never pays a weight read of its own); with chunking, the stall and TTFT
+    of a prompt split between decode steps (`step` seconds each)."""
+    prompt, prefix, batch = n["prompt"], mem.prefix, mem.batch
     fresh = prompt - prefix
     prefill_flops, lone_comp, lone_mem, prefill_comm, prefill = p.prefill(fresh, prompt, prefix)
     charge = p.prefill_charge(fresh, prompt, prefix, batch)
-    over = p.overhead
     if dep.chunked_prefill:
         chunks = vmax(1.0, vceil(fresh / dep.chunk_tokens))
         chunked = fresh > dep.chunk_tokens
         if p.real:
-            mixed = p.mixed(float(dep.chunk_tokens), batch, kv_seq_read, prompt, prefix, verify=True)
+            mixed = p.mixed(float(dep.chunk_tokens), batch, mem.kv_seq_read, prompt, prefix, verify=True)
             stall = where(chunked, vmax(mixed - step, 0.0), prefill)
             ttft = where(chunked, chunks * mixed, prefill)
             # In the steady state a chunked prompt rides on decode steps, which read the weights
@@ -1017,38 +1087,30 @@ def run_figures(dep, n: dict, out: dict, p: Passes, array: bool) -> dict:
             ttft = where(chunked, chunks * (stall + step), prefill)
     else:
         stall, ttft = prefill, prefill
+    return Prefill(prefill_flops, lone_comp, lone_mem, prefill_comm, prefill, charge, ttft, stall)
 
-    # Steady state: each sequence costs one prefill and `output` decode tokens.
+
+def steady_stage(dep, n: dict, mem: Memory, p: Passes, tpot, charge, array: bool) -> Steady:
+    """The steady state, where each sequence costs one prefill (`charge`) and `output` decode
+    tokens (at `tpot` each, or over the ladder of a draining static batch)."""
+    output, conc, batch, max_conc = n["output"], n["concurrency"], mem.batch, mem.max_concurrency
     if dep.scheduler == Scheduler.STATIC:
+        kv_seq_read, draft_held = mem.kv_seq_read, mem.draft_held
         if array:
             def step_at(j):
                 return p.decode(j, kv_seq_read, draft_held)
         else:
             step_at = StepMemo(p.decode, kv_seq_read, draft_held)
-        decode_time = output * static_decode_per_token(p, batch, kv_seq_read, draft_held, spec_on, array, step_at)
+        decode_time = output * static_decode_per_token(p, batch, kv_seq_read, draft_held, n["spec_k"] > 0, array,
+                                                       step_at)
         shares = static_verdict_shares(batch, step_at)
     else:
         decode_time = output * tpot
         shares = None
     tput = throughput(batch, output, charge, decode_time)
-    share = prefill_share(batch, charge, decode_time)
-    cost = cost_per_million(n["price"], n["gpus"], tput)
     capacity = _div(conc, max_conc) if dep.scheduler != Scheduler.NONE else 0.0 * conc
-    capped = capacity > 1.0
-    out.update({
-        "batch": batch, "tensor_parallel": p.tp, "tp_groups": p.groups, "decode_weight_bytes_per_step": step_w,
-        "decode_kv_bytes_per_step": kv_read, "decode_bytes_per_step": step_w + kv_read,
-        "decode_flops_per_step": step_flops, "decode_memory_seconds": mem_t, "decode_compute_seconds": comp_t,
-        "step_extra_seconds": extra, "step_overhead_seconds": over, "step_seconds": step, "tpot_seconds": tpot,
-        "intensity": step_flops / (step_w + kv_read), "prefill_flops": prefill_flops,
-        "prefill_compute_seconds": lone_comp, "prefill_weight_seconds": lone_mem,
-        "prefill_comm_seconds": prefill_comm, "prefill_seconds": prefill, "prefill_charge_seconds": charge,
-        "ttft_seconds": ttft, "worst_stall_seconds": stall, "prefill_share": share,
-        "throughput_tokens_per_s": tput, "cost_per_million_output_tokens": cost,
-        "spec_expected_tokens": p.expected, "capped": capped, "capacity_ratio": capacity,
-        "decode_time_shares": shares,
-    })
-    return out
+    return Steady(shares, prefill_share(batch, charge, decode_time), tput, cost_per_million(n["price"], n["gpus"], tput),
+                  capacity, capacity > 1.0)
 
 
 def static_decode_per_token(p: Passes, batch, kv_seq_read, draft_held, spec_on, array: bool, step_at=None):
