@@ -289,12 +289,13 @@ _BUILTIN_FILES = ("models.toml", "hardware.toml", "corrections.toml")
 _CACHE = os.path.join(DATA, ".parsed-cache.json")
 
 
-def _builtin_tables() -> tuple[list[tuple[str, dict]], bool]:
-    """The built-in TOML files, parsed, and whether they were checked already. A JSON copy keyed
-    by each file's size and modification time is kept beside them once the files have passed
-    every check of _merge, because importing tomllib, parsing and checking cost a short-lived
-    `ridge solve` process about a quarter of its run time; any edit to a TOML file invalidates it,
-    and the edited file is parsed and checked afresh."""
+def _builtin_tables() -> tuple[list[tuple[str, dict]], list | None]:
+    """The built-in TOML files, parsed, and (when they still have to be checked) the key under
+    which to keep them once they pass. A JSON copy keyed by each file's size and modification
+    time is kept beside them once the files have passed every check of _merge, because importing
+    tomllib, parsing and checking cost a short-lived `ridge solve` process about a quarter of its
+    run time; any edit to a TOML file invalidates it, and the edited file is parsed and checked
+    afresh. None: the tables come from that copy, checked already."""
     import json
 
     paths = [os.path.join(DATA, name) for name in _BUILTIN_FILES]
@@ -303,19 +304,18 @@ def _builtin_tables() -> tuple[list[tuple[str, dict]], bool]:
         with open(_CACHE, encoding="utf-8") as fh:
             cached = json.load(fh)
         if cached.get("key") == key:
-            return list(zip(paths, cached["tables"])), True
+            return list(zip(paths, cached["tables"])), None
     except (OSError, ValueError, AttributeError):
         pass
-    return [(p, _read_toml(p)) for p in paths], False
+    return [(p, _read_toml(p)) for p in paths], key
 
 
-def _save_checked(tables: list[tuple[str, dict]]) -> None:
-    """Keep the checked tables for the next process (see _builtin_tables); a read-only install
-    simply parses and checks the TOML every time."""
+def _save_checked(key: list, tables: list[tuple[str, dict]]) -> None:
+    """Keep the checked tables for the next process under `key`, the files' sizes and times from
+    before they were read (see _builtin_tables); a read-only install simply parses and checks the
+    TOML every time."""
     import json
 
-    paths = [p for p, _ in tables]
-    key = ["checked"] + [[os.stat(p).st_size, os.stat(p).st_mtime_ns] for p in paths]
     try:
         tmp = f"{_CACHE}.{os.getpid()}.tmp"
         with open(tmp, "w", encoding="utf-8") as fh:
@@ -339,14 +339,14 @@ def builtin_catalog() -> Catalog:
     global _BUILTIN
     if _BUILTIN is None:
         cat = Catalog({}, {})
-        tables, checked = _builtin_tables()
+        tables, key = _builtin_tables()
         for path, table in tables:
-            if checked:
+            if key is None:
                 _add_checked(cat, table)
             else:
                 _merge(cat, table, path)
-        if not checked:
-            _save_checked(tables)
+        if key is not None:
+            _save_checked(key, tables)
         _BUILTIN = cat
     return _BUILTIN
 
