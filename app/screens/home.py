@@ -223,8 +223,9 @@ runs a real toy serving loop on this machine.
             return
         self.post_message(PuzzlesLoaded())
         try:  # the simulator's model and plots load here rather than on the player's first `v`
-            import app.sim_model  # noqa: F401
-            import app.sim_plots  # noqa: F401
+            import app.plots  # noqa: F401
+            import engine.sim.state  # noqa: F401
+            import puzzles.sim  # noqa: F401
         except Exception:  # noqa: BLE001 - then they load when the simulator opens, and say why there
             pass
 
