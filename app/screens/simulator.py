@@ -12,6 +12,7 @@ import re
 import textwrap
 import time
 from pathlib import Path
+from weakref import WeakKeyDictionary
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -95,7 +96,7 @@ class NumberInput(OrderedInput):
     def check_consume_key(self, key: str, character: str | None) -> bool:
         return super().check_consume_key(key, character) and not self._not_numeric(character)
 
-    async def _on_key(self, event: Key) -> None:
+    async def on_key(self, event: Key) -> None:
         if event.is_printable and self._not_numeric(event.character):
             event.prevent_default()  # skip Input's own handler; the key bubbles on to the bindings
 
@@ -132,20 +133,24 @@ def player_words(message: str) -> str:
     return _FIELD_WORD.sub(lambda m: FIELD_BY_NAME[m.group(1)].label, message) if message else message
 
 
+# The text each Static of this screen shows, as set_text last set it (a Static keeps no public copy).
+_SHOWN: WeakKeyDictionary[Static, str] = WeakKeyDictionary()
+
+
 def _shown(widget: Static, text: str) -> Static:
     """A Static made showing `text`, known to `set_text`."""
-    widget._sim_text = text
+    _SHOWN[widget] = text
     return widget
 
 
 def set_text(widget: Static, text: str) -> bool:
     """Show `text` in `widget`; a full layout only when its number of lines changes. False when the
     text was already showing."""
-    if getattr(widget, "_sim_text", None) == text:
+    old = _SHOWN.get(widget)
+    if old == text:
         return False
-    old = getattr(widget, "_sim_text", None)
     same_height = old is not None and old.count("\n") == text.count("\n")
-    widget._sim_text = text
+    _SHOWN[widget] = text
     widget.update(text, layout=not same_height)
     return True
 
