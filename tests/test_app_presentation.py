@@ -21,9 +21,6 @@ STAYS = {
 }
 # Headless today, and where each goes (issue 26, item 1).
 TO_MOVE = {
-    "app.live.room": "saves/ beside saves.lobby (its rules are in puzzles.live already; it needs its "
-                     "words, app.live.texts, handed in by the server)",
-    "app.live.texts": "app.labels (the words) and saves (writing the report files)",
     "app.widgets.readiness": "app.plots (a text bar), or a widget drawn with Textual",
 }
 
