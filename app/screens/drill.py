@@ -14,10 +14,10 @@ from textual.widgets import Button, Input, Label, Static
 
 from app.screens.rounds import (DIFFICULTY_TEXT, ModeScreen, check_player, default_player, puzzle_heading, record,
                                 setup_field)
-from app.widgets.readiness import EXAM_SETTING
 from app.widgets.picker import Picker
 from engine.ids import Outcome
 from engine.text import refusal
+from puzzles.readiness import EXAM_SETTING
 
 
 class DrillScreen(ModeScreen):

@@ -343,7 +343,7 @@ runs a real toy serving loop on this machine.
         queue = len(session.retry_queue)
         extra = f"   · {queue} to retry later" if queue else ""
         self.query_one("#glance", Static).update(counts + extra)
-        from app.widgets.readiness import readiness_lines
+        from puzzles.readiness import readiness_lines
 
         ready = readiness_lines(session.profile, self.app.now()) if session.settings.get("exam-date") else []
         readiness = self.query_one("#readiness", Static)
