@@ -204,9 +204,6 @@ class Room:
     def close_question(self) -> None:
         self._do("close")
 
-    def next_question(self) -> None:
-        self._do("next")
-
     def start(self) -> None:
         self._do("open")
 

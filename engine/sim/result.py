@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from engine.analysis import Report
 from engine.deployment import Deployment, deployment_to_dict
-from engine.levers import GAIN_BANDS, Solution, gain_band
+from engine.levers import Solution
 
 
 class Result:
@@ -20,14 +20,6 @@ class Result:
 
         # The measured column: a line (pending, or why there is none) until a worker measures it.
         self.measured = measured_placeholder(deployment)
-
-    @property
-    def best_gain(self) -> float | None:
-        return self.solution.best.gain
-
-    @property
-    def best_band(self) -> str:
-        return gain_band(self.best_gain) or GAIN_BANDS[0]
 
 
 # --- side by side -----------------------------------------------------------------------------
