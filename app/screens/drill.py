@@ -283,7 +283,8 @@ to the answer · **Escape** leave
             next_review = reviewed.next_review
             notes.append(reviewed.note)
         except Exception as error:  # noqa: BLE001 - the schedule is a convenience; say it was not saved
-            from app.errors import log_exception, told
+            from app.errors import told
+            from saves.crash_log import log_exception
 
             path = log_exception(error, self.app.log_file, "saving a review card")
             self.notify(told(f"The review schedule could not be saved. Details in {path}"), severity="error")

@@ -239,7 +239,7 @@ runs a real toy serving loop on this machine.
             self._bank_loaded()
 
     def _bank_failed(self, error: Exception) -> None:
-        from app.errors import log_exception
+        from saves.crash_log import log_exception
 
         path = log_exception(error, self.app.log_file, "loading the puzzle packs")
         self.notify(told(f"The puzzles could not be loaded: {error or type(error).__name__} (details in {path})"),

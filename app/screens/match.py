@@ -171,7 +171,7 @@ first play's result file counts.
                 self.writer.add(answer_record(item.puzzle.id, judged, seconds, now))
                 notes.append(f"Written to your result file: {self.writer.path}")
         except Exception as error:  # noqa: BLE001 - say so; the match goes on
-            from app.errors import log_exception
+            from saves.crash_log import log_exception
             from engine.text import refusal
 
             path = log_exception(error, self.app.log_file, "writing a match result")

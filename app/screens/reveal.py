@@ -369,7 +369,7 @@ of a band edge accepts both bands.
             attempt = self.app.session.record(locked.puzzle, locked.grade, locked.hints_used, locked.seconds,
                                               locked.locked_at)
         except Exception as error:  # noqa: BLE001 - the reveal still teaches; say it was not saved
-            from app.errors import log_exception
+            from saves.crash_log import log_exception
 
             path = log_exception(error, self.app.log_file, "recording an attempt")
             line = str(error).splitlines()[0] if str(error) else type(error).__name__

@@ -80,7 +80,8 @@ def record(app, player: str, item, judged, mode: str, seconds: float | None, loc
         return record_graded(app.store, player, item.puzzle, judged, mode=mode, locked_at=locked_at,
                              seconds=seconds)
     except Exception as error:  # noqa: BLE001 - the round still teaches; say it was not saved
-        from app.errors import log_exception, told
+        from app.errors import told
+        from saves.crash_log import log_exception
 
         path = log_exception(error, app.log_file, f"recording a {mode} answer")
         app.notify(told(f"This answer could not be saved: {error or type(error).__name__}. Details in {path}"),

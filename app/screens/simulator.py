@@ -27,7 +27,8 @@ from textual.widgets import (Button, Collapsible, Header, Input, Label, Static, 
 
 from app import labels
 from app import plots as sp
-from app.errors import Guarded, log_exception, told
+from app.errors import Guarded, told
+from saves.crash_log import log_exception
 from app.messages import Back
 from app.styling import KeepsStyles
 from app.widgets.footer import RidgeFooter
