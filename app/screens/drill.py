@@ -12,12 +12,13 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Input, Label, Static
 
-from app.screens.rounds import (DIFFICULTY_TEXT, ModeScreen, check_player, default_player, puzzle_heading, record,
+from app.screens.rounds import (DIFFICULTY_TEXT, ModeScreen, default_player, puzzle_heading, record,
                                 setup_field)
 from app.widgets.picker import Picker
 from engine.ids import Outcome
 from engine.text import refusal
 from puzzles.readiness import EXAM_SETTING
+from saves.players import check_player
 
 
 class DrillScreen(ModeScreen):

@@ -11,8 +11,9 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Input, Label, Static
 
-from app.screens.rounds import ModeScreen, check_player, default_player, record, setup_field
+from app.screens.rounds import ModeScreen, default_player, record, setup_field
 from engine.ids import Outcome
+from saves.players import check_player
 
 
 def matches_folder(app) -> Path:

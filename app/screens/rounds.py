@@ -32,6 +32,7 @@ from app.widgets.form import PredictionForm, form_spec
 from app.widgets.napkin_pad import NapkinPad
 from app.widgets.picker import Picker
 from engine.text import refusal
+from saves.players import check_player
 
 DIFFICULTY_TEXT = {
     1: "1 · one dominant effect, common models",
@@ -57,18 +58,6 @@ def default_player(app) -> str:
         return app.store.last_profile() or ""
     except Exception:  # noqa: BLE001 - an unreadable folder just means no suggestion
         return ""
-
-
-def check_player(name: str) -> str | None:
-    """None when `name` can be a profile, else one line saying why not."""
-    from saves.errors import SaveError
-    from saves.model import check_profile_name
-
-    try:
-        check_profile_name(name)
-    except SaveError as error:
-        return str(error)
-    return None
 
 
 def record(app, player: str, item, judged, mode: str, seconds: float | None, locked_at) -> Any:
