@@ -10,6 +10,7 @@ from engine.errors import RidgeError
 from engine.ids import GainBand, Lever, Verdict
 from engine.levers import LEVERS
 from engine.sim.result import Result
+from puzzles.grading import grade
 from puzzles.keys import Key, key_from_solution, solve_both
 from puzzles.puzzle import Puzzle
 
@@ -38,8 +39,6 @@ def grade_prediction(result: Result | None, bottleneck: str, lever: str, band: s
     """Grade bottleneck, best lever and gain band by the one grader (`puzzles.grading.grade`):
     RidgeError for an id the game does not know, or before there is a result; a verdict that
     cannot bound the objective is simply wrong."""
-    from puzzles.grading import grade
-
     if result is None:
         raise RidgeError("there is no result to grade against yet")
     for what, value, known in (("bottleneck", bottleneck, Verdict), ("lever", lever, Lever), ("gain band", band, GainBand)):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.analysis import Report
+from engine.compare import measured_placeholder
 from engine.deployment import Deployment, deployment_to_dict
 from engine.levers import Solution
 
@@ -16,8 +17,6 @@ class Result:
         self.deployment = deployment
         self.solution = solution
         self.report: Report = solution.report
-        from engine.compare import measured_placeholder
-
         # The measured column: a line (pending, or why there is none) until a worker measures it.
         self.measured = measured_placeholder(deployment)
 

@@ -115,7 +115,7 @@ class Simulator:
         path = Path(text).expanduser()
         try:
             if path.suffix.lower() == ".json":
-                from engine.hfconfig import load_config
+                from engine.hfconfig import load_config  # ~13 ms, only when a config.json is loaded
 
                 spec = load_config(path)
                 self.file_models = {spec.id: spec}
@@ -252,6 +252,7 @@ class Simulator:
         the run cannot be made (a deployment that does not fit)."""
         key = self.load_key()
         if key not in self._curves:
+            # ~29 ms of imports, paid on the Load tab's first run rather than on opening the simulator
             from engine.load.spec import LoadSpec
             from engine.load.sweep import load_curve
 
