@@ -62,3 +62,12 @@ def recall_by_concept(profile: Any, now: _dt.datetime, tz: _dt.tzinfo | None = N
         rows.append(Recall(CONCEPT_TITLES.get(concept, concept), retrievability(card, when),
                            recall_words(card, when, now)))
     return heading + " (every drill, campaign, exam and match answer counts)", rows
+
+
+def recall_now(profile: Any) -> dict[str, float | None]:
+    """Each concept's chance of recall now, rounded for `ridge stats --json`; None for a concept
+    never answered."""
+    cards = profile_cards(profile)
+    now = _dt.datetime.now(_dt.timezone.utc)
+    return {c: (round(retrievability(cards[c], now), 4) if c in cards and cards[c].last_review else None)
+            for c in CONCEPTS}
