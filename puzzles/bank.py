@@ -9,7 +9,10 @@ one up never loads the packs (nor pydantic).
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from pathlib import Path
+
+from engine.errors import RidgeError
 
 from puzzles.errors import PackError
 from puzzles.keys import Key
@@ -135,7 +138,6 @@ def _player_packs(taken: dict[str, Puzzle], chapter_ids: set[str]) -> list:
 
 def into_own_chapter(pack):
     """The old simulator's pack with its puzzles in the player's own chapter (nothing written)."""
-    from dataclasses import replace
 
     from puzzles.pack_writer import CHAPTER
     from puzzles.schema import LoadedPack
@@ -237,8 +239,6 @@ def get(puzzle_id: str) -> Puzzle:
         return _GENERATED[puzzle_id]
     puzzles = builtin()
     if puzzle_id not in puzzles:
-        from engine.errors import RidgeError
-
         raise RidgeError(f"unknown puzzle '{puzzle_id}' (see `ridge puzzles list`; generated ids look like "
                          f"gen-s7-d3-0001)")
     return puzzles[puzzle_id]

@@ -16,9 +16,12 @@ import textwrap
 
 from engine.ids import Allocator, Lever, Scheduler
 from engine.bands import GAIN_BANDS, gain_band
+from engine.catalog import PRECISION_BYTES
+from engine.levers import DEFAULT_SPEC_K, lever_change
+from engine.physics import constants
 
 from puzzles import fmt
-from puzzles.keys import Key
+from puzzles.keys import Key, objective_bottleneck
 from puzzles.puzzle import ESTIMATE_UNITS, MODULE_TITLES, OBJECTIVE_TEXT, Puzzle, goal_text
 from puzzles.reasons import REASONS
 
@@ -75,7 +78,6 @@ def measured_fidelity_json(key: Key) -> dict:
         return {"measured": None, "measured_reason": key.measured_reason}
     dep = m.report.deployment
     from engine import measured as kernels
-    from puzzles.keys import objective_bottleneck
 
     g = m.best.gain if m.report.fits else None
     return {"measured": {"bottleneck": objective_bottleneck(m.report), "best_lever": m.best_lever,
@@ -128,7 +130,6 @@ def card_rows(dep, levers=(), ruled_out=None, objective: str | None = None, load
     the key from what it shows (`shown_fields`). A load puzzle (`load`, its LoadSpec) shows its
     traffic, fleet, scheduler and SLOs instead of a concurrency, and what each offered load lever
     would change."""
-    from engine.levers import DEFAULT_SPEC_K
 
     m, g = dep.model, dep.gpu
     levers = tuple(levers)
@@ -172,8 +173,6 @@ def card_rows(dep, levers=(), ruled_out=None, objective: str | None = None, load
                                     f"p = {dep.spec_alpha:g}; a draft token costs {dep.spec_draft_cost:g} of a "
                                     f"target step"))
         if getattr(m, "is_moe", False):
-            from engine.physics import constants
-
             reuse = constants()["moe_route_reuse"]
             rows.append(("Expert reuse", f"a drafted position routes to its own sequence's experts {reuse:.0%} of "
                                          f"the time (Cohere's measurement: verifying 4 tokens reads about 2.5x one "
@@ -181,8 +180,6 @@ def card_rows(dep, levers=(), ruled_out=None, objective: str | None = None, load
                                          f"than as many independent tokens"))
     for lever, label in ((Lever.QUANTIZATION, "Quantization"), (Lever.KV_QUANTIZATION, "KV quantization")):
         if lever in levers:
-            from engine.levers import lever_change
-
             changed, note = lever_change(dep, lever)
             rows.append((label, f"the lever takes {note}" if changed is not None else f"not applicable: {note}"))
     if dep.shared_prefix:
@@ -276,7 +273,6 @@ def _load_rows(dep, rows, levers, ruled_out, objective, load) -> list[tuple[str,
 
 
 def _kv_bytes(dep) -> float:
-    from engine.catalog import PRECISION_BYTES
 
     return PRECISION_BYTES[dep.kv]
 

@@ -27,11 +27,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine.catalog import Catalog
+from engine.deployment import validate
+from engine.errors import RidgeError
 from engine.ids import OBJECTIVE_VERDICTS, Fidelity
 from engine.levers import LEVERS
 
 from puzzles.errors import PackError
-from puzzles.keys import Key, ambiguity, robustness_problems, shown_gain, solve_both
+from puzzles.keys import Key, ambiguity, key_from_solution, robustness_problems, shown_gain, solve_both
 from puzzles.load_keys import key_of as compute_key
 from puzzles.puzzle import Puzzle, fixed_order
 from puzzles.reasons import REASONS, reason_holds
@@ -53,11 +55,8 @@ def _answer(key: Key) -> tuple:
 
 def hidden_input_problems(puzzle: Puzzle, key: Key) -> list[tuple[str, str]]:
     """(field, message) for each input the card leaves unsaid that changes the key when changed."""
-    from engine.deployment import validate
-    from engine.errors import RidgeError
 
     from puzzles.cards import shown_fields
-    from puzzles.keys import key_from_solution
 
     dep = puzzle.deployment
     shown = shown_fields(dep, puzzle.levers)

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from engine.errors import RidgeError
 from engine.ids import Module, Outcome
 
 from puzzles import generator, review
@@ -144,8 +145,6 @@ def plan_round(order: list[str], difficulty: int, seed: int, length: int = DEFAU
     """`length` drill questions for the concepts in `order` (due first), cycling when the round
     is longer than the list; puzzles come from `seed` at `difficulty`."""
     if difficulty not in generator.LEVELS:
-        from engine.errors import RidgeError
-
         raise RidgeError(f"difficulty must be 1 to 5, got {difficulty}")
     allowed = set(reachable(difficulty))
     concepts = [c for c in order if c in allowed] or list(reachable(difficulty))

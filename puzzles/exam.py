@@ -25,9 +25,11 @@ sharing. Imports no Textual.
 from __future__ import annotations
 
 import datetime as _dt
+import math
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 
+from engine.errors import RidgeError
 from engine.ids import Outcome
 
 from puzzles import generator
@@ -60,7 +62,6 @@ RULES = (
 
 def pass_mark(length: int = EXAM_LENGTH) -> int:
     """Questions needed to pass an exam of `length` items."""
-    import math
 
     return math.ceil(PASS_SHARE * len(PARTS) * length - 1e-9)
 
@@ -76,8 +77,6 @@ def build(seed: int, length: int = EXAM_LENGTH, seen: Collection[str] = ()) -> l
     """The exam for `seed`: `length` generated items, the napkin questions in turn, no hints,
     none of them a puzzle whose id is in `seen` (the ids the player has answered)."""
     if length < 1 or length > 60:
-        from engine.errors import RidgeError
-
         raise RidgeError(f"an exam has 1 to 60 items, got {length}")
     seen = frozenset(seen)
     kinds = [NAPKIN_IDS[i % len(NAPKIN_IDS)] for i in range(length)]
@@ -94,7 +93,6 @@ def build(seed: int, length: int = EXAM_LENGTH, seen: Collection[str] = ()) -> l
                 slots[i] = make_item(gen.puzzle, gen.key, kind, ask_reason=False)
                 break
     if any(s is None for s in slots):  # pragma: no cover - the generator always supplies enough
-        from engine.errors import RidgeError
 
         raise RidgeError(f"could not draw a full exam from seed {seed}")
     return [s for s in slots if s is not None]

@@ -6,6 +6,7 @@ a fact per reason (see `puzzles.reasons.reason_fact`). Nothing here is general a
 """
 from __future__ import annotations
 
+from engine import physics
 from engine.compare import OBJECTIVE_LABELS
 from engine.ids import Lever, Objective, Scheduler, Verdict
 from engine.bands import gain_band
@@ -39,7 +40,6 @@ def rule_holds(verdict: str, r) -> bool:
     from the engine's one rule table (`engine.physics.RULES`): the objective's own rules first,
     then the six rules of cost, then what bounds one prompt's prefill. A default verdict
     (decode-weights, prefill-weights) holds where the rule just before it does not."""
-    from engine import physics
 
     if verdict == Verdict.DOES_NOT_FIT:
         return not r.fits

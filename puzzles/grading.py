@@ -41,9 +41,10 @@ from engine.ids import Certainty, GainBand, Lever, Outcome, Verdict
 
 from puzzles import fmt
 from puzzles.explain import band_text, lever_story, why_not_verdict
+from puzzles.keys import Key, shown_gain
 from puzzles.puzzle import ESTIMATE_NAMES, Puzzle
 from puzzles.questions import QUESTIONS, SPEC_FIELD, SPEC_HELPS_ABOVE
-from puzzles.reasons import MEASURES, REASONS, Reason, accepted_reasons
+from puzzles.reasons import MEASURES, REASONS, Reason, accepted_reasons, reason_fact
 from puzzles.scoring import ESTIMATE_TOLERANCE, estimate_right, outcome_for, points
 
 ANSWER, REASON, CHECK = "answer", "reason", "check"
@@ -403,7 +404,6 @@ def part_lines(grade: Grade, words: Callable[[str, str], str] = plain_words) -> 
 def _gain_words(key) -> str:
     """The best lever's gain as the reveal states it (the realistic figure, the floor's as its
     ceiling); a hand-made key without them shows its one gain."""
-    from puzzles.keys import Key, shown_gain
 
     if isinstance(key, Key):
         return shown_gain(key)
@@ -473,13 +473,9 @@ def _feedback(key, p: Prediction, verdict: Verdict, parts: list[Part], outcome: 
         if reason.right and p.reason == key.reason:
             lines.append(f"Reason right: {key.deciding}.")
         elif reason.right:
-            from puzzles.reasons import reason_fact
-
             lines.append(f"Reason right: '{REASONS[p.reason]}' holds and decides here "
                          f"({reason_fact(p.reason, key.solution)}). The key names {key.deciding}.")
         elif p.reason in REASONS:
-            from puzzles.reasons import reason_fact
-
             lines.append(f"Reason: you picked '{REASONS[p.reason]}', but here {reason_fact(p.reason, key.solution)}. "
                          f"What decides it: {key.deciding}.")
     for part in parts:

@@ -112,10 +112,6 @@ class Key:
         return self.bands
 
     @property
-    def realistic_bottleneck(self) -> str | None:
-        return objective_bottleneck(self.realistic.report) if self.realistic is not None else None
-
-    @property
     def realistic_gain(self) -> float | None:
         if self.realistic is None or not self.realistic.report.fits:
             return None

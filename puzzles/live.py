@@ -19,6 +19,7 @@ recorded predictions whenever they are needed, never stored. Imports no Textual,
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import math
 import re
@@ -133,7 +134,6 @@ def _parts_json(parts: Any) -> tuple:
     """The grader's parts as plain JSON rows (it may give a dict of name -> right, or rows)."""
     if isinstance(parts, Mapping):
         return tuple({"name": str(k), "right": bool(v)} for k, v in parts.items())
-    import dataclasses
 
     rows = []
     for part in parts or ():

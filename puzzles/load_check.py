@@ -17,12 +17,16 @@ steady-state key:
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from engine.bands import accepted_bands, gain_band
+from engine.errors import RidgeError
 from engine.ids import LOAD_LEVERS, OBJECTIVE_VERDICTS, Fidelity
 
 from engine.load.run import times_cache
 
 from puzzles.keys import LEVER_MARGIN, UNOFFERED_MARGIN
+from puzzles.reasons import REASONS, accepted_reasons, reason_holds
 
 SEEDS = 20
 AGREE = 19
@@ -58,7 +62,6 @@ def seed_agreement(puzzle, key, fidelity: str, seeds: int = SEEDS, times=None) -
 
 def _measured_view(puzzle, times):
     """The measured fidelity's view at the puzzle's seed, or None where it is not covered."""
-    from engine.errors import RidgeError
 
     from puzzles.load_keys import solve_view
 
@@ -73,8 +76,6 @@ def _measured_view(puzzle, times):
 
 def load_problems(puzzle, key, seeds: int = SEEDS, measured: bool = True) -> list[tuple[str, str]]:
     """(field, message) for everything wrong with a load puzzle (the module docstring's rules)."""
-    from puzzles.load_keys import solve_view
-    from puzzles.reasons import REASONS, reason_holds
 
     out: list[tuple[str, str]] = []
     times = times_cache()
@@ -109,7 +110,6 @@ def load_problems(puzzle, key, seeds: int = SEEDS, measured: bool = True) -> lis
                                       f"{view.best.gain if view.best.gain is None else round(view.best.gain, 3)}x"))
     if key.reason not in puzzle.reasons:
         out.append(("reasons", f"the key's reason '{key.reason}' ({REASONS[key.reason]}) is not among the candidates"))
-    from puzzles.reasons import accepted_reasons
 
     right = accepted_reasons(key.solution, key.bottleneck)
     for reason in puzzle.reasons:
@@ -137,7 +137,6 @@ def load_problems(puzzle, key, seeds: int = SEEDS, measured: bool = True) -> lis
 
 def _probe(puzzle, fidelity: str, lever: str, times) -> float | None:
     """One unoffered lever's gain on the puzzle at one fidelity and its seed."""
-    from dataclasses import replace
 
     from puzzles.load_keys import solve_view
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import random
 import re
+from dataclasses import replace
 
 from engine.catalog import builtin_catalog
 from engine.deployment import build_deployment
@@ -199,7 +200,6 @@ def make(chapter: str, seed: int, index: int):
             continue
         reasons = candidate_reasons(key.reason, key.solution, pick=lambda pool: pool[rng.randrange(len(pool))],
                                     also=(key.realistic,) if key.realistic is not None else ())
-        from dataclasses import replace
 
         puzzle = replace(puzzle, reasons=reasons)
         return Generated(puzzle, key, (key.bottleneck, key.best_lever), draw)

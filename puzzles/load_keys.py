@@ -18,13 +18,15 @@ so the parts of the game that read a steady-state figure (an estimate, a misconc
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 
-from engine.ids import Fidelity, Objective
-from engine.bands import GAIN_BANDS, UNFIT_BAND, accepted_bands, gain_band
+from engine.analysis import analyze
+from engine.ids import Fidelity
+from engine.bands import GAIN_BANDS, UNFIT_BAND, accepted_bands, band_range, gain_band
 
-from puzzles.keys import Key, at_fidelity, compute_key
+from puzzles.keys import BAND_REACH, Key, at_fidelity, compute_key
+from puzzles.keys import true_estimates as steady_estimates
 from puzzles.puzzle import ESTIMATE_NAMES, Puzzle
 
 
@@ -107,13 +109,8 @@ class LoadView:
         return rate / f["saturation_qps"] if f["saturation_qps"] else math.inf
 
 
-def is_load(solution) -> bool:
-    return isinstance(solution, LoadView)
-
-
 def solve_view(puzzle: Puzzle, fidelity: str, spec=None, times_for=None) -> LoadView:
     """The puzzle solved at one fidelity (and, with `spec`, another seed or setting)."""
-    from engine.analysis import analyze
     from engine.load.levers import solve_load
 
     dep = at_fidelity(puzzle.deployment, fidelity)
@@ -146,10 +143,6 @@ class LoadKey(Key):
         return next((lv.gain for lv in view.levers if lv.name == name), None)
 
     @property
-    def realistic_bottleneck(self) -> str | None:
-        return self.realistic.load.verdict if self.realistic is not None else None
-
-    @property
     def realistic_gain(self) -> float | None:
         return self.realistic.best.gain if self.realistic is not None else None
 
@@ -173,9 +166,7 @@ class LoadKey(Key):
         """(fidelity, message) where an accepted band starts more than 5% above the realistic
         gain (`puzzles.keys.BAND_REACH`: the 10% edge rule is for gains on an edge, not below
         it); puzzles.load_check judges the other fidelities and the seeds."""
-        from engine.bands import band_range
 
-        from puzzles.keys import BAND_REACH
 
         g = self.band_gain
         if g is None:
@@ -202,7 +193,6 @@ def _view_json(view: LoadView) -> dict:
 def true_estimates(view: LoadView) -> dict[str, float | None]:
     """Every estimate's true value: the load run's (Little's law, utilisation, the knee's rate)
     and the steady-state figures of the deployment at the scheduler's cap."""
-    from puzzles.keys import true_estimates as steady_estimates
 
     class _Steady:
         report = view.report

@@ -26,6 +26,7 @@ from engine.ids import Lever, Objective, Verdict
 
 from puzzles import fmt
 from puzzles.reasons import REASONS, Reason
+from puzzles.reasons import candidate_reasons as steady
 
 SHARE = 0.25        # a part of a tail this large is a true fact about it
 NEAR = 0.80         # utilisation from which arrivals are close to capacity
@@ -200,7 +201,6 @@ def deciding_text(reason: str, view) -> str:
 
 
 def candidate_reasons(reason: str, view, count: int = 3, pick=None, also=()) -> tuple[str, ...]:
-    from puzzles.reasons import candidate_reasons as steady
 
     return steady(reason, view, count, pick, also)
 

@@ -101,10 +101,5 @@ class Puzzle:
     def generated(self) -> bool:
         return self.id.startswith("gen-")
 
-    @property
-    def is_load(self) -> bool:
-        """Keyed by a request-level load run (engine.load), not the steady-state analysis."""
-        return self.load is not None
-
     def deployment_dict(self) -> dict:
         return deployment_to_dict(self.deployment)

@@ -44,6 +44,7 @@ from engine.catalog import Catalog, builtin_catalog
 from engine.deployment import FIELD_NAMES, Deployment, build_deployment
 from engine.errors import RidgeError
 from engine.bands import GAIN_BANDS
+from engine.bounds import MAX_DEPTH, MAX_PACK_BYTES, data_depth, decode_utf8, first_control, read_capped, shown
 from engine.levers import LEVERS
 
 from puzzles.errors import PackError
@@ -240,7 +241,6 @@ _TABLE_KEYS = {"model", "gpu", "route_model"} | (set(FIELD_NAMES) - {"model", "g
 
 def read_pack_text(path: str | Path) -> str:
     """The pack's text, read with a byte cap (engine.bounds) so no file can exhaust memory."""
-    from engine.bounds import MAX_PACK_BYTES, decode_utf8, read_capped, shown
 
     try:
         return decode_utf8(read_capped(path, MAX_PACK_BYTES, "puzzle pack"), path)
@@ -251,7 +251,6 @@ def read_pack_text(path: str | Path) -> str:
 def parse_toml(path: str, text: str) -> dict:
     """The pack's data; nesting past engine.bounds.MAX_DEPTH and control characters in any text
     (a terminal escape in a title) are refused, naming the key."""
-    from engine.bounds import MAX_DEPTH, data_depth, first_control
 
     try:
         data = tomllib.loads(text)

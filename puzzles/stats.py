@@ -5,7 +5,6 @@ shaped like `saves.model.Attempt` (and a profile's `counted_attempts()`), never 
 from __future__ import annotations
 
 import datetime as _dt
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 

@@ -143,6 +143,10 @@ def _drawn(model: str, gpu: str, kv: str, lever: str, realistic_gain: float):
     ("mixtral-8x7b", "bf16", "routing", 1.40, False),
     ("llama-3.1-8b", "bf16", "speculative-decoding", 1.20, True),
     ("llama-3.1-8b", "bf16", "batching", 1.30, False),         # not a diverging regime
+    ("mixtral-8x7b", "bf16", "batching", 2.80, True),          # a mixture of experts: measured 0.64 of it
+    ("llama-3.1-8b", "bf16", "batching", 2.80, False),
+    ("mixtral-8x7b", "bf16", "prefix-caching", 3.10, True),    # a mixture of experts: measured 1.48x above
+    ("llama-3.1-8b", "bf16", "prefix-caching", 3.10, False),
 ])
 def test_the_generator_keeps_keys_off_the_edges_where_realistic_and_measured_part(model, kv, lever, gain, rejected):
     assert generator.diverges(_drawn(model, "h100-sxm", kv, lever, gain)) is rejected

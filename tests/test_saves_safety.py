@@ -291,10 +291,10 @@ def test_a_save_dir_that_loops_is_one_line(tmp_path, capsys):
 
 
 def test_generate_is_bounded_and_every_id_it_prints_resolves(capsys, monkeypatch):
-    from puzzles import generator
+    from puzzles.generator import drawing
 
     made = []
-    monkeypatch.setattr(generator, "make", lambda *a: made.append(a))  # nothing is made before the refusal
+    monkeypatch.setattr(drawing, "make", lambda *a: made.append(a))  # nothing is made before the refusal
     assert "10,000" in refused(capsys, "puzzles", "generate", "--seed", "1", "--count", "100000")
     assert "nine digits" in refused(capsys, "puzzles", "generate", "--seed", "1", "--start", "1000000000")
     assert made == []
@@ -309,15 +309,15 @@ def test_generate_is_bounded_and_every_id_it_prints_resolves(capsys, monkeypatch
 
 def test_generate_streams(capsys, monkeypatch):
     """Each puzzle is printed before the next is made: memory does not grow with --count."""
-    from puzzles import generator
+    from puzzles.generator import drawing
 
-    real, seen = generator.make, []
+    real, seen = drawing.make, []
 
     def make(*args):
         seen.append(len(capsys.readouterr().out))  # what was printed before this one was made
         return real(*args)
 
-    monkeypatch.setattr(generator, "make", make)
+    monkeypatch.setattr(drawing, "make", make)
     assert main(["puzzles", "generate", "--seed", "4", "--count", "3", "--json"]) == 0
     assert seen[0] == 1 and all(n > 100 for n in seen[1:])  # "[" first, then one puzzle per make
 

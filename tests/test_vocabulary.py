@@ -34,7 +34,7 @@ WORD_TABLES = {
     "grading.OUTCOME_TEXT": (grading.OUTCOME_TEXT, ids.Outcome, ()),
     "scoring.POINTS": (scoring.POINTS, ids.Outcome, ()),
     "reasons.REASONS": (reasons.REASONS, Reason, ()),
-    "generator first hints": (generator._FIRST_HINT, ANALYSIS_VERDICTS, ()),
+    "generator first hints": (generator.FIRST_HINT, ANALYSIS_VERDICTS, ()),
     "drill.VERDICT_CONCEPT": (drill.VERDICT_CONCEPT, ANALYSIS_VERDICTS, ()),
     # More GPUs changes the hardware, not a mechanism a chapter teaches; the clearing test is the exam.
     "drill.LEVER_CONCEPT": (drill.LEVER_CONCEPT, ids.DEPLOYMENT_LEVERS, (ids.Lever.MORE_GPUS,)),
