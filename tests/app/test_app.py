@@ -10,7 +10,7 @@ from textual.color import Color
 import pytest
 from textual.widgets import Input, Label, OptionList
 
-from app.widgets.picker import ChoiceList, Picker
+from app.widgets.picker import Picker
 
 from app.screens.campaign import BriefingScreen, CampaignScreen
 from app.screens.dialogs import ConfirmDialog, NameDialog, ProfilePicker
@@ -18,79 +18,12 @@ from app.screens.home import HomeScreen
 from app.screens.puzzle import PuzzleScreen
 from app.screens.reveal import RevealScreen
 from saves.store import SaveStore
-from helpers.pilot import settled
+from helpers.pilot import settle
 from helpers.screen import screen_lines
 from helpers.snapshots import FIXED_NOW, build_app, fixture_bank
+from helpers.forms import answer, choose, first_run, key_answer
 
 SIZE = (80, 24)
-
-
-async def settle(pilot, *keys: str) -> None:
-    """Press keys (if any) and wait until the app has handled them and any work they started."""
-    if keys:
-        await pilot.press(*keys)
-    await settled(pilot)  # a condition, not one pause: see tests/helpers/pilot.py
-
-
-async def first_run(pilot, name: str = "Ada") -> None:
-    await settle(pilot)
-    assert isinstance(pilot.app.screen, NameDialog)
-    await settle(pilot, *name, "enter")
-    assert isinstance(pilot.app.screen, HomeScreen)
-    assert pilot.app.session is not None and pilot.app.session.name == name
-
-
-async def choose(pilot, select_id: str, value: str) -> None:
-    """Pick `value` in a Picker with the keyboard: focus, Enter to open, arrows, Enter."""
-    select = pilot.app.screen.query_one(f"#{select_id}", Picker)
-    values = [v for _, v in select.options]  # the list opens on the value chosen, else the first
-    here = values.index(select.value) if select.value in values else 0
-    there = values.index(value)
-    select.focus()
-    await settle(pilot, "enter")
-    moves = ["down"] * (there - here) if there >= here else ["up"] * (here - there)
-    await settle(pilot, *moves, "enter")
-    assert select.value == value
-
-
-async def answer(pilot, prediction: dict, certainty: str = "medium", by_keys: bool = False) -> None:
-    """Fill in the form: with the keyboard (and a click) when `by_keys`, else by setting the
-    controls directly, which is quicker for tests whose subject is elsewhere."""
-    screen = pilot.app.screen
-    assert isinstance(screen, PuzzleScreen)
-    parts = (("bottleneck", "bottleneck"), ("lever", "lever"), ("band", "gain_band"), ("reason", "reason"))
-    for select_id, key in parts:
-        if by_keys:
-            await choose(pilot, select_id, prediction[key])
-        else:
-            screen.query_one(f"#{select_id}", Picker).value = prediction[key]
-    for name, text in prediction.get("estimates", {}).items():
-        field = screen.query_one(f"#est-{name}", Input)
-        if by_keys:
-            field.focus()
-            await settle(pilot, *text)
-        else:
-            field.value = text
-    if not by_keys:
-        screen.query_one("#certainty", ChoiceList).value = certainty
-        await settle(pilot)
-        assert screen.query_one("#form").certainty() == certainty
-        return
-    choices = screen.query_one("#certainty", ChoiceList)
-    choices.scroll_visible(animate=False)
-    await settle(pilot)
-    line = [v for _, v in choices.options].index(certainty)
-    await pilot.click(choices, offset=(2, line))  # by mouse, to show the form works both ways
-    await settle(pilot)
-    assert screen.query_one("#form").certainty() == certainty
-
-
-def key_answer(puzzle_id: str) -> dict:
-    from puzzles.grading import objective_bottleneck
-
-    key = fixture_bank().keys[puzzle_id]
-    return {"bottleneck": objective_bottleneck(key), "lever": key.best_lever, "gain_band": key.gain_band,
-            "reason": key.reason}
 
 
 @pytest.mark.slow

@@ -2,44 +2,16 @@
 the brief key, `a` and the first-run Escape. Driven by keys with Pilot over the fixture packs."""
 from __future__ import annotations
 
-from textual import events
 from textual.widgets import Label
 
 from app.widgets.picker import Picker
 
 from app.screens.dialogs import ConfirmDialog, NameDialog
-from app.screens.puzzle import PuzzleScreen
 from helpers.snapshots import build_app
-from helpers.pilot import settled
+from helpers.pilot import burst, settle
+from helpers.forms import fill_wrong_reason, to_puzzle
 
 SIZE = (80, 24)
-
-
-async def settle(pilot, *keys: str) -> None:
-    if keys:
-        await pilot.press(*keys)
-    await settled(pilot)  # a condition, not one pause: see tests/helpers/pilot.py
-
-
-_NAMED = {" ": "space", "*": "asterisk", "+": "plus", "/": "slash", ".": "full_stop", "-": "minus"}
-
-
-async def burst(pilot, *keys: str) -> None:
-    """Queue every key before the app handles any of them, as a paste or a fast typist does
-    (Pilot's own `press` waits for the app between keys)."""
-    for key in keys:
-        if len(key) == 1:
-            pilot.app.post_message(events.Key(_NAMED.get(key, key), key))
-        else:
-            pilot.app.post_message(events.Key(key, None))
-    await settle(pilot)
-
-
-async def to_puzzle(pilot) -> PuzzleScreen:
-    await settle(pilot)
-    await settle(pilot, "c", "s")
-    assert isinstance(pilot.app.screen, PuzzleScreen)
-    return pilot.app.screen
 
 
 async def test_two_napkin_sums_typed_in_a_burst_both_evaluate(tmp_path):
@@ -140,11 +112,10 @@ async def test_escape_on_the_first_run_screen_asks_before_leaving(tmp_path):
 async def test_the_reveal_opens_with_what_to_remember_and_says_when_a_retry_returns(tmp_path):
     from helpers.pilot import until
     from helpers.screen import screen_lines
-    from test_snapshots import _fill
 
     async with build_app(tmp_path, profile="Ada").run_test(size=SIZE) as pilot:
         await to_puzzle(pilot)
-        await _fill(pilot)
+        await fill_wrong_reason(pilot)
         await settle(pilot, "l", "y")
         top = "\n".join(screen_lines(pilot.app)[:12])
         key = pilot.app.screen.locked.key  # the realistic gain that keys the band, not the floor's ceiling

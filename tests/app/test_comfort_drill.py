@@ -10,19 +10,13 @@ from app.game import make_app
 from app.screens.dialogs import ConfirmDialog
 from app.screens.drill import EXAM_SETTING, DrillScreen
 from app.screens.rounds import Countdown
-from helpers.pilot import settled, until
+from helpers.pilot import settle, until
 from puzzles import review
 from puzzles.streak import streak_from_days
 from saves.store import SaveStore
 
 NOW = dt.datetime(2026, 3, 2, 9, 30, tzinfo=dt.timezone.utc)
 UTC = dt.timezone.utc
-
-
-async def _settle(pilot, *keys):
-    if keys:
-        await pilot.press(*keys)
-    await settled(pilot)
 
 
 def _app(tmp_path, **drill):
@@ -63,14 +57,14 @@ def test_an_exam_plan_covers_every_weak_concept_before_the_day():
 async def test_setup_shows_counts_freezes_and_the_exam_plan(tmp_path):
     SaveStore(tmp_path).create_profile("Ada")
     async with _app(tmp_path, length=1).run_test(size=(80, 24)) as pilot:
-        await _settle(pilot)
+        await settle(pilot)
         screen = pilot.app.screen
         today = str(screen.query_one("#drill-today").render())
         assert "Due 0 · New" in today and "Learning 0" in today and "No freezes banked" in today
         screen.query_one("#exam-date", Input).value = "2026-03-09"
         await until(pilot, lambda: "Exam 2026-03-09 (7 days left)" in str(screen.query_one("#drill-today").render()),
                     "the exam plan")
-        await _settle(pilot, "s")
+        await settle(pilot, "s")
         assert screen.phase == "question"
     assert SaveStore(tmp_path).load("Ada").settings[EXAM_SETTING] == "2026-03-09"
 
@@ -79,19 +73,19 @@ async def test_enter_in_the_exam_date_starts_the_round(tmp_path):
     """Typed keyboard-only: the date, then Enter (s would be typed into the field)."""
     SaveStore(tmp_path).create_profile("Ada")
     async with _app(tmp_path, length=1).run_test(size=(80, 24)) as pilot:
-        await _settle(pilot)
+        await settle(pilot)
         screen = pilot.app.screen
         screen.query_one("#exam-date", Input).focus()
-        await _settle(pilot, *"2026-03-09")
-        await _settle(pilot, "enter")
+        await settle(pilot, *"2026-03-09")
+        await settle(pilot, "enter")
         await until(pilot, lambda: screen.phase == "question", "the round to start")
     assert SaveStore(tmp_path).load("Ada").settings[EXAM_SETTING] == "2026-03-09"
 
 
 async def test_escape_pauses_the_clock_and_stay_resumes_it(tmp_path):
     async with _app(tmp_path, length=1, seconds=90).run_test(size=(80, 24)) as pilot:
-        await _settle(pilot)
-        await _settle(pilot, "s")
+        await settle(pilot)
+        await settle(pilot, "s")
         screen = pilot.app.screen
         clock = screen.query_one(Countdown)
         await pilot.press("escape")
@@ -107,17 +101,17 @@ async def test_escape_pauses_the_clock_and_stay_resumes_it(tmp_path):
 
 async def test_review_what_i_missed_drills_the_missed_concepts_on_new_puzzles(tmp_path):
     async with _app(tmp_path, length=2).run_test(size=(80, 24)) as pilot:
-        await _settle(pilot)
-        await _settle(pilot, "s")
+        await settle(pilot)
+        await settle(pilot, "s")
         screen = pilot.app.screen
         first_round = []
         for _ in range(2):
             first_round.append(screen.planned[screen.position])
             await screen.time_up()  # nothing filled in: missed
-            await _settle(pilot, "n")
+            await settle(pilot, "n")
         assert screen.phase == "summary" and screen.query("#review-missed")
         missed = screen.missed()
-        await _settle(pilot, "r")
+        await settle(pilot, "r")
         assert screen.phase == "question"
         assert [p.concept for p in screen.planned] == missed[:len(screen.planned)]
         assert not {p.item.puzzle.id for p in screen.planned} & {p.item.puzzle.id for p in first_round}
@@ -131,7 +125,7 @@ async def test_home_shows_readiness_per_concept_for_an_exam_date(tmp_path):
     store.update_settings("Ada", **{EXAM_SETTING: "2026-03-09"})
     app = make_app(save_dir=tmp_path, profile="Ada", clock=lambda: NOW, strict=True, cursor_blink=False)
     async with app.run_test(size=(80, 24)) as pilot:
-        await _settle(pilot)
+        await settle(pilot)
         text = "\n".join(screen_lines(app))
         assert "Exam 2026-03-09, in 7 days: 0 of 18 concepts would be recalled on the day." in text
         assert "Weakest:" in text and "0%" in text
@@ -161,13 +155,13 @@ def test_drill_plan_until_a_date_from_the_command_line(tmp_path, capsys):
 
 async def test_b_reads_the_brief_in_a_drill_question(tmp_path):
     async with _app(tmp_path, length=1).run_test(size=(80, 24)) as pilot:
-        await _settle(pilot)
-        await _settle(pilot, "s")
+        await settle(pilot)
+        await settle(pilot, "s")
         screen = pilot.app.screen
         brief = screen.query_one("#item-brief")
-        await _settle(pilot, "b")
+        await settle(pilot, "b")
         assert pilot.app.focused is brief
-        await _settle(pilot, "b")
+        await settle(pilot, "b")
         assert brief.scroll_y > 0
-        await _settle(pilot, "a")
+        await settle(pilot, "a")
         assert pilot.app.focused is not brief

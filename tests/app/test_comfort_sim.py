@@ -9,7 +9,7 @@ from textual.widgets import Static, TabbedContent
 from app.screens.simulator import TABS, SimulatorScreen
 from app.widgets.picker import Picker
 from helpers.pilot import until
-from test_simulator_pilot import SimApp, type_into
+from helpers.sim import SimApp, type_into
 
 
 def burst(app, *keys: str) -> None:

@@ -3,13 +3,11 @@ footer offers shown whole. Screens that scroll are checked page by page."""
 from __future__ import annotations
 
 import pytest
-from textual.widgets import Input
-
-from app.widgets.picker import ChoiceList, Picker
 
 from app.game import make_app
-from helpers.pilot import until
+from helpers.pilot import settle, until
 from helpers.screen import screen_lines
+from helpers.forms import fill_right
 
 SIZE = (80, 24)
 
@@ -29,14 +27,6 @@ def problems(app, where: str) -> list[str]:
     return found
 
 
-async def settle(pilot, *keys: str) -> None:
-    if keys:
-        await pilot.press(*keys)
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-
-
 async def pages(pilot, selector: str, where: str, most: int = 12) -> list[str]:
     """Check a scrolling part page by page, from its top to its end."""
     app = pilot.app
@@ -51,19 +41,6 @@ async def pages(pilot, selector: str, where: str, most: int = 12) -> list[str]:
         scroll.scroll_page_down(animate=False)
         await pilot.pause()
     return found
-
-
-def _fill_right(screen, app) -> None:
-    key = app.bank.key(screen.puzzle)
-    screen.query_one("#bottleneck", Picker).value = key.bottleneck
-    screen.query_one("#lever", Picker).value = key.best_lever
-    screen.query_one("#band", Picker).value = key.gain_band
-    if screen.query("#reason"):
-        screen.query_one("#reason", Picker).value = key.reason
-    for field in screen.query(Input):
-        if (field.id or "").startswith("est-"):
-            field.value = "2"
-    screen.query_one("#certainty", ChoiceList).value = "medium"
 
 
 @pytest.mark.parametrize("size", [SIZE, (100, 30)], ids=lambda s: f"{s[0]}x{s[1]}")
@@ -88,7 +65,7 @@ async def test_campaign_puzzle_and_reveal_fit(tmp_path, size):
         await settle(pilot, "f1")
         found += await pages(pilot, "#help-body", "help")
         await settle(pilot, "escape")
-        _fill_right(app.screen, app)
+        fill_right(app.screen, app)
         await settle(pilot, "l")
         found += problems(app, "lock-in dialog")
         await settle(pilot, "y")

@@ -14,9 +14,9 @@ from app import labels
 from app.game import make_app
 from app.screens.rounds import RevealPanel
 from puzzles import drill, fmt
-from helpers.forms import fill, lock_in, settle
+from helpers.forms import fill, lock_in
 from puzzles.grading import objective_bottleneck
-from helpers.pilot import settled
+from helpers.pilot import settle, settled
 
 NOW = dt.datetime(2026, 3, 2, 18, 0, tzinfo=dt.timezone.utc)
 

@@ -9,26 +9,11 @@ from app.widgets.picker import ChoiceList, Picker
 from app.screens.hotseat import HotseatScreen, parse_players
 from app.game import make_app
 from saves.store import SaveStore
-from helpers.pilot import settled
+from helpers.pilot import settle
+from helpers.forms import choose
 
 NOW = dt.datetime(2026, 3, 2, 18, 0, tzinfo=dt.timezone.utc)
 PLAYERS = ["Ada", "Grace", "Linus"]
-
-
-async def settle(pilot, *keys):
-    if keys:
-        await pilot.press(*keys)
-    await settled(pilot)  # a condition, not one pause: see tests/helpers/pilot.py
-
-
-async def choose(pilot, select_id: str, value: str) -> None:
-    """Pick a value in a Picker by keyboard: focus, Enter to open (on the first option), arrows, Enter."""
-    select = pilot.app.screen.query_one(f"#{select_id}", Picker)
-    values = [v for _, v in select.options]
-    select.focus()
-    await settle(pilot, "enter")
-    await settle(pilot, *(["down"] * values.index(value)), "enter")
-    assert select.value == value
 
 
 def answer_for(item, right: bool) -> dict:

@@ -11,7 +11,7 @@ from app.game import HOME, RidgeApp, make_app
 from app.screens.home import HomeScreen
 from app.screens.simulator import SimulatorScreen
 from helpers.pilot import settled, until
-from test_simulator_pilot import type_into
+from helpers.sim import type_into
 
 
 def _counting(app, built: list) -> None:

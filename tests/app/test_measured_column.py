@@ -10,10 +10,10 @@ from app.screens.reveal import fidelity_lines, fidelity_table, measured_start
 from engine import compare
 from engine.catalog import builtin_catalog
 from engine.deployment import build_deployment
-from helpers.pilot import until
+from helpers.pilot import settle, until
 from helpers.snapshots import build_app
-from test_fit_80x24 import _fill_right, settle
-from test_simulator_pilot import SimApp
+from helpers.forms import fill_right
+from helpers.sim import SimApp
 
 CAT = builtin_catalog()
 
@@ -47,7 +47,7 @@ async def test_the_reveal_shows_its_measured_column_when_the_worker_answers(tmp_
         await until(pilot, lambda: app.screen.id != "home", "the puzzle")
         await pilot.press("s")
         await pilot.pause()
-        _fill_right(app.screen, app)
+        fill_right(app.screen, app)
         await pilot.press("l", "y")
         await until(pilot, lambda: app.screen.query("#fidelities"), "the reveal")
         await until(pilot, lambda: "measuring" in block_text(app.screen, "#fidelities"), "the pending column")

@@ -9,9 +9,9 @@ from textual.widgets import Input
 from app.screens.puzzle import PuzzleScreen
 from app.widgets.footer import RidgeFooter
 from app.widgets.picker import ChoiceList, Picker
-from helpers.pilot import settled
+from helpers.pilot import burst, settle, settled
 from helpers.snapshots import build_app
-from test_comfort import burst, settle, to_puzzle
+from helpers.forms import to_puzzle
 
 SIZE = (80, 24)
 

@@ -7,8 +7,8 @@ import pytest
 
 from app.game import make_app
 from app.screens.reveal import fidelity_lines
-from helpers.pilot import until
-from test_fit_80x24 import _fill_right, settle
+from helpers.pilot import settle, until
+from helpers.forms import fill_right
 
 
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=lambda s: f"{s[0]}x{s[1]}")
@@ -19,7 +19,7 @@ async def test_the_fidelity_table_fits_its_block(tmp_path, size):
         await until(pilot, lambda: app.bank_ready, "the packs")
         await settle(pilot, "c")
         await settle(pilot, "s")
-        _fill_right(app.screen, app)
+        fill_right(app.screen, app)
         await settle(pilot, "l")
         await settle(pilot, "y")
         await until(pilot, lambda: app.screen.query("#fidelities"), "the reveal's fidelity table")

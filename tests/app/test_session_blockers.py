@@ -12,10 +12,10 @@ from app.screens.dialogs import ConfirmDialog
 from app.screens.home import HomeScreen
 from app.screens.puzzle import PuzzleScreen
 from app.screens.reveal import RevealScreen
-from helpers.pilot import until
+from helpers.pilot import settle, until
 from saves.store import SaveStore
 from helpers.snapshots import build_app
-from test_app import answer, first_run, key_answer, settle
+from helpers.forms import answer, first_run, key_answer
 
 pytestmark = pytest.mark.ui
 SIZE = (80, 24)

@@ -7,7 +7,7 @@ import re
 
 from app.game import make_app
 from helpers.screen import screen_lines
-from test_fit_80x24 import settle
+from helpers.pilot import settle
 
 
 async def test_the_ab_tab_sentence_wraps_once(tmp_path):

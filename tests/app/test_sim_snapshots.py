@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from app.widgets.picker import Picker
 
-from test_simulator_pilot import SimApp
 from helpers.pilot import settled
+from helpers.sim import SimApp
 
 
 def test_predict_first_form_80x24(snap_compare):

@@ -7,48 +7,24 @@ change, and look at the report before committing them.
 from __future__ import annotations
 
 import pytest
-from textual.widgets import Input
 
-from app.widgets.picker import ChoiceList, Picker
-
-from puzzles.grading import objective_bottleneck
-from helpers.snapshots import build_app, fixture_bank
-from helpers.pilot import settled
+from helpers.snapshots import build_app
+from helpers.pilot import settle
+from helpers.forms import fill_wrong_reason
 
 pytestmark = pytest.mark.ui
 SIZES = [(80, 24), (120, 40)]
 
 
-async def _settle(pilot, *keys: str) -> None:
-    if keys:
-        await pilot.press(*keys)
-    await settled(pilot)  # a condition, not one pause: see tests/helpers/pilot.py
-
-
 async def _to_puzzle(pilot) -> None:
-    await _settle(pilot)
-    await _settle(pilot, "c", "s")
-
-
-async def _fill(pilot) -> None:
-    """A prediction that is right but for the wrong reason, with one hint taken."""
-    screen = pilot.app.screen
-    key = fixture_bank().keys[screen.puzzle.id]
-    screen.query_one("#bottleneck", Picker).value = objective_bottleneck(key)
-    screen.query_one("#lever", Picker).value = key.best_lever
-    screen.query_one("#band", Picker).value = key.gain_band
-    screen.query_one("#reason", Picker).value = "kv-cap"  # does not hold at batch 1 (the weight read would: it decides)
-    screen.query_one("#est-intensity", Input).value = "2 * 70e9 / 141e9"
-    screen.query_one("#certainty", ChoiceList).value = "medium"
-    await _settle(pilot, "h")
-    screen.query_one("#bottleneck").focus()
-    await _settle(pilot)
+    await settle(pilot)
+    await settle(pilot, "c", "s")
 
 
 async def _to_reveal(pilot) -> None:
     await _to_puzzle(pilot)
-    await _fill(pilot)
-    await _settle(pilot, "l", "y")
+    await fill_wrong_reason(pilot)
+    await settle(pilot, "l", "y")
 
 
 def _app(tmp_path):
@@ -57,14 +33,14 @@ def _app(tmp_path):
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_home(snap_compare, tmp_path, size):
-    assert snap_compare(_app(tmp_path), terminal_size=size, run_before=_settle)
+    assert snap_compare(_app(tmp_path), terminal_size=size, run_before=settle)
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_puzzle(snap_compare, tmp_path, size):
     async def run_before(pilot):
         await _to_puzzle(pilot)
-        await _fill(pilot)
+        await fill_wrong_reason(pilot)
 
     assert snap_compare(_app(tmp_path), terminal_size=size, run_before=run_before)
 
@@ -81,28 +57,28 @@ def test_puzzle_in_a_light_theme_80x24(snap_compare, tmp_path, theme):
     async def run_before(pilot):
         pilot.app.theme = theme
         await _to_puzzle(pilot)
-        await _fill(pilot)
+        await fill_wrong_reason(pilot)
 
     assert snap_compare(_app(tmp_path), terminal_size=(80, 24), run_before=run_before)
 
 
 def test_first_run_80x24(snap_compare, tmp_path):
-    assert snap_compare(build_app(tmp_path), terminal_size=(80, 24), run_before=_settle)
+    assert snap_compare(build_app(tmp_path), terminal_size=(80, 24), run_before=settle)
 
 
 def test_lock_in_confirmation_80x24(snap_compare, tmp_path):
     async def run_before(pilot):
         await _to_puzzle(pilot)
-        await _fill(pilot)
-        await _settle(pilot, "l")
+        await fill_wrong_reason(pilot)
+        await settle(pilot, "l")
 
     assert snap_compare(_app(tmp_path), terminal_size=(80, 24), run_before=run_before)
 
 
 def test_campaign_map_80x24(snap_compare, tmp_path):
     async def run_before(pilot):
-        await _settle(pilot)
-        await _settle(pilot, "m", "down", "down")
+        await settle(pilot)
+        await settle(pilot, "m", "down", "down")
 
     assert snap_compare(_app(tmp_path), terminal_size=(80, 24), run_before=run_before)
 
@@ -110,6 +86,6 @@ def test_campaign_map_80x24(snap_compare, tmp_path):
 def test_stats_after_one_attempt_120x40(snap_compare, tmp_path):
     async def run_before(pilot):
         await _to_reveal(pilot)
-        await _settle(pilot, "escape", "s")
+        await settle(pilot, "escape", "s")
 
     assert snap_compare(_app(tmp_path), terminal_size=(120, 40), run_before=run_before)

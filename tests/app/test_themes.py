@@ -10,7 +10,7 @@ from app.screens.puzzle import PuzzleScreen
 from app.screens.reveal import RevealScreen
 from helpers.pilot import settled
 from helpers.snapshots import build_app
-from test_app import answer, key_answer
+from helpers.forms import answer, key_answer
 
 pytestmark = pytest.mark.ui
 

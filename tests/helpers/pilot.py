@@ -47,3 +47,27 @@ async def settled(pilot, pauses: int = MAX_PAUSES, delay: float | None = None, c
         if calm >= calm_needed:
             return
     raise AssertionError(f"the app was still busy after {pauses} pauses")
+
+
+async def settle(pilot, *keys: str) -> None:
+    """Press `keys` (if any), then wait until the app has handled them and any work they started
+    (`settled`: a condition, never one pause)."""
+    if keys:
+        await pilot.press(*keys)
+    await settled(pilot)
+
+
+_NAMED = {" ": "space", "*": "asterisk", "+": "plus", "/": "slash", ".": "full_stop", "-": "minus"}
+
+
+async def burst(pilot, *keys: str) -> None:
+    """Queue every key before the app handles any of them, as a paste or a fast typist does
+    (Pilot's own `press` waits for the app between keys)."""
+    from textual import events
+
+    for key in keys:
+        if len(key) == 1:
+            pilot.app.post_message(events.Key(_NAMED.get(key, key), key))
+        else:
+            pilot.app.post_message(events.Key(key, None))
+    await settle(pilot)

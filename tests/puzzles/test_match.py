@@ -15,18 +15,13 @@ from puzzles import boards
 from puzzles import match as rules
 from puzzles.boards import Entry, build_board
 from puzzles.generator import from_id
-from puzzles.grading import grade, objective_bottleneck
+from puzzles.grading import grade
 from puzzles.match import MatchCode
-from puzzles.questions import make_item
-from puzzles.reasons import accepted_reasons
 from saves import match
-from saves.match import answer_record, read_result, result_doc, write_result
+from saves.match import read_result, result_doc, write_result
 from helpers.forms import fill, lock_in
 from helpers.pilot import settled
-
-START = dt.datetime(2026, 3, 2, 12, 0, tzinfo=dt.timezone.utc)
-CODE = MatchCode(42, 2, 3)
-
+from helpers.match import CODE, START, answers
 
 def test_match_codes():
     code = MatchCode.parse("R-42-3-10")
@@ -36,29 +31,6 @@ def test_match_codes():
     for bad in ("R-42-6-10", "R-42-3-0", "42-3-10", "R-42-3-99"):
         with pytest.raises(RidgeError):
             MatchCode.parse(bad)
-
-
-def answers(style: str, seconds: float = 30.0) -> list[dict]:
-    """Answers to every puzzle of CODE: 'right' (the engine's answer) or 'wrong' (a missed one)."""
-    out = []
-    for n, pid in enumerate(CODE.puzzle_ids()):
-        gen = from_id(pid)
-        key = gen.key
-        item = make_item(gen.puzzle, key)
-        p = {"bottleneck": objective_bottleneck(key), "lever": key.best_lever, "gain_band": key.gain_band,
-             "reason": key.reason, "certainty": "high",
-             "estimates": {e: key.estimates[e] for e in gen.puzzle.estimates}}
-        if style == "medium":
-            p["certainty"] = "medium"
-        if style == "wrong":
-            p["bottleneck"] = next(v for v in ("decode-kv", "decode-weights", "prefill-compute", "prefill-weights")
-                                   if v != objective_bottleneck(key))
-            p["lever"] = next(lv for lv in gen.puzzle.levers if lv != key.best_lever)
-            held = accepted_reasons(key.solution, objective_bottleneck(key))
-            p["reason"] = next(r for r in gen.puzzle.reasons if r not in held)   # one that does not decide
-        graded = grade(item.puzzle, item.key, p, **item.asks)
-        out.append(answer_record(pid, graded, seconds, START + dt.timedelta(minutes=n + 1)))
-    return out
 
 
 @pytest.fixture

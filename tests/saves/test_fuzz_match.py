@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from helpers.hunt import examples
 
 from helpers.hostile import COUNTS, FUZZ, assert_one_line, byte_damage, damage, edit_values, toml_literal, value_slots
+from helpers.match import CODE, START, answers
 from saves.match import MESSAGE_LIMIT, MatchFileError, read_result, result_doc, write_result
-from test_match import CODE, START, answers
 
 TMP = Path(tempfile.mkdtemp(prefix="ridge-fuzz-match-"))
 

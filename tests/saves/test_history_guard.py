@@ -20,6 +20,7 @@ from saves.history import SEALS
 from puzzles.stats import derive
 from saves.store import SaveStore
 from helpers.saves_worker import sample_attempt
+from helpers.pilot import settle
 
 
 def _store(tmp_path: Path, count: int, segment_size: int = 4) -> SaveStore:
@@ -135,7 +136,7 @@ def test_a_deleted_last_segment_is_found_by_its_sealed_predecessor(tmp_path):
 async def test_the_app_asks_before_setting_a_damaged_history_aside(tmp_path):
     from app.screens.dialogs import ConfirmDialog
     from helpers.snapshots import build_app
-    from test_app import SIZE, settle
+    SIZE = (80, 24)
 
     store = _store(tmp_path, 6, segment_size=SaveStore(tmp_path).segment_size)
     _drop_last_table(store.segments_dir("Ada") / "000001.toml")

@@ -20,6 +20,7 @@ from saves.errors import SaveError
 from saves.match import MatchFileError
 from saves.store import SaveStore
 from helpers.saves_worker import sample_attempt
+from helpers.match import CODE, START, answers
 
 FIXTURE_V2 = Path(__file__).parents[1] / "fixtures" / "saves" / "v2"  # written by main before version 3
 ANSWER = ["answer", "intensity-01", "--bottleneck", "decode-weights", "--lever", "speculative-decoding",
@@ -375,7 +376,6 @@ def test_drill_plan_prints_and_only_save_stores(tmp_path, capsys):
 
 def _results(tmp_path: Path, *files: tuple[str, str, list]) -> list[Path]:
     from saves.match import result_doc, write_result
-    from test_match import CODE, START
 
     paths = []
     for i, (player, code, answers) in enumerate(files):
@@ -390,7 +390,6 @@ def test_match_files_hold_to_what_a_real_match_can_produce(tmp_path):
 
     from puzzles.match import MatchCode
     from saves import match
-    from test_match import answers
 
     right = answers("right")
     zero = [{**a, "seconds": 0.0} for a in right]
