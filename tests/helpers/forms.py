@@ -36,6 +36,7 @@ async def lock_in(pilot) -> None:
 
 
 async def first_run(pilot, name: str = "Ada") -> None:
+    """The first start: the name dialog, then home as that player."""
     await settle(pilot)
     assert isinstance(pilot.app.screen, NameDialog)
     await settle(pilot, *name, "enter")
@@ -89,14 +90,14 @@ async def answer(pilot, prediction: dict, certainty: str = "medium", by_keys: bo
 
 
 def key_answer(puzzle_id: str) -> dict:
-    from puzzles.grading import objective_bottleneck
-
+    """The engine's answer to a fixture puzzle, as `answer` takes it."""
     key = fixture_bank().keys[puzzle_id]
     return {"bottleneck": objective_bottleneck(key), "lever": key.best_lever, "gain_band": key.gain_band,
             "reason": key.reason}
 
 
 async def to_puzzle(pilot) -> PuzzleScreen:
+    """From home to the first puzzle (Continue, then Start on the briefing)."""
     await settle(pilot)
     await settle(pilot, "c", "s")
     assert isinstance(pilot.app.screen, PuzzleScreen)
@@ -119,6 +120,7 @@ async def fill_wrong_reason(pilot) -> None:
 
 
 def fill_right(screen, app) -> None:
+    """The key's answer in the form (every estimate 2), for tests of what is drawn after it."""
     key = app.bank.key(screen.puzzle)
     screen.query_one("#bottleneck", Picker).value = key.bottleneck
     screen.query_one("#lever", Picker).value = key.best_lever
