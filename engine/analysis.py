@@ -72,12 +72,6 @@ class Report(Record):
             return self.worst_stall_seconds
         return self.ttft_seconds
 
-    def objective_bottleneck_for(self, objective: str) -> str:
-        """What bounds another objective of the same deployment."""
-        if objective == self.deployment.objective:
-            return self.objective_bottleneck
-        return _objective_verdict(self, objective)
-
 
 def experts_touched(experts: int, per_token: int, tokens: float) -> float:
     """Expected distinct experts a step's tokens route to (see engine.physics)."""
@@ -106,21 +100,16 @@ _RUN_KEYS = ("batch",
              "worst_stall_seconds", "prefill_share", "throughput_tokens_per_s", "cost_per_million_output_tokens")
 
 
-def _objective_verdict(r: Report, objective: str) -> str:
-    if not r.fits:
-        return Verdict.DOES_NOT_FIT
-    return physics.VERDICT_CODES[physics.objective_verdict_code(r.__dict__, objective)]
-
-
-def analyze(dep: Deployment) -> Report:
-    """Analyse one deployment: memory budget, batch, decode step, prefill, throughput, verdicts."""
+def analyze(dep: Deployment, shared: physics.SharedPasses | None = None) -> Report:
+    """Analyse one deployment: memory budget, batch, decode step, prefill, throughput, verdicts.
+    `shared` (one solve's) lets the analyses of a solve share their passes."""
     m, g = dep.model, dep.gpu
-    passes = physics.Passes
+    passes = physics.Passes if shared is None else shared
     if dep.fidelity == Fidelity.MEASURED:
         from engine import measured   # the optional extra, loaded only for this fidelity
 
         measured.check(dep)
-        passes = measured.passes_for
+        passes = measured.passes_for if shared is None else shared.of(measured.passes_for)
     f = physics.evaluate(dep, physics.numeric_inputs(dep), passes=passes)
     gpus = dep.gpus
     if not f["fits"]:
@@ -128,15 +117,20 @@ def analyze(dep: Deployment) -> Report:
     f["batch"] = int(f["batch"]) if dep.scheduler != Scheduler.NONE else 1
     max_conc = int(f["max_concurrency"])
     # The figures' dict becomes the report's own attributes (it holds every Report field by name).
-    f.update({
-        "deployment": dep, "params": m.params, "active_params": m.active_params, "fidelity": dep.fidelity,
-        "fits": True, "fit_problem": "", "max_concurrency": max_conc,
-        "spec_expected_tokens": f["spec_expected_tokens"] if dep.spec_k else None,
-        "bottleneck": physics.VERDICT_CODES[physics.verdict_code(f)],
-        "objective_bottleneck": physics.VERDICT_CODES[physics.objective_verdict_code(f, dep.objective)],
-        "margins": (*physics.rule_ratios(f, Objective.COST),
-                    (Verdict.PREFILL_WEIGHTS, _ratio(f["prefill_weight_seconds"], f["prefill_compute_seconds"]))),
-    })
+    # The six rules' ratios are worked once: they are the margins and name the verdict.
+    ratios = physics.rule_ratios(f, Objective.COST)
+    bottleneck = physics.rule_verdict(ratios, Objective.COST)
+    objective_bottleneck = bottleneck if dep.objective == Objective.COST else \
+        physics.VERDICT_CODES[physics.objective_verdict_code(f, dep.objective)]
+    f["deployment"] = dep
+    f["params"], f["active_params"] = m.params, m.active_params
+    f["fidelity"] = dep.fidelity
+    f["fits"], f["fit_problem"] = True, ""
+    f["max_concurrency"] = max_conc
+    if not dep.spec_k:
+        f["spec_expected_tokens"] = None
+    f["bottleneck"], f["objective_bottleneck"] = bottleneck, objective_bottleneck
+    f["margins"] = (*ratios, (Verdict.PREFILL_WEIGHTS, _ratio(f["prefill_weight_seconds"], f["prefill_compute_seconds"])))
     if dep.fidelity == Fidelity.FLOOR:
         f["tensor_parallel"], f["tp_groups"] = gpus, 1
     report = object.__new__(Report)

@@ -132,10 +132,6 @@ class Accelerator(Record):
     def native(self, precision: str) -> bool:
         return precision in self.peak_tflops
 
-    @property
-    def link_bytes_per_s(self) -> float:
-        return self.link_gbps * 1e9
-
 
 _MODEL_FIELDS = set(ModelSpec.FIELDS) - {"id"}
 _GPU_FIELDS = set(Accelerator.FIELDS) - {"id"}
@@ -240,7 +236,10 @@ def gpu_from_table(gpu_id: str, table: dict, path: str = "<catalog>") -> Acceler
         if key in table:
             bounds.number(table[key], f"{path}: {where}.{key}", low=low, high=high, low_open=key != "allreduce_latency_us",
                           integer=key == "tp_domain")
-    return Accelerator(id=gpu_id, **_clean_texts(table, {"name", "interconnect", "source", "measured_system"}))
+    return Accelerator(id=gpu_id, **_clean_texts(table, _GPU_TEXT_FIELDS))
+
+
+_GPU_TEXT_FIELDS = frozenset(("name", "interconnect", "source", "measured_system"))
 
 
 # The realistic fidelity's per-accelerator link figures: GB/s each way, GPUs per tensor-parallel
@@ -286,30 +285,49 @@ _BUILTIN_FILES = ("models.toml", "hardware.toml", "corrections.toml")
 _CACHE = os.path.join(DATA, ".parsed-cache.json")
 
 
-def _builtin_tables() -> list[tuple[str, dict]]:
-    """The built-in TOML files, parsed. A JSON copy keyed by each file's size and modification
-    time is kept beside them, because importing tomllib and parsing costs a short-lived
-    `ridge solve` process about a fifth of its run time; any edit to a TOML file invalidates it."""
+def _builtin_tables() -> tuple[list[tuple[str, dict]], list | None]:
+    """The built-in TOML files, parsed, and (when they still have to be checked) the key under
+    which to keep them once they pass. A JSON copy keyed by each file's size and modification
+    time is kept beside them once the files have passed every check of _merge, because importing
+    tomllib, parsing and checking cost a short-lived `ridge solve` process about a quarter of its
+    run time; any edit to a TOML file invalidates it, and the edited file is parsed and checked
+    afresh. None: the tables come from that copy, checked already."""
     import json
 
     paths = [os.path.join(DATA, name) for name in _BUILTIN_FILES]
-    key = [[os.stat(p).st_size, os.stat(p).st_mtime_ns] for p in paths]
+    key = ["checked"] + [[os.stat(p).st_size, os.stat(p).st_mtime_ns] for p in paths]
     try:
         with open(_CACHE, encoding="utf-8") as fh:
             cached = json.load(fh)
         if cached.get("key") == key:
-            return list(zip(paths, cached["tables"]))
+            return list(zip(paths, cached["tables"])), None
     except (OSError, ValueError, AttributeError):
         pass
-    tables = [_read_toml(p) for p in paths]
+    return [(p, _read_toml(p)) for p in paths], key
+
+
+def _save_checked(key: list, tables: list[tuple[str, dict]]) -> None:
+    """Keep the checked tables for the next process under `key`, the files' sizes and times from
+    before they were read (see _builtin_tables); a read-only install simply parses and checks the
+    TOML every time."""
+    import json
+
     try:
         tmp = f"{_CACHE}.{os.getpid()}.tmp"
         with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump({"key": key, "tables": tables}, fh)
+            json.dump({"key": key, "tables": [t for _, t in tables]}, fh)
         os.replace(tmp, _CACHE)
     except OSError:
-        pass  # a read-only install simply parses the TOML every time
-    return list(zip(paths, tables))
+        pass
+
+
+def _add_checked(catalog: Catalog, data: dict) -> None:
+    """_merge for tables that already passed its checks: the same specs, built directly."""
+    catalog.corrections.update(data.get("corrections", {}))
+    for model_id, table in data.get("models", {}).items():
+        catalog.models[model_id] = ModelSpec(id=model_id, **_clean_texts(table, ModelSpec.TEXT_FIELDS))
+    for gpu_id, table in data.get("gpus", {}).items():
+        catalog.gpus[gpu_id] = Accelerator(id=gpu_id, **_clean_texts(table, _GPU_TEXT_FIELDS))
 
 
 def builtin_catalog() -> Catalog:
@@ -317,8 +335,14 @@ def builtin_catalog() -> Catalog:
     global _BUILTIN
     if _BUILTIN is None:
         cat = Catalog({}, {})
-        for path, table in _builtin_tables():
-            _merge(cat, table, path)
+        tables, key = _builtin_tables()
+        for path, table in tables:
+            if key is None:
+                _add_checked(cat, table)
+            else:
+                _merge(cat, table, path)
+        if key is not None:
+            _save_checked(key, tables)
         _BUILTIN = cat
     return _BUILTIN
 

@@ -39,6 +39,7 @@ class Deployment(Record):
         max_output=0, objective="cost", route_model=None, route_fraction=0.5,
         fidelity="floor", draft_model=None,
     )
+    CACHES = ("_numeric",)   # engine.physics.numeric_inputs
 
     @property
     def reserve_gib_per_gpu(self) -> float:

@@ -13,6 +13,7 @@ from engine.catalog import PRECISION_BYTES
 from engine.deployment import Deployment
 from engine.errors import RidgeError
 from engine.ids import DEPLOYMENT_LEVERS, Allocator, Fidelity, Lever, Precision, Scheduler
+from engine.physics import SharedPasses
 from engine.record import REQUIRED, Record
 
 LEVERS = tuple(str(lever) for lever in DEPLOYMENT_LEVERS)   # the fixed option order, as plain ids
@@ -97,18 +98,18 @@ def lever_change(dep: Deployment, name: str) -> tuple[Deployment | None, str]:
     raise ValueError(f"unknown lever {name}")
 
 
-def _smallest_fitting(dep: Deployment) -> Report | None:
+def _smallest_fitting(dep: Deployment, shared: SharedPasses | None = None) -> Report | None:
     """The route model's pool: the fewest GPUs (a power of two) on which it fits."""
     gpus = 1
     while gpus <= 64:
-        report = analyze(dep.with_(gpus=gpus))
+        report = analyze(dep.with_(gpus=gpus), shared)
         if report.fits:
             return report
         gpus *= 2
     return None
 
 
-def routing_value(dep: Deployment, base: Report) -> tuple[float | None, str]:
+def routing_value(dep: Deployment, base: Report, shared: SharedPasses | None = None) -> tuple[float | None, str]:
     """Objective after routing a share of requests to the smaller model. Each pool is scaled in
     replicas to its share of the traffic and keeps this deployment's concurrency per replica, so
     each keeps its own per-token economics; the blend is weighted by the share of requests."""
@@ -116,7 +117,7 @@ def routing_value(dep: Deployment, base: Report) -> tuple[float | None, str]:
     small_dep = dep.with_(model=dep.route_model, route_model=None)
     if small_dep.prompt + small_dep.output > small_dep.model.context:
         return None, f"{dep.route_model.id}'s context is too short for these requests"
-    small = _smallest_fitting(small_dep)
+    small = _smallest_fitting(small_dep, shared)
     if small is None:
         return None, f"{dep.route_model.id} does not fit on up to 64 x {dep.gpu.id}"
     value = (1 - f) * base.objective_value() + f * small.objective_value()
@@ -125,7 +126,8 @@ def routing_value(dep: Deployment, base: Report) -> tuple[float | None, str]:
     return value, note
 
 
-def evaluate_lever(dep: Deployment, base: Report, name: str) -> LeverResult:
+def evaluate_lever(dep: Deployment, base: Report, name: str, shared: SharedPasses | None = None) -> LeverResult:
+    """Lever `name` applied to `dep` (whose report is `base`); `shared` is the solve's (see analyze)."""
     changed, note = lever_change(dep, name)
     if changed is None:
         return LeverResult(name=name, gain=1.0 if base.fits else None, note=note)
@@ -134,7 +136,7 @@ def evaluate_lever(dep: Deployment, base: Report, name: str) -> LeverResult:
         if not base.fits:
             return LeverResult(name=name, gain=None, note=note + " (the large model still does not fit)")
         try:
-            after, note = routing_value(dep, base)
+            after, note = routing_value(dep, base, shared)
         except RidgeError as exc:
             if dep.fidelity != Fidelity.MEASURED:
                 raise
@@ -143,7 +145,7 @@ def evaluate_lever(dep: Deployment, base: Report, name: str) -> LeverResult:
             return LeverResult(name=name, gain=1.0 if base.fits else None, note=note)
         return LeverResult(name=name, gain=before / after if before is not None else None, note=note)
     try:
-        report = analyze(changed)
+        report = analyze(changed, shared)
     except RidgeError as exc:
         if dep.fidelity != Fidelity.MEASURED:
             raise
@@ -211,8 +213,9 @@ def solve(dep: Deployment, levers: tuple[str, ...] = LEVERS, base: Report | None
     the realistic fidelity the floor's solution is solved too (or `floor` reused) and attached; in
     the measured one the realistic solution as well (or `realistic` reused). Under `measured` a
     lever the database cannot time has no gain and says why; the base itself raises RidgeError."""
-    base = analyze(dep) if base is None else base
-    ranked = rank_levers(evaluate_lever(dep, base, name) for name in levers)
+    shared = SharedPasses()   # the passes this solve's analyses share
+    base = analyze(dep, shared) if base is None else base
+    ranked = rank_levers(evaluate_lever(dep, base, name, shared) for name in levers)
     if dep.fidelity == Fidelity.FLOOR:
         return Solution(report=base, levers=ranked)
     if floor is None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import sys
+from collections import namedtuple
 
 from engine.catalog import PRECISION_BYTES
 from engine.ids import Allocator, Fidelity, Objective, Precision, Scheduler, Verdict
@@ -214,15 +215,15 @@ class StepMemo:
     batch's drain time and its verdict shares sample the same counts of its ladder, and the
     bisections for the verdicts' counts start from what the ladder already saw (`known`)."""
 
-    __slots__ = ("step", "known")
+    __slots__ = ("decode", "kv_seq_bytes", "draft_held", "known")
 
-    def __init__(self, step) -> None:
-        self.step, self.known = step, {}
+    def __init__(self, decode, kv_seq_bytes, draft_held=None) -> None:
+        self.decode, self.kv_seq_bytes, self.draft_held, self.known = decode, kv_seq_bytes, draft_held, {}
 
     def __call__(self, j):
         found = self.known.get(j)
         if found is None:
-            found = self.known[j] = self.step(j)
+            found = self.known[j] = self.decode(j, self.kv_seq_bytes, self.draft_held)
         return found
 
 
@@ -286,7 +287,12 @@ def static_ladder_sum(batch, tpot_at, low=0.0):
     sum is taken at the counts' harmonic mean, which is exact wherever the step time is linear
     in j."""
     array = hasattr(batch, "shape")
-    top = (_np().nanmax(batch) if batch.size else 0) if array else batch
+    if not array:
+        total = 0.0
+        for count, mid in ladder_rungs(batch, low):
+            total += count * tpot_at(mid) / mid
+        return total
+    top = _np().nanmax(batch) if batch.size else 0
     prev_edge = vmin(low, batch)
     total, prev_h = 0.0, harmonic(prev_edge)
     for rung in LADDER:
@@ -306,6 +312,60 @@ def static_ladder_sum(batch, tpot_at, low=0.0):
     return total
 
 
+_RUNGS: dict = {}
+
+
+def ladder_rungs(batch, low=0.0) -> tuple:
+    """(count, harmonic mean) of each stretch of LADDER a scalar static_ladder_sum adds up, from
+    `low` to `batch`, worked once per pair: the rungs are plain numbers, so the levers and
+    fidelities of one deployment, which drain the same batch, reuse them."""
+    key = (batch, low)
+    found = _RUNGS.get(key)
+    if found is not None:
+        return found
+    out = []
+    prev_edge = vmin(low, batch)
+    prev_h = harmonic(prev_edge)
+    for rung in LADDER:
+        edge = vmin(vmax(float(rung), low), batch)
+        h = harmonic(edge)
+        count = edge - prev_edge
+        if count > 0:
+            out.append((count, count / (h - prev_h)))
+        prev_edge, prev_h = edge, h
+        if rung >= batch:
+            break
+    if len(_RUNGS) > 4096:
+        _RUNGS.clear()
+    found = _RUNGS[key] = tuple(out)
+    return found
+
+
+def share_rungs(batch, kv_from, compute_from) -> tuple:
+    """(count, harmonic mean, which share) of each stretch static_verdict_shares adds up for a
+    scalar batch: LADDER's rungs split at the last weight-bound count `kv_from` and the last
+    KV-bound count `compute_from` (0 the weights' share, 1 the KV's, 2 compute's); worked once per
+    triple, like ladder_rungs."""
+    key = (batch, kv_from, compute_from)
+    found = _RUNGS.get(key)
+    if found is not None:
+        return found
+    out = []
+    edges = sorted({min(max(float(r), 0.0), batch) for r in LADDER if r < batch} | {batch, kv_from, compute_from})
+    prev_edge, prev_h = 0.0, 0.0
+    for edge in edges:
+        count = edge - prev_edge
+        if count > 0:
+            h = harmonic(edge)
+            out.append((count, count / (h - prev_h), 0 if edge <= kv_from else 1 if edge <= compute_from else 2))
+            prev_h = h
+        prev_edge = edge
+    if len(_RUNGS) > 4096:
+        _RUNGS.clear()
+    found = _RUNGS[key] = tuple(out)
+    return found
+
+
 def first_count(batch, holds, lo=None, hi=None):
     """The fewest sequences in flight, from 1 to `batch`, at which `holds(j)` is true (batch + 1
     where it never is), for a condition that stays true once it holds as j grows: a bisection,
@@ -313,6 +373,14 @@ def first_count(batch, holds, lo=None, hi=None):
     batch + 1) narrow the search when some counts are already known."""
     lo = 0.0 * batch if lo is None else lo
     hi = batch + 1.0 if hi is None else hi
+    if type(batch) in _PLAIN and type(lo) in _PLAIN and type(hi) in _PLAIN:   # the same steps, for one count
+        while hi - lo > 1:
+            mid = float(math.floor((lo + hi) / 2.0))
+            if holds(mid if mid > 1.0 else 1.0):
+                hi = mid
+            else:
+                lo = mid
+        return hi
     while True:
         gap = hi - lo
         if not (gap.max() > 1 if hasattr(gap, "shape") and gap.size else gap > 1):
@@ -349,24 +417,10 @@ def static_verdict_shares(batch, step_at):
         kv = static_ladder_sum(j_compute - 1.0, tpot, j_kv - 1.0)
         weights = static_ladder_sum(j_kv - 1.0, tpot)
     else:   # one pass over the ladder, its rungs split at the two counts (the same sums)
-        weights = kv = compute = 0.0
-        edges = sorted({min(max(float(r), 0.0), batch) for r in LADDER if r < batch} | {batch, j_kv - 1.0,
-                                                                                       j_compute - 1.0})
-        prev_edge, prev_h = 0.0, 0.0
-        for edge in edges:
-            count = edge - prev_edge
-            if count > 0:
-                h = harmonic(edge)
-                mid = count / (h - prev_h)
-                part = count * tpot(mid) / mid
-                if edge <= j_kv - 1.0:
-                    weights += part
-                elif edge <= j_compute - 1.0:
-                    kv += part
-                else:
-                    compute += part
-                prev_h = h
-            prev_edge = edge
+        sums = [0.0, 0.0, 0.0]
+        for count, mid, which in share_rungs(batch, j_kv - 1.0, j_compute - 1.0):
+            sums[which] += count * tpot(mid) / mid
+        weights, kv, compute = sums
     total = compute + kv + weights
     return _div(compute, total), _div(kv, total), _div(weights, total)
 
@@ -508,6 +562,33 @@ class PassShape:
         self.attn_length = attn_length   # tokens each prompt's attention runs over
 
 
+class SharedPasses:
+    """The Passes of one solve's analyses, called as a factory in place of Passes: analyses whose
+    deployments differ only in what a Passes never reads (scheduler, allocator, lengths,
+    concurrency, prefix, chunking, objective) get the same one, set up once, and with it the
+    decode steps already worked (a lever's drain ladder repeats the base's rungs). A solve keeps
+    its own, so nothing outlives it."""
+
+    __slots__ = ("found",)
+
+    def __init__(self) -> None:
+        self.found = {}
+
+    def __call__(self, dep, n, make=None):
+        make = Passes if make is None else make
+        key = (make, id(dep.model), id(dep.gpu), id(dep.draft_model), dep.weights, dep.kv, dep.fidelity,
+               n["gpus"], n["mfu"], n["spec_k"], n["spec_alpha"], n["spec_draft_cost"])
+        found = self.found.get(key)
+        if found is None:
+            found = self.found[key] = make(dep, n)
+            found._decoded = {}
+        return found
+
+    def of(self, make):
+        """A factory sharing `make`'s passes (the measured kind) the same way."""
+        return lambda dep, n: self(dep, n, make)
+
+
 class Passes:
     """The time of every forward pass one deployment runs, at its fidelity, written once.
 
@@ -542,6 +623,8 @@ class Passes:
         else:
             self.tp, self.groups = gpus, 1.0 + 0.0 * gpus
         self.per_pass = c["per_step_overhead_us"] * 1e-6
+        self._fast = None
+        self._decoded = None   # a memo of scalar decode steps, kept by the Passes a solve shares (SharedPasses)
         if not real:
             self.overhead = 0.0
             return
@@ -556,6 +639,7 @@ class Passes:
                      2.0 * m.vocab * m.hidden, 2.0 * (m.active_params - emb - active_experts), 2.0 * active_experts)
             m.__dict__["_pass_split"] = split   # a cache on the immutable spec, like numeric_inputs
         _, self.head_bytes, self.body_bytes, self.head_flops, self.body_flops, self.expert_flops = split
+        self.attn_peak_16 = g.peak_flops("bf16")   # the output head and a low-precision cache's conversion
         self.attn_peak = effective_peak(dep, attention_precision(dep), True, c)
         self.kv8 = PRECISION_BYTES[dep.kv] < 2
         self.kv_value_bytes = PRECISION_BYTES[dep.kv]
@@ -567,6 +651,17 @@ class Passes:
         per_token = m.layers * c["allreduces_per_layer"] * ring * m.hidden * c["activation_bytes"] / link
         self.comm_coeffs = (fixed, per_token)
         self._draft = None
+        if type(gpus) in _PLAIN and type(self.mfu) in _PLAIN:
+            # A scalar decode step's terms that do not depend on its batch, worked once (_pass):
+            # each is the very expression _realistic evaluates, so the floats are the same.
+            tp, bw = self.tp, self.bw
+            body_bw = tp * bw * c["bandwidth_efficiency"]
+            t_body_m, t_head_m = self.body_bytes / body_bw, self.head_bytes / body_bw
+            self._fast = (body_bw, tp * self.peak * self.mfu * c["compute_efficiency"],
+                          tp * self.attn_peak_16 * self.mfu * c["compute_efficiency"],
+                          c["compute_half_tokens"], c["overlap_sharpness"], t_body_m, t_head_m, t_body_m + t_head_m,
+                          self.body_bytes + self.head_bytes, tp * bw * c["kv_bandwidth_efficiency"],
+                          c["elementwise_bytes_per_value"], fixed, per_token, self.overhead)
 
     # -- realistic building blocks (per tensor-parallel group) --------------------------------
 
@@ -615,9 +710,48 @@ class Passes:
         total = lin + t_kv + t_attn + elementwise + extra
         return w_bytes, flops, mem_t + t_kv, comp_t + t_attn, extra, total
 
-    @property
-    def attn_peak_16(self) -> float:
-        return self.dep.gpu.peak_flops("bf16")
+    def _pass(self, tokens, rows, route, kv_bytes, attn_flops=0.0, attn_length=1.0):
+        """_realistic for one scalar pass (a decode step, a verification pass, a prefill): the
+        same arithmetic in the same order, with the terms that do not depend on the pass taken
+        from `_fast`, and no PassShape. A static batch works dozens of steps per analysis, and
+        every analysis a prefill alone and batched, so the set-up is not paid again for each.
+        Attention of no FLOPs (a decode step's) adds exactly zero, so it is left out."""
+        body_bw, rate, rate16, half, sharp, t_body_m, t_head_m, mem_t, w_bytes, kv_bw, elem, fixed, per_token, \
+            overhead = self._fast
+        m = self.m
+        f_body, f_head = self.body_flops * tokens, self.head_flops * rows
+        t_body_c = f_body * (tokens + half) / (tokens * rate) if tokens > 0 else 0.0 * f_body
+        t_head_c = f_head * (rows + half) / (rows * rate16) if rows > 0 else 0.0 * f_head
+        hi, lo = (t_body_m, t_body_c) if t_body_m > t_body_c else (t_body_c, t_body_m)
+        lin = hi * (1.0 + (lo / hi) ** sharp) ** (1.0 / sharp) if hi > 0 else 0.0
+        hi, lo = (t_head_m, t_head_c) if t_head_m > t_head_c else (t_head_c, t_head_m)
+        lin = lin + (hi * (1.0 + (lo / hi) ** sharp) ** (1.0 / sharp) if hi > 0 else 0.0)
+        comp_t = t_body_c + t_head_c
+        flops = f_body + f_head
+        if m.experts:
+            c = self.c
+            touched = experts_touched(m.experts, m.experts_per_token, route)
+            w_exp = m.moe_layers * touched * m.expert_params * self.bpw
+            f_exp = self.expert_flops * tokens
+            eff = c["moe_efficiency"]
+            rows_e = tokens * m.experts_per_token / (touched if touched > 1.0 else 1.0)
+            t_exp_m, t_exp_c = w_exp / (body_bw * eff), ramped_seconds(f_exp, rows_e, half, rate * eff)
+            lin = lin + smooth_max(t_exp_m, t_exp_c, sharp)
+            mem_t, comp_t = mem_t + t_exp_m, comp_t + t_exp_c
+            w_bytes, flops = w_bytes + w_exp, flops + f_exp
+        t_kv = kv_bytes / kv_bw
+        if self.kv8:
+            values = kv_bytes / self.kv_value_bytes
+            dequant = values * self.c["kv8_dequant_flops"] / (self.tp * self.attn_peak_16)
+            t_kv = vmin(vmax(t_kv, dequant), t_kv * (2.0 / self.kv_value_bytes))
+        extra = fixed + per_token * tokens + overhead
+        elementwise = m.layers * tokens * m.hidden * elem / self.bw
+        if attn_flops:
+            c = self.c
+            t_attn = ramped_seconds(attn_flops, attn_length, c["attention_half_tokens"],
+                                    self.tp * self.attn_peak * self.mfu * c["attention_efficiency"])
+            return w_bytes, flops, mem_t + t_kv, comp_t + t_attn, extra, lin + t_kv + t_attn + elementwise + extra
+        return w_bytes, flops, mem_t + t_kv, comp_t, extra, lin + t_kv + elementwise + extra
 
     # -- decode ------------------------------------------------------------------------------
 
@@ -628,9 +762,22 @@ class Passes:
             return vmax(mem, compute_seconds(self.fpt * j, self.gpus, self.peak, self.mfu))
         j = vmax(j, self.groups * vmin(j, 1.0))
         jg = j / self.groups
+        if self._fast is not None and type(jg) in _PLAIN and type(kv_seq_bytes) in _PLAIN:
+            return self._pass(jg, jg, jg, jg * kv_seq_bytes)[5]
         return self._realistic(PassShape(jg, jg, jg, jg * kv_seq_bytes, 0.0))[5]
 
     def decode(self, j, kv_seq_bytes, draft_held=None):
+        """See _decode; a Passes that analyses share (SharedPasses) works each scalar step once."""
+        memo = self._decoded
+        if memo is None or type(j) not in _PLAIN or type(kv_seq_bytes) not in _PLAIN:
+            return self._decode(j, kv_seq_bytes, draft_held)
+        key = (j, kv_seq_bytes, draft_held)
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = self._decode(j, kv_seq_bytes, draft_held)
+        return found
+
+    def _decode(self, j, kv_seq_bytes, draft_held=None):
         """One decode step with j sequences in flight, each reading `kv_seq_bytes` of KV (the
         verification pass when speculating): (weight bytes, KV bytes, FLOPs, memory s, compute s,
         extra s, step s, TPOT s). With several groups, fewer sequences than groups leave groups
@@ -642,13 +789,22 @@ class Passes:
         j = vmax(j, groups * vmin(j, 1.0))
         jg = j / groups
         kv_read = j * kv_seq_bytes
-        plain = self._realistic(PassShape(jg, jg, jg, jg * kv_seq_bytes, 0.0))
+        scalar = self._fast is not None and type(jg) in _PLAIN and type(kv_seq_bytes) in _PLAIN
+        if scalar:
+            plain = self._pass(jg, jg, jg, jg * kv_seq_bytes)
+        else:
+            plain = self._realistic(PassShape(jg, jg, jg, jg * kv_seq_bytes, 0.0))
         if not self.need_spec:
             w, flops, mem_t, comp_t, extra, step = plain
             return groups * w, kv_read, groups * flops, mem_t, comp_t, extra, step, step
         k = self.k
-        verify = PassShape(jg * (k + 1.0), jg * (k + 1.0), routing_tokens(jg, k, self.reuse), jg * kv_seq_bytes, 0.0)
-        w, flops, mem_t, comp_t, extra, step = self._realistic(verify)
+        if scalar and type(k) in _PLAIN:
+            w, flops, mem_t, comp_t, extra, step = self._pass(jg * (k + 1.0), jg * (k + 1.0),
+                                                              routing_tokens(jg, k, self.reuse), jg * kv_seq_bytes)
+        else:
+            verify = PassShape(jg * (k + 1.0), jg * (k + 1.0), routing_tokens(jg, k, self.reuse), jg * kv_seq_bytes,
+                               0.0)
+            w, flops, mem_t, comp_t, extra, step = self._realistic(verify)
         tpot = (step + k * self.draft_token_seconds(j, plain[5], draft_held)) / self.expected
         return groups * w, kv_read, groups * flops, mem_t, comp_t, extra, step, tpot
 
@@ -656,6 +812,13 @@ class Passes:
         m, gpus, bw = self.m, self.gpus, self.bw
         kv_read = j * kv_seq_bytes
         plain_w = weight_read_bytes(m, j, self.bpw)
+        if not self.need_spec and type(kv_read) in _PLAIN and type(gpus) in _PLAIN and type(self.mfu) in _PLAIN:
+            # one count (a static batch's ladder works dozens): the same arithmetic, inline
+            flops = self.fpt * j
+            plain_mem = (plain_w + kv_read) / (gpus * bw)
+            plain_comp = flops / (gpus * self.peak * self.mfu)
+            step = plain_mem if plain_mem > plain_comp else plain_comp
+            return plain_w, kv_read, flops, plain_mem, plain_comp, 0.0 * step, step, step
         plain_mem = memory_seconds(plain_w + kv_read, gpus, bw)
         plain_comp = compute_seconds(self.fpt * j, gpus, self.peak, self.mfu)
         plain_step = vmax(plain_mem, plain_comp)
@@ -710,8 +873,11 @@ class Passes:
             mem = memory_seconds(weight_read_bytes(m, fresh * batch, self.bpw), self.tp, self.bw)
             return flops, comp, mem, 0.0 * comp, vmax(comp, mem)
         tokens = fresh * batch
-        s = PassShape(tokens, batch, tokens, 0.0 * tokens, attn * batch, prompt)
-        w, _, mem_t, comp_t, extra, total = self._realistic(s)
+        if self._fast is not None and type(tokens) in _PLAIN and type(attn) in _PLAIN and type(prompt) in _PLAIN:
+            w, _, mem_t, comp_t, extra, total = self._pass(tokens, batch, tokens, 0.0 * tokens, attn * batch, prompt)
+        else:
+            s = PassShape(tokens, batch, tokens, 0.0 * tokens, attn * batch, prompt)
+            w, _, mem_t, comp_t, extra, total = self._realistic(s)
         return flops, comp_t, mem_t, self.comm(tokens), total
 
     def prefill_charge(self, fresh, prompt, prefix, batch):
@@ -745,21 +911,86 @@ class Passes:
         return self._realistic(s)[5]
 
 
+# --- the stages of one analysis -------------------------------------------------------------
+# Each stage returns an immutable named tuple (collections.namedtuple: frozen and as light as a
+# tuple; a frozen dataclass would import `dataclasses`, which costs a `ridge solve` process a
+# third of its whole run). `evaluate` runs them in order and flattens their fields into the one
+# dict of figures that the report, the grid and the verdict rules read.
+
+Memory = namedtuple("Memory", (
+    "weight_bytes", "kv_bytes_per_token", "kv_replication", "peak_flops", "compute_precision", "ridge",
+    "seq_len_avg", "kv_tokens_held", "memory_bytes", "reserve_bytes", "usable_kv_bytes", "kv_bytes_per_sequence",
+    "shared_kv_bytes", "draft_weight_bytes", "fits", "max_concurrency", "batch",
+    "kv_seq_read", "prefix", "draft_held"))
+Memory.__doc__ = """The memory stage: what is resident, what is left for the KV cache, the sequences it
+holds and the batch (None from max_concurrency on where one deployment does not fit), with what the
+time stages read from it: each sequence's KV bytes read per step, the cached prefix, and a named
+draft's own KV bytes per sequence (None without one)."""
+
+Prefill = namedtuple("Prefill", ("flops", "compute_seconds", "weight_seconds", "comm_seconds", "seconds",
+                                 "charge_seconds", "ttft_seconds", "worst_stall_seconds"))
+Prefill.__doc__ = """The prefill stage: one prompt alone (its FLOPs and time), its share of the steady
+state's batched prefill, and with chunking the time to first token and the longest stall."""
+
+Steady = namedtuple("Steady", ("decode_time_shares", "prefill_share", "throughput_tokens_per_s",
+                               "cost_per_million_output_tokens", "capacity_ratio", "capped"))
+Steady.__doc__ = """The steady state: a static batch's verdict shares, the prefill's share of a
+sequence's GPU time, throughput, cost, and the wanted concurrency over what the cache holds."""
+
+
 def evaluate(dep, n: dict, array: bool = False, passes=Passes) -> dict:
     """Every figure of the analysis for the categorical choices of `dep` (model, GPU, precisions,
     scheduler, allocator, switches, fidelity) and the numeric inputs `n` (floats, or, with
-    `array`, numpy arrays that broadcast together). For scalars that do not fit it stops after
-    the memory figures. `passes` builds what times the forward passes (the measured fidelity hands
-    in its own kind)."""
-    out = memory_figures(dep, n, array)
-    if not array and not out["fits"]:
+    `array`, numpy arrays that broadcast together), by stages: memory, then (for scalars only
+    where it fits) the decode step, the prefill and the steady state. `passes` builds what times
+    the forward passes (the measured fidelity hands in its own kind)."""
+    mem = memory_stage(dep, n, array)
+    if not array and not mem.fits:
+        return figures(array, mem)
+    p = passes(dep, n)
+    step = p.decode(mem.batch, mem.kv_seq_read, mem.draft_held)
+    pre = prefill_stage(dep, n, mem, p, step[6])
+    steady = steady_stage(dep, n, mem, p, step[7], pre.charge_seconds, array)
+    return figures(array, mem, p, step, pre, steady)
+
+
+def figures(array: bool, mem: Memory, p=None, step=None, pre: Prefill | None = None,
+            steady: Steady | None = None) -> dict:
+    """The stages' results as one dict of figures, by the names of the `ridge solve --json`
+    contract and of the Report (`_array` says whether they are arrays)."""
+    (weight_bytes, kv_tok, repl, peak, precision, ridge, seq, held, memory, reserve, usable, per_seq, shared, draft_w,
+     fits, max_conc, batch, _, _, _) = mem   # unpacked at once: a dozen attribute reads cost more
+    out = {"_array": array, "weight_bytes": weight_bytes, "kv_bytes_per_token": kv_tok, "kv_replication": repl,
+           "peak_flops": peak, "compute_precision": precision, "ridge": ridge, "seq_len_avg": seq,
+           "kv_tokens_held": held, "memory_bytes": memory, "reserve_bytes": reserve, "usable_kv_bytes": usable,
+           "kv_bytes_per_sequence": per_seq, "shared_kv_bytes": shared, "draft_weight_bytes": draft_w,
+           "fits": fits, "max_concurrency": max_conc}
+    if step is None:
         return out
-    return run_figures(dep, n, out, passes(dep, n), array)
+    step_w, kv_read, step_flops, mem_t, comp_t, extra, step_s, tpot = step
+    prefill_flops, lone_comp, lone_mem, prefill_comm, prefill, charge, ttft, stall = pre
+    shares, share, tput, cost, capacity, capped = steady
+    # stored directly: half the cost of a second dict literal merged in
+    out["batch"], out["tensor_parallel"], out["tp_groups"] = batch, p.tp, p.groups
+    out["decode_weight_bytes_per_step"], out["decode_kv_bytes_per_step"] = step_w, kv_read
+    out["decode_bytes_per_step"] = step_w + kv_read
+    out["decode_flops_per_step"] = step_flops
+    out["decode_memory_seconds"], out["decode_compute_seconds"] = mem_t, comp_t
+    out["step_extra_seconds"], out["step_overhead_seconds"], out["step_seconds"] = extra, p.overhead, step_s
+    out["tpot_seconds"], out["intensity"] = tpot, step_flops / (step_w + kv_read)
+    out["prefill_flops"], out["prefill_compute_seconds"], out["prefill_weight_seconds"] = prefill_flops, lone_comp, lone_mem
+    out["prefill_comm_seconds"], out["prefill_seconds"] = prefill_comm, prefill
+    out["prefill_charge_seconds"] = charge
+    out["ttft_seconds"], out["worst_stall_seconds"] = ttft, stall
+    out["prefill_share"], out["throughput_tokens_per_s"], out["cost_per_million_output_tokens"] = share, tput, cost
+    out["spec_expected_tokens"] = p.expected
+    out["capped"], out["capacity_ratio"], out["decode_time_shares"] = capped, capacity, shares
+    return out
 
 
-def memory_figures(dep, n: dict, array: bool) -> dict:
-    """The memory stage: weights, KV per token and per sequence, what is left for the cache, the
-    most sequences it holds, whether the deployment fits, and the batch."""
+def memory_stage(dep, n: dict, array: bool) -> Memory:
+    """Weights, KV per token and per sequence, what is left for the cache, the most sequences it
+    holds, whether the deployment fits, and the batch."""
     m, g = dep.model, dep.gpu
     real = dep.fidelity != Fidelity.FLOOR
     gpus, prompt, output, conc = n["gpus"], n["prompt"], n["output"], n["concurrency"]
@@ -798,54 +1029,37 @@ def memory_figures(dep, n: dict, array: bool) -> dict:
         if draft is not None:
             per_seq = per_seq + draft_tok * tokens_held(length, draft.layers, draft.sliding_layers, draft.sliding_window)
         shared = 0.0
-    out = {"_array": array, "weight_bytes": weight_bytes, "kv_bytes_per_token": kv_tok, "kv_replication": repl,
-           "peak_flops": peak, "compute_precision": precision, "ridge": peak / bw, "seq_len_avg": seq,
-           "kv_tokens_held": held, "memory_bytes": memory, "reserve_bytes": reserve, "usable_kv_bytes": usable,
-           "kv_bytes_per_sequence": per_seq, "shared_kv_bytes": shared, "draft_weight_bytes": draft_w,
-           "_stored": stored, "_prefix": prefix, "_draft_tok": draft_tok}
     if not array and (usable <= 0 or usable <= shared):
-        out.update(fits=False, max_concurrency=0.0)
-        return out
+        return Memory(weight_bytes, kv_tok, repl, peak, precision, peak / bw, seq, held, memory, reserve, usable,
+                      per_seq, shared, draft_w, False, 0.0, None, None, prefix, None)
     max_conc = max_concurrency(usable, per_seq, shared)
     fits = (usable > 0) & (max_conc >= 1) if array else max_conc >= 1
-    out.update(fits=fits, max_concurrency=max_conc)
     if not array and not fits:
-        return out
+        return Memory(weight_bytes, kv_tok, repl, peak, precision, peak / bw, seq, held, memory, reserve, usable,
+                      per_seq, shared, draft_w, fits, max_conc, None, None, prefix, None)
     if array:
         max_conc = where(fits, max_conc, 0.0)
-        out["max_concurrency"] = max_conc
-    out["batch"] = (1.0 + 0.0 * conc) if dep.scheduler == Scheduler.NONE else vmin(conc, max_conc)
-    return out
-
-
-def run_figures(dep, n: dict, out: dict, p: Passes, array: bool) -> dict:
-    """The time stage: the decode step at the batch, prefill alone and batched, chunking, and the
-    steady state's throughput, prefill share and cost."""
-    m = dep.model
-    real = dep.fidelity != Fidelity.FLOOR
-    prompt, output, conc = n["prompt"], n["output"], n["concurrency"]
-    spec_on = n["spec_k"] > 0
-    batch, max_conc, held = out["batch"], out["max_concurrency"], out["kv_tokens_held"]
-    kv_seq_read = out["_stored"] * held
-    prefix = out["_prefix"]
-    draft = dep.draft_model if real else None
+    batch = (1.0 + 0.0 * conc) if dep.scheduler == Scheduler.NONE else vmin(conc, max_conc)
     draft_held = None
     if draft is not None:
-        draft_held = out["_draft_tok"] * tokens_held(out["seq_len_avg"], draft.layers, draft.sliding_layers,
-                                                     draft.sliding_window)
-    step_w, kv_read, step_flops, mem_t, comp_t, extra, step, tpot = p.decode(batch, kv_seq_read, draft_held)
+        draft_held = draft_tok * tokens_held(seq, draft.layers, draft.sliding_layers, draft.sliding_window)
+    return Memory(weight_bytes, kv_tok, repl, peak, precision, peak / bw, seq, held, memory, reserve, usable,
+                  per_seq, shared, draft_w, fits, max_conc, batch, stored * held, prefix, draft_held)
 
-    # Prefill of one request alone (its TTFT) and as charged in the steady state (batched with
-    # other prompts, so it never pays a weight read of its own).
+
+def prefill_stage(dep, n: dict, mem: Memory, p: Passes, step) -> Prefill:
+    """Prefill of one request alone (its TTFT) and as charged in the steady state (batched with
+    other prompts, so it never pays a weight read of its own); with chunking, the stall and TTFT
+    of a prompt split between decode steps (`step` seconds each)."""
+    prompt, prefix, batch = n["prompt"], mem.prefix, mem.batch
     fresh = prompt - prefix
     prefill_flops, lone_comp, lone_mem, prefill_comm, prefill = p.prefill(fresh, prompt, prefix)
     charge = p.prefill_charge(fresh, prompt, prefix, batch)
-    over = p.overhead
     if dep.chunked_prefill:
         chunks = vmax(1.0, vceil(fresh / dep.chunk_tokens))
         chunked = fresh > dep.chunk_tokens
         if p.real:
-            mixed = p.mixed(float(dep.chunk_tokens), batch, kv_seq_read, prompt, prefix, verify=True)
+            mixed = p.mixed(float(dep.chunk_tokens), batch, mem.kv_seq_read, prompt, prefix, verify=True)
             stall = where(chunked, vmax(mixed - step, 0.0), prefill)
             ttft = where(chunked, chunks * mixed, prefill)
             # In the steady state a chunked prompt rides on decode steps, which read the weights
@@ -858,37 +1072,30 @@ def run_figures(dep, n: dict, out: dict, p: Passes, array: bool) -> dict:
             ttft = where(chunked, chunks * (stall + step), prefill)
     else:
         stall, ttft = prefill, prefill
+    return Prefill(prefill_flops, lone_comp, lone_mem, prefill_comm, prefill, charge, ttft, stall)
 
-    # Steady state: each sequence costs one prefill and `output` decode tokens.
+
+def steady_stage(dep, n: dict, mem: Memory, p: Passes, tpot, charge, array: bool) -> Steady:
+    """The steady state, where each sequence costs one prefill (`charge`) and `output` decode
+    tokens (at `tpot` each, or over the ladder of a draining static batch)."""
+    output, conc, batch, max_conc = n["output"], n["concurrency"], mem.batch, mem.max_concurrency
     if dep.scheduler == Scheduler.STATIC:
-        def step_at(j):
-            return p.decode(j, kv_seq_read, draft_held)
-
-        step_at = step_at if array else StepMemo(step_at)
-        decode_time = output * static_decode_per_token(p, batch, kv_seq_read, draft_held, spec_on, array, step_at)
+        kv_seq_read, draft_held = mem.kv_seq_read, mem.draft_held
+        if array:
+            def step_at(j):
+                return p.decode(j, kv_seq_read, draft_held)
+        else:
+            step_at = StepMemo(p.decode, kv_seq_read, draft_held)
+        decode_time = output * static_decode_per_token(p, batch, kv_seq_read, draft_held, n["spec_k"] > 0, array,
+                                                       step_at)
         shares = static_verdict_shares(batch, step_at)
     else:
         decode_time = output * tpot
         shares = None
     tput = throughput(batch, output, charge, decode_time)
-    share = prefill_share(batch, charge, decode_time)
-    cost = cost_per_million(n["price"], n["gpus"], tput)
     capacity = _div(conc, max_conc) if dep.scheduler != Scheduler.NONE else 0.0 * conc
-    capped = capacity > 1.0
-    out.update({
-        "batch": batch, "tensor_parallel": p.tp, "tp_groups": p.groups, "decode_weight_bytes_per_step": step_w,
-        "decode_kv_bytes_per_step": kv_read, "decode_bytes_per_step": step_w + kv_read,
-        "decode_flops_per_step": step_flops, "decode_memory_seconds": mem_t, "decode_compute_seconds": comp_t,
-        "step_extra_seconds": extra, "step_overhead_seconds": over, "step_seconds": step, "tpot_seconds": tpot,
-        "intensity": step_flops / (step_w + kv_read), "prefill_flops": prefill_flops,
-        "prefill_compute_seconds": lone_comp, "prefill_weight_seconds": lone_mem,
-        "prefill_comm_seconds": prefill_comm, "prefill_seconds": prefill, "prefill_charge_seconds": charge,
-        "ttft_seconds": ttft, "worst_stall_seconds": stall, "prefill_share": share,
-        "throughput_tokens_per_s": tput, "cost_per_million_output_tokens": cost,
-        "spec_expected_tokens": p.expected, "capped": capped, "capacity_ratio": capacity,
-        "decode_time_shares": shares,
-    })
-    return out
+    return Steady(shares, prefill_share(batch, charge, decode_time), tput, cost_per_million(n["price"], n["gpus"], tput),
+                  capacity, capacity > 1.0)
 
 
 def static_decode_per_token(p: Passes, batch, kv_seq_read, draft_held, spec_on, array: bool, step_at=None):
@@ -978,6 +1185,16 @@ def rule_ratios(f: dict, objective: str) -> list[tuple[str, object]]:
     """(verdict, deciding ratio) of each rule that decides `objective`, in order (threshold 1)."""
     rules, _ = RULES[objective]
     return [(str(verdict), ratio(f)) for verdict, ratio in rules]
+
+
+def rule_verdict(ratios, objective: str) -> str:
+    """The verdict `rule_ratios(f, objective)` names for a deployment that fits: the first rule
+    whose ratio exceeds 1, else the objective's default (objective_verdict_code's rule, read off
+    ratios already worked)."""
+    for verdict, value in ratios:
+        if value > 1:
+            return verdict
+    return str(RULES[objective][1])
 
 
 def objective_verdict_code(f: dict, objective: str):

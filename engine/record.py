@@ -11,6 +11,7 @@ REQUIRED = object()
 
 class Record:
     FIELDS: dict = {}
+    CACHES: tuple = ()   # names of values cached on an instance after it is built, which a copy drops
 
     def __init__(self, **values) -> None:
         fields = self.FIELDS
@@ -40,10 +41,14 @@ class Record:
         if not changes.keys() <= fields.keys():
             unknown = sorted(changes.keys() - fields.keys())[0]
             raise TypeError(f"{type(self).__name__} has no field '{unknown}'")
-        values = {k: self.__dict__[k] for k in fields}
+        values = self.__dict__.copy()
+        for key in self.CACHES:
+            values.pop(key, None)
+        if len(values) != len(fields):   # derived attributes too: keep the fields only
+            values = {k: values[k] for k in fields}
         values.update(changes)
         new = object.__new__(type(self))
-        new.__dict__.update(values)
+        object.__setattr__(new, "__dict__", values)
         new._derive()
         return new
 

@@ -10,6 +10,7 @@ from app.screens.simulator import TABS, SimulatorScreen
 from app.widgets.picker import Picker
 from helpers.pilot import until
 from helpers.sim import SimApp, type_into
+from puzzles.sim import sim_key
 
 
 def burst(app, *keys: str) -> None:
@@ -44,7 +45,7 @@ async def test_the_grade_shows_on_every_tab_after_lock_in():
     app = SimApp(predict_first=True)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = app.screen
-        key = screen.sim.result.key
+        key = sim_key(screen.sim.result)
 
         screen.query_one("#sim-guess-bottleneck", Picker).value = key.bottleneck
         screen.query_one("#sim-guess-lever", Picker).value = key.best_lever

@@ -6,6 +6,7 @@ from app.widgets.picker import Picker
 
 from helpers.pilot import settled
 from helpers.sim import SimApp
+from puzzles.sim import sim_key
 
 
 def test_predict_first_form_80x24(snap_compare):
@@ -24,7 +25,7 @@ def test_spec_tab_80x24(snap_compare):
 def test_graded_prediction_120x40(snap_compare):
     async def lock_in(pilot):
         screen = pilot.app.screen
-        key = screen.sim.result.key
+        key = sim_key(screen.sim.result)
         screen.query_one("#sim-guess-bottleneck", Picker).value = key.bottleneck
         screen.query_one("#sim-guess-lever", Picker).value = "speculative-decoding"
         screen.query_one("#sim-guess-band", Picker).value = key.gain_band

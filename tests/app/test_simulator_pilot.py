@@ -12,6 +12,7 @@ from textual.widgets import Input, Static, Switch
 from app.widgets.picker import Picker
 from helpers.pilot import until
 from helpers.sim import SimApp, settled, type_into
+from puzzles.sim import sim_key
 
 
 def text_of(screen, selector: str) -> str:
@@ -88,7 +89,7 @@ async def test_predict_first_hides_the_results_until_lock_in():
         await pilot.press("l")  # nothing chosen yet: asks for the missing parts
         assert "Still to choose: bottleneck, lever, band" in text_of(screen, "#sim-predict-error")
         assert not tabs.display
-        key = screen.sim.result.key
+        key = sim_key(screen.sim.result)
         screen.query_one("#sim-guess-bottleneck", Picker).value = key.bottleneck
         screen.query_one("#sim-guess-lever", Picker).value = key.best_lever
         screen.query_one("#sim-guess-band", Picker).value = "over-4x"
@@ -200,7 +201,7 @@ async def test_f1_explains_the_focused_field():
 
 
 def test_the_simulators_model_and_plots_load_without_textual():
-    code = ("import sys, app.sim_model, app.sim_plots\n"
+    code = ("import sys, engine.sim.state, puzzles.sim, saves.own_pack, app.plots\n"
             "print('textual' in sys.modules or 'rich' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr

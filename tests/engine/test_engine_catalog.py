@@ -135,3 +135,31 @@ def test_config_file_that_is_not_json(tmp_path):
     path.write_text("{not json")
     with pytest.raises(RidgeError, match="not valid JSON"):
         load_config(path)
+
+
+def test_an_edited_builtin_catalog_is_checked_again_though_a_checked_copy_is_kept(tmp_path, monkeypatch):
+    """A process that finds the built-in files unchanged builds the specs from the copy kept once
+    they passed every check; an edit (here a broken one) is parsed and checked afresh."""
+    import os
+    import shutil
+
+    from engine import catalog
+
+    for name in catalog._BUILTIN_FILES:
+        shutil.copy(os.path.join(catalog.DATA, name), tmp_path / name)
+    monkeypatch.setattr(catalog, "DATA", str(tmp_path))
+    monkeypatch.setattr(catalog, "_CACHE", str(tmp_path / ".parsed-cache.json"))
+    monkeypatch.setattr(catalog, "_BUILTIN", None)
+    first = catalog.builtin_catalog()
+    assert (tmp_path / ".parsed-cache.json").exists()
+    monkeypatch.setattr(catalog, "_BUILTIN", None)
+    again = catalog.builtin_catalog()
+    assert again.models == first.models and again.gpus == first.gpus and again.corrections == first.corrections
+    models = tmp_path / "models.toml"
+    models.write_text(models.read_text(encoding="utf-8").replace("layers = 32", "layers = -32", 1), encoding="utf-8")
+    monkeypatch.setattr(catalog, "_BUILTIN", None)
+    with pytest.raises(RidgeError, match="layers"):
+        catalog.builtin_catalog()
+    monkeypatch.setattr(catalog, "_BUILTIN", None)
+    with pytest.raises(RidgeError, match="layers"):   # and again: only checked tables are kept
+        catalog.builtin_catalog()

@@ -174,3 +174,15 @@ def test_the_objective_bottleneck_is_one_that_can_bound_the_objective(dep):
     assert r.objective_bottleneck in OBJECTIVE_VERDICTS[dep.objective]
     if dep.objective == "cost":
         assert r.objective_bottleneck == r.bottleneck
+
+
+@FAST
+@given(deployments())
+def test_a_solves_shared_work_changes_no_figure(dep):
+    """A solve's analyses share their passes and the decode steps already worked
+    (physics.SharedPasses): each lever's report must be the report its deployment gets alone."""
+    solution = solve(dep)
+    for solved in (solution, solution.floor_solution):
+        for lever in solved.levers:
+            if lever.report is not None:
+                assert lever.report == analyze(lever.report.deployment), lever.name
