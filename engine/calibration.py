@@ -8,7 +8,7 @@ prefills of 128-32768 tokens, one or four prompts at a time. `grid()` lists the 
 share of them), `times(setups, fidelity)` times them through the same Passes the analysis uses
 (floor and realistic, vectorised; measured through the kernels), and `summary(ratios)` gives the
 figures the targets are stated in. bench/calibrate_realistic.py fits the realistic constants on
-it; tests/test_engine_calibration.py pins the targets on a sample.
+it; tests/engine/test_engine_calibration.py pins the targets on a sample.
 """
 from __future__ import annotations
 

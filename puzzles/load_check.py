@@ -48,7 +48,8 @@ def seed_agreement(puzzle, key, fidelity: str, seeds: int = SEEDS, times=None) -
     agree, others = 0, []
     for k in range(seeds):
         spec = puzzle.load.with_(seed=puzzle.load.seed + k)
-        view = solve_view(puzzle, fidelity, spec, times)
+        known = key.solution if fidelity == Fidelity.FLOOR else key.realistic   # the key's own run
+        view = known if k == 0 and known is not None and known.spec == spec else solve_view(puzzle, fidelity, spec, times)
         # a seed's gain near a band edge accepts both bands, as the grader does
         bands = accepted_bands([view.best.gain]) if view.best.gain is not None else ()
         band_ok = fidelity == Fidelity.FLOOR or bool(set(bands) & set(key.bands))

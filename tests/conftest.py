@@ -1,5 +1,5 @@
 """Shared test set-up: no test ever reads or writes the player's real data folder; hypothesis
-searches the same way on every machine (tests/hunt.py); and every test is marked by what it
+searches the same way on every machine (tests/helpers/hunt.py); and every test is marked by what it
 drives, so `pytest -m "not ui"` is the headless suite and `pytest -m hunt` the searching one."""
 import inspect
 import os
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 
-from hunt import HUNT
+from helpers.hunt import HUNT
 
 # No property test may fail because the machine is busy: no per-example deadline and no "too slow"
 # health check anywhere (a test's own @settings still chooses its max_examples). The suite's

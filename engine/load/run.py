@@ -281,7 +281,9 @@ def _measure(dep, spec, report, times, traffic, cached, arrival, first_sched, fi
 
     # TTFT of each served request, in parts: waiting for its first step, its own prompt's compute
     # alone, the rest of its prefill span (other requests' work in its steps), the KV transfer
-    lone = np.array([times.prefill(int(p), 1) for p in (traffic.prompt - cached)[served]]) if n_served else np.zeros(0)
+    # (asked once per distinct prompt length: the same figure for every request of that length)
+    lengths, which = np.unique((traffic.prompt - cached)[served], return_inverse=True)
+    lone = np.array([times.prefill(int(p), 1) for p in lengths])[which] if n_served else np.zeros(0)
     wait = (first_sched - arrival)[served]
     span_pf = (first_tok - first_sched)[served]
     ttft_parts = {"queueing": wait, Verdict.PREFILL_COMPUTE: np.minimum(lone, span_pf),
