@@ -12,14 +12,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Label, OptionList, Static
+from textual.widgets import Footer, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from app import labels
 from app.errors import Guarded, keep_going, told
 from app.messages import ContinueCampaign, OpenMode, PuzzlesLoaded
 from app.styling import KeepsStyles
-from app.widgets.footer import RidgeFooter
 from app.widgets.titlebar import TitleBar
 
 
@@ -88,7 +87,7 @@ runs a real toy serving loop on this machine.
             yield OptionList(id="ways")
             yield Label("Chapters", classes="section-title")
             yield Static("", id="chapter-strip", markup=False)
-        yield RidgeFooter()
+        yield Footer()
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action == "lab":

@@ -9,13 +9,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Button, Label, Static
+from textual.widgets import Button, Footer, Label, Static
 
 from app import labels
 from app.errors import Guarded, keep_going
 from app.messages import Back, PredictionLocked
 from app.styling import KeepsStyles
-from app.widgets.footer import RidgeFooter
 from app.widgets.titlebar import TitleBar
 from app.widgets.card import DeploymentCard
 from app.widgets.form import PredictionForm, form_spec
@@ -141,7 +140,7 @@ first part of your prediction still unanswered.
                 yield PredictionForm(form_spec(puzzle), cursor_blink=app.blink, id="form")
                 yield Button("Lock in", variant="primary", id="lock-in")
                 yield Label("Asked once, then final.", classes="subtle", id="lock-note")
-        yield RidgeFooter()
+        yield Footer()
 
     def on_mount(self) -> None:
         self.sub_title = self.puzzle.title if self.puzzle else ""

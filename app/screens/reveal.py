@@ -11,13 +11,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Static
+from textual.widgets import Footer, Static
 
 from app import labels
 from app.errors import Guarded, told
 from app.messages import AttemptSaved, ContinueCampaign, GoHome, OpenMap, PredictionLocked
 from app.styling import KeepsStyles
-from app.widgets.footer import RidgeFooter
 from app.widgets.titlebar import TitleBar
 from app.plots import Point
 from app.widgets.charts import LeverChart, RooflinePlot, TextBlock, columns
@@ -287,7 +286,7 @@ of a band edge accepts both bands.
                     yield TextBlock(lambda w: derivation_lines_for(derivation, w),
                                     title="The derivation, with this deployment's numbers", width_hint=right,
                                     id="derivation")
-        yield RidgeFooter()
+        yield Footer()
 
     def why_not_lines(self) -> tuple[list[str], list[str]]:
         """Why each other verdict does not hold here, and what each other offered reason
