@@ -11,7 +11,6 @@ the home screen draws quickly.
 from __future__ import annotations
 
 import datetime as _dt
-import gc
 import os
 from functools import partial
 from pathlib import Path
@@ -22,7 +21,7 @@ from textual.app import App, SystemCommand, UnknownModeError
 from textual.binding import Binding
 from textual.screen import Screen
 
-from app import messages, styling
+from app import messages
 from app.errors import Guarded, crash_console, default_log_path, finish_run, keep_going, log_exception, told
 
 READY_EXIT_ENV = "RIDGE_EXIT_WHEN_READY"
@@ -217,24 +216,6 @@ class RidgeApp(Guarded, App[None]):
                 self._saving_theme = False
         return session
 
-    def refresh_css(self, animate: bool = True) -> None:
-        """Textual calls this whenever a mode opens (its new screen has never been refreshed), and
-        it reparses every stylesheet and restyles the screen: some 60 ms of each mode's opening
-        spent for nothing when the current screen `app.styling.is_styled`. A theme change still
-        refreshes (its variables differ), and so does a screen styled before it."""
-        try:
-            screen = self.screen
-        except Exception:  # noqa: BLE001 - no screen yet: nothing to compare against
-            super().refresh_css(animate)
-            return
-        if styling.is_styled(screen):
-            return
-        super().refresh_css(animate)
-        styling.refreshed(self, self.screen_stack)
-
-    def watch_theme(self, theme: str) -> None:
-        styling.theme_changing(self)  # Textual's own watcher has just asked for a full refresh
-
     def now(self) -> _dt.datetime:
         return self.clock()
 
@@ -262,8 +243,6 @@ class RidgeApp(Guarded, App[None]):
             # MODES does not name); naming it now lets the player switch back to it.
             self.add_mode(HOME, self.get_default_screen)
         self.theme_changed_signal.subscribe(self, self._remember_theme)
-        if not gc.isenabled():  # `ridge play` pauses collection while the game starts
-            self.call_after_refresh(_resume_collection)
 
     def _remember_theme(self, theme) -> None:
         if self._saving_theme or self.session is None:
@@ -274,24 +253,6 @@ class RidgeApp(Guarded, App[None]):
             log_exception(error, self.log_file, "saving the theme")
 
     # -- navigation: screens ask (app.messages), the app decides ----------------------------
-    COLLECTION_PAUSE = 0.5  # seconds: longer than a screen takes to be built and drawn
-
-    def pause_collection(self) -> None:
-        """A screen about to be built allocates tens of thousands of objects, and Python would
-        collect garbage 60 to 90 times while it does (a full collection costs 20 to 90 ms, more as
-        a session's heap grows): collection waits until the screen has been drawn (a screen that
-        knows when it is drawn may resume it sooner, as the reveal does). Nothing changes if it
-        is already paused (as while the game starts)."""
-        if gc.isenabled():
-            gc.disable()
-            self.set_timer(self.COLLECTION_PAUSE, gc.enable, name="collection pause")
-
-    def action_command_palette(self) -> None:
-        """The palette is a screen built like any other: collection waits while it is (one full
-        collection made one opening in three take 90-130 ms instead of 60)."""
-        self.pause_collection()
-        super().action_command_palette()
-
     def open_mode(self, mode: str, base: Callable[[], Screen] | None = None) -> None:
         """Show `mode`: the one already open on the way back (and close those after it), one of
         the KEPT_MODES as the player left it, or a fresh one on `base` (default: its base in
@@ -304,7 +265,6 @@ class RidgeApp(Guarded, App[None]):
         elif mode not in self.NESTED_MODES:
             self._back_to(HOME)
         self.trail.append(mode)
-        self.pause_collection()
         if base is None and mode in self.kept:
             self.switch_mode(mode)  # as the player left it
             return
@@ -325,7 +285,6 @@ class RidgeApp(Guarded, App[None]):
             self._discard(mode)
             self.add_mode(mode, self.MODES[mode])
             self.kept.add(mode)
-            self.pause_collection()
             # Textual builds a mode's screen when it first switches to it, and draws only once
             # this handler returns: switching there and straight back builds it unseen.
             self.switch_mode(mode)
@@ -373,7 +332,6 @@ class RidgeApp(Guarded, App[None]):
     def show_in_campaign(self, make: Callable[[], Screen], replace: bool = False) -> None:
         """A briefing or a puzzle: in the place of the asking screen, above it within the
         campaign, or as the start of a campaign opened from here."""
-        self.pause_collection()
         if replace:
             self.replace_screen(make)
         elif self.current_mode == "campaign":
@@ -517,13 +475,6 @@ class RidgeApp(Guarded, App[None]):
             return super().run(*args, **kwargs)
         finally:
             finish_run(self, console)
-
-
-def _resume_collection() -> None:
-    """After the first frame: keep what start-up built (it lasts as long as the app) out of every
-    later collection, which then has far less to walk while the packs load, and collect again."""
-    gc.freeze()
-    gc.enable()
 
 
 def _briefing(chapter_id: str, start: str | None = None) -> Screen:
