@@ -16,7 +16,7 @@ from app.screens.base import RidgeScreen
 from app.widgets.inputs import OrderedInput
 
 
-class ConfirmDialog(RidgeScreen, ModalScreen[bool]):
+class ConfirmDialog(ModalScreen[bool], RidgeScreen):
     """A question with two answers. Enter or y says yes; Escape or n says no."""
 
     HELP = """\
@@ -65,7 +65,7 @@ second. Tab moves between the buttons.
         self.dismiss(value)
 
 
-class NameDialog(RidgeScreen, ModalScreen[str | None]):
+class NameDialog(ModalScreen[str | None], RidgeScreen):
     """Ask for a player's name, and nothing else. `create(name)` returns None when the profile
     was made, or one line saying what is wrong with the name."""
 
@@ -143,7 +143,7 @@ hyphens or underscores. Press **Enter** to start.
 NEW_PLAYER = "\x00new"
 
 
-class ProfilePicker(RidgeScreen, ModalScreen[str | None]):
+class ProfilePicker(ModalScreen[str | None], RidgeScreen):
     """Choose who is playing, or start a new player. Dismisses with a name, NEW_PLAYER, or None."""
 
     HELP = """\
