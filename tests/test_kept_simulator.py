@@ -1,6 +1,6 @@
 """The simulator lives while Ridge runs: leaving it and coming back finds it as it was left, and
-`ridge play` builds it behind the home screen so even the first visit is a screen switch; one
-left while the theme changed shows the new theme on return."""
+`ridge play` builds it behind the home screen so even the first visit is a screen switch. A
+screen the player returns to is restyled only when the styles changed (app.styling)."""
 from __future__ import annotations
 
 import pytest
@@ -106,11 +106,18 @@ async def test_nothing_is_built_ahead_away_from_home_or_without_warm(tmp_path, n
         assert built == []  # never behind another screen
 
 
-async def test_a_return_after_a_theme_change_shows_the_new_theme(tmp_path):
+async def test_a_return_restyles_only_after_the_styles_changed(tmp_path):
     app = make_app(save_dir=tmp_path, profile="Ada", cursor_blink=False, strict=True)
     async with app.run_test(size=(80, 24)) as pilot:
         home = await _started(pilot)
         screen = await _open_simulator(pilot)
+        restyles: list = []
+        real = screen.update_node_styles
+        screen.update_node_styles = lambda *a, **k: (restyles.append(1), real(*a, **k))[1]
+        for _ in range(2):
+            await _leave(pilot, home)
+            await _open_simulator(pilot)
+        assert restyles == []  # nothing changed: nothing restyled
         await _leave(pilot, home)
         app.theme = "textual-light"
         await settled(pilot)
