@@ -20,30 +20,11 @@ import datetime as _dt
 import functools
 import inspect
 import io
-import os
-import re
 import sys
-import tempfile
-import traceback
 from pathlib import Path
 from typing import Any, Callable
 
-
-def default_log_path(save_dir: str | os.PathLike[str] | None = None) -> Path:
-    """The log file: `saves.locations.log_path` when available, else one in the temp folder."""
-    try:
-        from saves.locations import log_path
-    except ImportError:  # pragma: no cover - saves is part of every build, but never crash here
-        return Path(tempfile.gettempdir()) / "ridge" / "ridge.log"
-    return log_path(save_dir)
-
-
-def log_exception(error: BaseException, log_file: Path | None, where: str = "") -> Path:
-    """Append `error` with its traceback to `log_file` (falling back to the temp folder); return
-    the file actually written, or the intended one if even that failed."""
-    stamp = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-    text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
-    return write_log(f"--- {stamp} {where}\n{text}\n", log_file)
+from saves.crash_log import crash_kind, log_exception, write_log
 
 
 def told(message: object) -> str:
@@ -117,18 +98,6 @@ def crash_console():
                    markup=False, highlight=False, emoji=False, soft_wrap=False)
 
 
-_EXCEPTION_LINE = re.compile(r"^([A-Za-z_][\w.]*)(?::|$)")
-
-
-def crash_kind(text: str) -> str:
-    """The kind of error a printed traceback ends with ("RuntimeError"), or "error"."""
-    for line in reversed([line.strip() for line in text.splitlines() if line.strip()]):
-        match = _EXCEPTION_LINE.match(line)
-        if match:
-            return match.group(1).rsplit(".", 1)[-1]
-    return "error"
-
-
 def finish_run(app, console) -> None:
     """After a run: an app that ended on an error (return code 1 with a traceback printed) has
     the traceback written to its log and one line printed; anything else Textual printed (an
@@ -144,18 +113,3 @@ def finish_run(app, console) -> None:
         print(short_message(crash_kind(text), path), file=sys.stderr)
     else:
         sys.stderr.write(text)
-
-
-def write_log(entry: str, log_file: Path | None) -> Path:
-    """Append `entry` to `log_file` (falling back to the temp folder); the file written."""
-    candidates = [p for p in (log_file, Path(tempfile.gettempdir()) / "ridge" / "ridge.log") if p]
-    for path in candidates:
-        try:
-            from engine.bounds import append_text
-
-            path.parent.mkdir(parents=True, exist_ok=True)
-            append_text(path, entry)  # never blocks on a pipe or writes into a device
-            return path
-        except OSError:
-            continue
-    return candidates[0] if candidates else Path("ridge.log")

@@ -22,7 +22,9 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from app import messages, styling
-from app.errors import Guarded, crash_console, default_log_path, finish_run, keep_going, log_exception, told
+from app.errors import Guarded, crash_console, finish_run, keep_going, told
+from saves.crash_log import log_exception
+from saves.locations import log_path
 
 READY_EXIT_ENV = "RIDGE_EXIT_WHEN_READY"
 DEFAULT_THEME = "textual-dark"
@@ -139,7 +141,7 @@ class RidgeApp(Guarded, App[None]):
         self.strict = strict
         self.blink = cursor_blink
         self.ready_exit = ready_exit
-        self.log_file: Path = default_log_path(save_dir)
+        self.log_file: Path = log_path(save_dir)
         if not strict:
             self.error_console = crash_console()  # where Textual prints a crash: see run()
         self.unexpected_errors: list[BaseException] = []

@@ -196,3 +196,45 @@ def humanize(text: str) -> str:
     if head and head.group(2) in names:
         text = head.group(1) + names[head.group(2)] + text[head.end(2):]
     return text
+
+
+# --- live play: what the player page, the terminal player, the projector and the report share ---
+
+CERTAINTY_WORDS = {Certainty.LOW: "low: a guess", Certainty.MEDIUM: "medium: fairly sure",
+                   Certainty.HIGH: "high: I would bet on it"}
+
+
+def card_words(card: dict) -> dict:
+    """Each id the card's form offers, by kind, in the words the game shows."""
+    ask = card.get("ask") or {}
+    return {"bottleneck": {b: bottleneck(b) for b in ask.get("bottleneck") or ()},
+            "lever": {v: lever(v) for v in ask.get("lever") or ()},
+            "gain": {g: band(g) for g in ask.get("gain_band") or ()},
+            "reason": {r: (card.get("reason_texts") or {}).get(r) or reason(r) for r in ask.get("reason") or ()},
+            "estimate": {e: estimate_with_unit(e) for e in ask.get("estimates") or ()},
+            "certainty": {str(c): w for c, w in CERTAINTY_WORDS.items()},
+            "objective": objective(card.get("objective", ""))}
+
+
+def verdict_line(outcome: str, points: int) -> str:
+    """A player's result on one question in words and a symbol (never colour alone)."""
+    from puzzles.live import LATE, NO_ANSWER
+
+    if outcome == NO_ANSWER:
+        return "· No answer locked in · 0 points"
+    if outcome == LATE:
+        return "⊘ LATE · 0 points: it reached the host after the close"
+    return f"{outcome_symbol(outcome)} {outcome.upper()} · {points:+d} points"
+
+
+def part_lines(me: dict, answer: dict) -> list[str]:
+    """What decided this player's outcome and every part judged, yours beside the engine's."""
+    from puzzles.grading import Part, decided_line, lines_for_parts
+    from puzzles.keys import gain_words
+
+    parts = [Part.from_json(row) for row in me.get("parts") or () if isinstance(row, dict)]
+    if not parts:
+        return []
+    gain = gain_words(answer.get("gain"), answer.get("band_gain"))
+    return [humanize(line) for line in
+            [decided_line(me["outcome"], parts, words), *lines_for_parts(parts, gain, words)]]

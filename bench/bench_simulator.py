@@ -28,8 +28,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from app import sim_model as sm  # noqa: E402
-from app import sim_plots as sp  # noqa: E402
+from app import plots as sp  # noqa: E402
+from engine.sim.result import changed_inputs  # noqa: E402
+from engine.sim.state import Simulator  # noqa: E402
 
 TARGET_MS = 50.0
 CONCURRENCIES = ("64", "128", "200", "256", "320", "400", "512", "700")
@@ -44,7 +45,7 @@ def summary(name: str, seconds: list[float], target: float | None = TARGET_MS) -
     print(f"{name:<52} median {median:7.2f} ms   p95 {p95:7.2f} ms{goal}{verdict}")
 
 
-def all_text(sim: sm.Simulator, width: int, height: int) -> int:
+def all_text(sim: Simulator, width: int, height: int) -> int:
     """Every tab's lines for the current result; returns the line count (so nothing is skipped)."""
     lines = sp.results_lines(sim.result, width)
     lines += sp.roofline_lines(sim.roofline(), width, height)
@@ -52,12 +53,12 @@ def all_text(sim: sm.Simulator, width: int, height: int) -> int:
     lines += sp.concurrency_lines(sim.concurrency_curve(), width, height)
     lines += sp.cost_tpot_lines(sim.cost_tpot(), width, height)
     lines += sp.compare_lines(sim.pinned, sim.result, sim.comparison(),
-                              sm.changed_inputs(sim.pinned, sim.result) if sim.pinned else [], width)
+                              changed_inputs(sim.pinned, sim.result) if sim.pinned else [], width)
     return len(lines)
 
 
 def bench_model(rounds: int, width: int, height: int) -> None:
-    sim = sm.Simulator()
+    sim = Simulator()
     sim.pin()
     all_text(sim, width, height)  # warm imports and caches
     whole, edits, curves, texts = [], [], [], []

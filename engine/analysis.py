@@ -72,12 +72,6 @@ class Report(Record):
             return self.worst_stall_seconds
         return self.ttft_seconds
 
-    def objective_bottleneck_for(self, objective: str) -> str:
-        """What bounds another objective of the same deployment."""
-        if objective == self.deployment.objective:
-            return self.objective_bottleneck
-        return _objective_verdict(self, objective)
-
 
 def experts_touched(experts: int, per_token: int, tokens: float) -> float:
     """Expected distinct experts a step's tokens route to (see engine.physics)."""
@@ -104,12 +98,6 @@ _RUN_KEYS = ("batch",
              "intensity", "prefill_flops", "prefill_seconds", "prefill_compute_seconds",
              "prefill_weight_seconds", "prefill_comm_seconds", "prefill_charge_seconds", "ttft_seconds",
              "worst_stall_seconds", "prefill_share", "throughput_tokens_per_s", "cost_per_million_output_tokens")
-
-
-def _objective_verdict(r: Report, objective: str) -> str:
-    if not r.fits:
-        return Verdict.DOES_NOT_FIT
-    return physics.VERDICT_CODES[physics.objective_verdict_code(r.__dict__, objective)]
 
 
 def analyze(dep: Deployment) -> Report:

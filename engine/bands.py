@@ -27,11 +27,6 @@ def gain_band(gain: float | None) -> str | None:
     return GAIN_BANDS[-1]
 
 
-def edge_distance(gain: float, edge: float) -> float:
-    """How far a gain is from a band edge, as a ratio of at least 1 (1.0 means on the edge)."""
-    return math.exp(abs(math.log(gain / edge)))
-
-
 def bands_for(gain: float | None, tolerance: float = BAND_TOLERANCE) -> set[str]:
     """The bands one gain accepts: its own, and both bands beside any edge it lies within
     `tolerance` of. Empty for no gain (or a gain that is not a positive finite number)."""

@@ -132,10 +132,6 @@ class Accelerator(Record):
     def native(self, precision: str) -> bool:
         return precision in self.peak_tflops
 
-    @property
-    def link_bytes_per_s(self) -> float:
-        return self.link_gbps * 1e9
-
 
 _MODEL_FIELDS = set(ModelSpec.FIELDS) - {"id"}
 _GPU_FIELDS = set(Accelerator.FIELDS) - {"id"}

@@ -116,10 +116,6 @@ class Key:
         return objective_bottleneck(self.realistic.report) if self.realistic is not None else None
 
     @property
-    def realistic_best_lever(self) -> str | None:
-        return self.realistic.best_lever if self.realistic is not None else None
-
-    @property
     def realistic_gain(self) -> float | None:
         if self.realistic is None or not self.realistic.report.fits:
             return None

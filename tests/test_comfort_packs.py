@@ -23,14 +23,15 @@ def _shared_pack(folder: Path, chapter_id: str = "team-lunch", title: str = "Tea
                  name: str = "shared.toml") -> Path:
     """A valid pack of two simulator puzzles, as a colleague would share it (a deployment whose key
     holds at every fidelity: the default one's realistic lever lead is too thin to be saved)."""
-    from app import sim_model as sm
+    from engine.sim.state import Simulator
+    from saves import own_pack
 
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / name
-    sim = sm.Simulator(concurrency="256", prompt="512", output="1024")
-    sm.save_puzzle(sim.result, path)
+    sim = Simulator(concurrency="256", prompt="512", output="1024")
+    own_pack.save_puzzle(sim.result, path)
     sim.edit("gpus", "8")
-    sm.save_puzzle(sim.result, path)
+    own_pack.save_puzzle(sim.result, path)
     text = path.read_text(encoding="utf-8").replace('id = "my-puzzles"', f'id = "{chapter_id}"', 1)
     path.write_text(text.replace('title = "My puzzles"', f'title = "{title}"', 1), encoding="utf-8")
     return path
@@ -143,13 +144,14 @@ def test_an_old_simulator_pack_loads_into_the_players_chapter_untouched(tmp_path
 
 
 def test_the_simulator_still_adds_to_an_old_pack_and_it_still_shows(tmp_path, capsys):
-    from app import sim_model as sm
+    from engine.sim.state import Simulator
+    from saves import own_pack
 
     data = tmp_path / "data"
     path = _old_simulator_pack(data / "packs")
-    sim = sm.Simulator(concurrency="256", prompt="512", output="1024")
+    sim = Simulator(concurrency="256", prompt="512", output="1024")
     sim.edit("prompt", "2048")
-    sm.save_puzzle(sim.result, path)
+    own_pack.save_puzzle(sim.result, path)
     assert main(["puzzles", "list", "--module", "my-puzzles", "--save-dir", str(data)]) == 0
     assert capsys.readouterr().out.count("my-puzzles") == 3
 

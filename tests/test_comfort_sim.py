@@ -9,6 +9,7 @@ from textual.widgets import Static, TabbedContent
 from app.screens.simulator import TABS, SimulatorScreen
 from textual.widgets import Select
 from pilot_wait import until
+from puzzles.sim import sim_key
 from test_simulator_pilot import SimApp, type_into
 
 
@@ -44,7 +45,7 @@ async def test_the_grade_shows_on_every_tab_after_lock_in():
     app = SimApp(predict_first=True)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = app.screen
-        key = screen.sim.result.key
+        key = sim_key(screen.sim.result)
 
         screen.query_one("#sim-guess-bottleneck", Select).value = key.bottleneck
         screen.query_one("#sim-guess-lever", Select).value = key.best_lever

@@ -161,7 +161,7 @@ def test_no_result_is_ever_non_finite_at_the_edges_of_what_is_accepted(dep):
     st.text(alphabet="0123456789.e-+", max_size=8)))
 def test_screen_number_fields_take_ascii_digits_only(name, text):
     """The simulator's fields and the napkin calculator read numbers exactly as the flags do."""
-    from app.sim_model import FIELD_BY_NAME, parse_value
+    from engine.sim.inputs import FIELD_BY_NAME, parse_value
     from puzzles.napkin import NapkinError, evaluate
 
     COUNTS["flags (screen fields)"] += 1

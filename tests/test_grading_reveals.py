@@ -115,7 +115,7 @@ def test_the_live_reveal_names_the_deciding_estimate_from_the_hosts_json():
     them and shows what decided the outcome, yours beside the engine's."""
     import json
 
-    from app.live.player import _part_lines
+    from app.labels import part_lines as _part_lines
     from puzzles import bank
     from puzzles.live import score
 

@@ -6,7 +6,8 @@ import datetime as dt
 
 from textual.widgets import RadioButton, Select
 
-from app.screens.hotseat import HotseatScreen, parse_players
+from app.screens.hotseat import HotseatScreen
+from saves.players import parse_players
 from app.game import make_app
 from saves.store import SaveStore
 from pilot_forms import choose_by_keys, offered

@@ -3,7 +3,8 @@ line each (the Cleared column beside the points), and the spread's bars fit thei
 from __future__ import annotations
 
 from app.live.host_app import HostApp
-from app.live.room import Room, Settings
+from app import labels
+from saves.room import Room, Settings
 from app.live.web import Site
 from puzzles import generator
 from screen_text import screen_lines
@@ -20,7 +21,7 @@ class Clock:
 
 async def test_the_host_screen_fits_80x24(tmp_path):
     made = generator.generate(5, 2, None)
-    room = Room(Settings(seed=5, count=2, pin="4321", seconds=60), tmp_path, clock=Clock(), made=made)
+    room = Room(Settings(seed=5, count=2, pin="4321", seconds=60), tmp_path, labels, clock=Clock(), made=made)
     app = HostApp(room, Site("127.0.0.1", 8300, "http://127.0.0.1:8300", 50, ["true"]), serve=False)
     try:
         async with app.run_test(size=(80, 24)) as pilot:

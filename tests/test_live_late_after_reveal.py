@@ -3,7 +3,8 @@ has read the question's reveal would be a copy of the answer: it is refused and 
 so the reveal keeps saying "unanswered" (the spread and outcomes stay honest)."""
 from __future__ import annotations
 
-from app.live.room import Room, Settings
+from app import labels
+from saves.room import Room, Settings
 from puzzles import generator
 from puzzles.live import LiveRefusal
 from tests.live_helpers import right_prediction
@@ -28,7 +29,7 @@ def _row(room, name):
 def test_a_late_lock_after_reading_the_reveal_is_not_kept(tmp_path):
     clock = Clock()
     made = generator.generate(5, 1, None)
-    room = Room(Settings(seed=5, count=1, pin="4321", seconds=30), tmp_path, clock=clock, made=made)
+    room = Room(Settings(seed=5, count=1, pin="4321", seconds=30), tmp_path, labels, clock=clock, made=made)
     try:
         peek, slow = room.join("4321", "peek"), room.join("4321", "slow")
         room.start()

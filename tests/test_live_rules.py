@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.live.room import Room, Settings
+from app import labels
+from saves.room import Room, Settings
 from puzzles import generator, live
 from puzzles.live import LiveRefusal
 from saves.lobby import LobbyStore
@@ -24,7 +25,7 @@ def made():
 
 def room_for(tmp_path, made, clock, **kw):
     settings = Settings(seed=5, count=3, pin="4321", seconds=30, **kw)
-    return Room(settings, tmp_path, clock=clock, made=made)
+    return Room(settings, tmp_path, labels, clock=clock, made=made)
 
 
 def refusal(call) -> LiveRefusal:

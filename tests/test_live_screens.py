@@ -6,7 +6,8 @@ import re
 import time
 
 from app.live.host_app import HostApp
-from app.live.room import Room, Settings
+from app import labels
+from saves.room import Room, Settings
 from app.live.web import Site
 from puzzles import generator
 from tests.live_helpers import Clock, Host, right_prediction, wrong_prediction
@@ -38,7 +39,7 @@ async def _until(pilot, check, what: str):
 async def test_the_host_screen_runs_a_whole_match(tmp_path):
     clock = Clock()
     made = generator.generate(5, 2, None)
-    room = Room(Settings(seed=5, count=2, pin="4321", seconds=60), tmp_path, clock=clock, made=made)
+    room = Room(Settings(seed=5, count=2, pin="4321", seconds=60), tmp_path, labels, clock=clock, made=made)
     site = Site("127.0.0.1", 8300, "http://127.0.0.1:8300", 50, ["true"])
     app = HostApp(room, site, serve=False)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -142,7 +143,7 @@ async def test_the_host_screen_serves_the_lobby_api_itself(tmp_path):
 
     sock = listen("127.0.0.1", 0)
     port = sock.getsockname()[1]
-    room = Room(Settings(seed=5, count=1, pin="4321", seconds=60), tmp_path, made=generator.generate(5, 1, None))
+    room = Room(Settings(seed=5, count=1, pin="4321", seconds=60), tmp_path, labels, made=generator.generate(5, 1, None))
     site = Site("127.0.0.1", port, f"http://127.0.0.1:{port}", 50, ["true"])
     app = HostApp(room, site, sock)
     try:
@@ -165,7 +166,7 @@ async def test_a_player_whose_time_runs_out_is_locked_at_zero(tmp_path):
 
     clock = Clock()
     made = generator.generate(5, 1, None)
-    room = Room(Settings(seed=5, count=1, pin="4321", seconds=30), tmp_path, clock=clock, made=made)
+    room = Room(Settings(seed=5, count=1, pin="4321", seconds=30), tmp_path, labels, clock=clock, made=made)
     sock = listen("127.0.0.1", 0)
     port = sock.getsockname()[1]
     runner = await start(build_app(room, Site("127.0.0.1", port, f"http://127.0.0.1:{port}", 50, ["true"])), sock)

@@ -6,7 +6,8 @@ import asyncio
 import sqlite3
 import time
 
-from app.live.room import Room, Settings
+from app import labels
+from saves.room import Room, Settings
 from app.live.web import Site
 from puzzles import generator
 from tests.live_helpers import Clock
@@ -20,7 +21,7 @@ async def test_the_ticker_survives_a_failing_tick(tmp_path, capsys):
 
     clock = Clock()
     made = generator.generate(5, 1, None)
-    room = Room(Settings(seed=5, count=1, pin="4321", seconds=30), tmp_path, clock=clock, made=made)
+    room = Room(Settings(seed=5, count=1, pin="4321", seconds=30), tmp_path, labels, clock=clock, made=made)
     real_tick, calls = room.tick, []
 
     def flaky_tick():

@@ -9,6 +9,7 @@ from app.game import make_app
 from app.screens.simulator import SimulatorScreen
 from textual.widgets import Select
 from pilot_wait import until
+from puzzles.sim import sim_key
 
 SIZE = (80, 24)
 
@@ -61,7 +62,7 @@ async def test_predict_first_asks_for_the_knee_before_the_curves_and_again_after
     app = SimApp(predict_first=True)
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
-        key = screen.sim.result.key
+        key = sim_key(screen.sim.result)
         screen.query_one("#sim-guess-bottleneck", Select).value = key.bottleneck
         screen.query_one("#sim-guess-lever", Select).value = key.best_lever
         screen.query_one("#sim-guess-band", Select).value = key.gain_band

@@ -9,7 +9,8 @@ import json
 from app.cli import main
 from app.game import make_app
 from app.screens.drill import EXAM_SETTING
-from app.widgets.readiness import readiness_lines, recall_bars
+from puzzles.readiness import readiness_lines
+from puzzles.readiness import recall_by_concept as recall_bars
 from engine.ids import Outcome
 from pilot_wait import settled
 from puzzles import bank, review

@@ -6,6 +6,7 @@ from textual.widgets import Select
 
 from test_simulator_pilot import SimApp
 from pilot_wait import settled
+from puzzles.sim import sim_key
 
 
 def test_predict_first_form_80x24(snap_compare):
@@ -24,7 +25,7 @@ def test_spec_tab_80x24(snap_compare):
 def test_graded_prediction_120x40(snap_compare):
     async def lock_in(pilot):
         screen = pilot.app.screen
-        key = screen.sim.result.key
+        key = sim_key(screen.sim.result)
         screen.query_one("#sim-guess-bottleneck", Select).value = key.bottleneck
         screen.query_one("#sim-guess-lever", Select).value = "speculative-decoding"
         screen.query_one("#sim-guess-band", Select).value = key.gain_band

@@ -7,7 +7,11 @@ import sys
 import numpy as np
 import pytest
 
-from app import sim_model as sm
+from engine.sim.curves import CURVE_POINTS
+from engine.sim.result import changed_inputs
+from engine.sim.state import Simulator
+from puzzles.sim import grade_prediction, sim_key
+from saves import own_pack
 from engine.analysis import analyze
 from engine.deployment import build_deployment
 from engine.errors import RidgeError
@@ -16,7 +20,7 @@ from puzzles.grading import objective_bottleneck
 
 @pytest.fixture
 def sim():
-    return sm.Simulator()
+    return Simulator()
 
 
 def short_context_8b(**raw):
@@ -24,7 +28,7 @@ def short_context_8b(**raw):
     values = dict(model="llama-3-8b", gpu="h100-sxm", gpus="1", prompt="128", output="128", concurrency="8",
                   spec_k="0", spec_alpha="0.7", spec_draft_cost="0.05")
     values.update(raw)
-    return sm.Simulator(**values)
+    return Simulator(**values)
 
 
 # --- inputs and the last good result ----------------------------------------------------------
@@ -124,15 +128,15 @@ def test_a_catalog_toml_adds_a_gpu(tmp_path, sim):
 # --- predict first ----------------------------------------------------------------------------
 
 def test_the_engines_own_answer_is_cleared(sim):
-    key = sim.result.key
-    grade = sim.grade(objective_bottleneck(key), key.best_lever, key.gain_band)
+    key = sim_key(sim.result)
+    grade = grade_prediction(sim.result, objective_bottleneck(key), key.best_lever, key.gain_band)
     assert grade.outcome == "cleared" and all(grade.marks.values())
 
 
 def test_a_wrong_part_is_missed(sim):
-    key = sim.result.key
+    key = sim_key(sim.result)
     wrong = "decode-compute" if key.bottleneck != "decode-compute" else "decode-kv"
-    grade = sim.grade(wrong, key.best_lever, key.gain_band)
+    grade = grade_prediction(sim.result, wrong, key.best_lever, key.gain_band)
     assert grade.outcome == "missed"
     assert grade.marks == {"bottleneck": False, "lever": True, "gain_band": True}
 
@@ -140,28 +144,28 @@ def test_a_wrong_part_is_missed(sim):
 def test_neighbouring_band_counts_only_near_the_edge():
     """The band is keyed on the realistic gain: near an edge both bands count, and the floor's
     flattering band (8-bit weights 'double' at the floor) does not."""
-    near = sm.Simulator(concurrency="64")
-    key = near.result.key
+    near = Simulator(concurrency="64")
+    key = sim_key(near.result)
     assert key.best_lever == "quantization" and abs(key.band_gain / 1.25 - 1) < 0.1
-    assert near.grade(objective_bottleneck(key), key.best_lever, "under-1.25x").outcome == "cleared"
-    assert near.grade(objective_bottleneck(key), key.best_lever, "1.25-2x").outcome == "cleared"
-    far = sm.Simulator(prompt="3584", output="1024", concurrency="256")
-    k = far.result.key
+    assert grade_prediction(near.result, objective_bottleneck(key), key.best_lever, "under-1.25x").outcome == "cleared"
+    assert grade_prediction(near.result, objective_bottleneck(key), key.best_lever, "1.25-2x").outcome == "cleared"
+    far = Simulator(prompt="3584", output="1024", concurrency="256")
+    k = sim_key(far.result)
     assert k.gain > 2.2 and k.band_gain < 1.9
-    assert far.grade(objective_bottleneck(k), k.best_lever, "1.25-2x").outcome == "cleared"
-    assert far.grade(objective_bottleneck(k), k.best_lever, "2-4x").outcome == "missed"
+    assert grade_prediction(far.result, objective_bottleneck(k), k.best_lever, "1.25-2x").outcome == "cleared"
+    assert grade_prediction(far.result, objective_bottleneck(k), k.best_lever, "2-4x").outcome == "missed"
 
 
 def test_grading_rejects_unknown_ids(sim):
     with pytest.raises(RidgeError):
-        sim.grade("slow", "batching", "2-4x")
+        grade_prediction(sim.result, "slow", "batching", "2-4x")
 
 
 # --- the plots' data --------------------------------------------------------------------------
 
 def test_roofline_is_min_of_peak_and_bandwidth_slope_with_the_knee_at_the_ridge(sim):
     d = sim.roofline()
-    assert len(d.intensity) == sm.CURVE_POINTS
+    assert len(d.intensity) == CURVE_POINTS
     assert np.allclose(d.attainable, np.minimum(d.peak, d.intensity * d.bandwidth))
     assert d.ridge == pytest.approx(d.peak / d.bandwidth) and d.ridge == pytest.approx(295.4, abs=0.1)
     logs_i, logs_a = np.log(d.intensity), np.log(d.attainable)
@@ -186,7 +190,7 @@ def test_roofline_point_moves_with_batch(sim):
 def test_spec_speedup_is_above_one_at_batch_one_and_below_one_near_the_ridge():
     d = short_context_8b().spec()
     assert (d.k, d.alpha, d.draft_cost) == (4, 0.7, 0.05)
-    assert len(d.concurrency) == sm.CURVE_POINTS
+    assert len(d.concurrency) == CURVE_POINTS
     assert d.expected_tokens == pytest.approx(2.77, abs=0.01)
     assert d.speedup[0] > 2.0  # batch 1: about 2.3x
     ridge_batch = int(round(d.ridge))
@@ -204,7 +208,7 @@ def test_spec_curve_uses_the_deployments_own_draft_settings():
 
 @pytest.mark.parametrize("seq_len,course", [(1024, 501), (4096, 125), (32768, 15), (131072, 3)])
 def test_concurrency_curve_matches_the_engine_and_the_course(catalog, seq_len, course):
-    sim = sm.Simulator(model="llama-3.1-70b", gpu="h100-sxm", gpus="4")
+    sim = Simulator(model="llama-3.1-70b", gpu="h100-sxm", gpus="4")
     d = sim.concurrency_curve()
     i = int(np.nonzero(d.seq_len == seq_len)[0][0])
     curve = int(d.max_concurrency[i])
@@ -221,14 +225,14 @@ def test_concurrency_curve_matches_the_engine_and_the_course(catalog, seq_len, c
 
 def test_concurrency_curve_falls_as_sequences_lengthen(sim):
     d = sim.concurrency_curve()
-    assert len(d.seq_len) == sm.CURVE_POINTS
+    assert len(d.seq_len) == CURVE_POINTS
     assert np.all(np.diff(d.max_concurrency) <= 0)
     assert d.point_max_concurrency == sim.result.report.max_concurrency
 
 
 def test_cost_and_tpot_curves_and_the_budget(sim):
     d = sim.cost_tpot()
-    assert len(d.concurrency) == sm.CURVE_POINTS
+    assert len(d.concurrency) == CURVE_POINTS
     assert np.all(np.diff(d.cost) <= 1e-12) and np.all(np.diff(d.tpot) >= -1e-15)
     assert d.best_tpot <= d.budget_seconds
     assert d.current_cost == pytest.approx(sim.result.report.cost_per_million_output_tokens)
@@ -251,7 +255,7 @@ def test_curves_follow_an_edit(sim):
 def test_more_than_a_thousand_in_flight_widens_the_axis(sim):
     sim.edit("concurrency", "5000")
     d = sim.cost_tpot()
-    assert len(d.concurrency) <= sm.CURVE_POINTS and d.concurrency[-1] >= 5000
+    assert len(d.concurrency) <= CURVE_POINTS and d.concurrency[-1] >= 5000
 
 
 # --- side by side -----------------------------------------------------------------------------
@@ -263,7 +267,7 @@ def test_compare_gives_both_values_and_the_ratio(sim):
     conc = rows["max concurrency"]
     assert conc.ratio == pytest.approx(conc.b / conc.a) and conc.better == "better"
     assert rows["weights GiB"].ratio == pytest.approx(1.0)
-    assert sm.changed_inputs(sim.pinned, sim.result) == [("gpus", 4, 8)]
+    assert changed_inputs(sim.pinned, sim.result) == [("gpus", 4, 8)]
 
 
 # --- saving as a puzzle -----------------------------------------------------------------------
@@ -272,10 +276,10 @@ def test_saved_puzzle_passes_the_pack_check(tmp_path, sim):
     from puzzles.check import check_paths
 
     path = tmp_path / "packs" / "my-puzzles.toml"
-    puzzle_id, written = sm.save_puzzle(sim.result, path)
+    puzzle_id, written = own_pack.save_puzzle(sim.result, path)
     assert written == path and puzzle_id.startswith("my-")
     sim.edit("prompt", "3072")
-    sm.save_puzzle(sim.result, path)
+    own_pack.save_puzzle(sim.result, path)
     problems, count, packs = check_paths([path])
     assert problems == [] and (count, packs) == (2, 1)
     text = path.read_text()
@@ -289,7 +293,7 @@ def test_saved_puzzle_passes_the_pack_check(tmp_path, sim):
 def test_ridge_puzzles_check_accepts_the_saved_pack(tmp_path, sim):
     pytest.importorskip("app.commands.puzzles", reason="`ridge puzzles` has not landed in this build")
     path = tmp_path / "my-puzzles.toml"
-    sm.save_puzzle(sim.result, path)
+    own_pack.save_puzzle(sim.result, path)
     out = subprocess.run([sys.executable, "-m", "app", "puzzles", "check", str(path)],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stdout + out.stderr
@@ -297,18 +301,18 @@ def test_ridge_puzzles_check_accepts_the_saved_pack(tmp_path, sim):
 
 def test_saving_twice_or_an_ambiguous_deployment_is_refused(tmp_path, sim):
     path = tmp_path / "my-puzzles.toml"
-    sm.save_puzzle(sim.result, path)
+    own_pack.save_puzzle(sim.result, path)
     with pytest.raises(RidgeError, match="already in your pack"):
-        sm.save_puzzle(sim.result, path)
+        own_pack.save_puzzle(sim.result, path)
     before = path.read_text()
     close = short_context_8b(concurrency="4")   # speculation only a few percent ahead of FP8
     with pytest.raises(RidgeError, match="puzzle check would reject it"):
-        sm.save_puzzle(close.result, path)
+        own_pack.save_puzzle(close.result, path)
     assert path.read_text() == before
 
 
 def test_the_default_pack_lives_in_the_data_folder(tmp_path):
-    assert sm.pack_path(tmp_path) == tmp_path / "packs" / "my-puzzles.toml"
+    assert own_pack.pack_path(tmp_path) == tmp_path / "packs" / "my-puzzles.toml"
 
 
 def test_a_model_from_a_file_cannot_go_in_a_pack(tmp_path, sim):
@@ -317,12 +321,12 @@ def test_a_model_from_a_file_cannot_go_in_a_pack(tmp_path, sim):
     (tmp_path / "config.json").write_text(json.dumps(config))
     sim.edit("config", str(tmp_path / "config.json"))
     with pytest.raises(RidgeError, match="only catalog models"):
-        sm.save_puzzle(sim.result, tmp_path / "p.toml")
+        own_pack.save_puzzle(sim.result, tmp_path / "p.toml")
 
 
 def test_simulator_reserve_default_is_the_engines():
     """An empty reserve is the engine's default, 10% of each GPU's memory, and follows the GPU."""
-    from app.sim_model import DEFAULT_RAW, FIELD_BY_NAME, Simulator
+    from engine.sim.inputs import DEFAULT_RAW, FIELD_BY_NAME
 
     assert DEFAULT_RAW["reserve_gib"] == ""
     assert "10%" in FIELD_BY_NAME["reserve_gib"].blank

@@ -13,6 +13,7 @@ from app.game import make_app
 from app.screens.simulator import SimulatorScreen
 from textual.widgets import Select
 from pilot_wait import until
+from puzzles.sim import sim_key
 
 
 def SimApp(pack_path=None, predict_first: bool = True, tab: str | None = None):
@@ -129,7 +130,7 @@ async def test_predict_first_hides_the_results_until_lock_in():
         await pilot.press("l")  # nothing chosen yet: asks for the missing parts
         assert "Still to choose: bottleneck, lever, band" in text_of(screen, "#sim-predict-error")
         assert not tabs.display
-        key = screen.sim.result.key
+        key = sim_key(screen.sim.result)
         screen.query_one("#sim-guess-bottleneck", Select).value = key.bottleneck
         screen.query_one("#sim-guess-lever", Select).value = key.best_lever
         screen.query_one("#sim-guess-band", Select).value = "over-4x"
@@ -243,7 +244,7 @@ async def test_f1_explains_the_focused_field():
 
 
 def test_the_simulators_model_and_plots_load_without_textual():
-    code = ("import sys, app.sim_model, app.sim_plots\n"
+    code = ("import sys, engine.sim.state, puzzles.sim, saves.own_pack, app.plots\n"
             "print('textual' in sys.modules or 'rich' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr

@@ -3,13 +3,14 @@ what matters with symbols as well as position."""
 import numpy as np
 import pytest
 
-from app import sim_model as sm
-from app import sim_plots as sp
+from app import plots as sp
+from engine.sim.result import changed_inputs, compare
+from engine.sim.state import Simulator
 
 
 @pytest.fixture(scope="module")
 def sim():
-    return sm.Simulator()
+    return Simulator()
 
 
 def chart_rows(lines):
@@ -75,7 +76,7 @@ def test_roofline_text_says_the_ridge_and_units(sim):
 
 
 def test_spec_text_says_where_it_turns_slower():
-    small = sm.Simulator(model="llama-3-8b", gpus="1", prompt="128", output="128", concurrency="8")
+    small = Simulator(model="llama-3-8b", gpus="1", prompt="128", output="128", concurrency="8")
     text = "\n".join(sp.spec_lines(small.spec(), 60, 10))
     assert "From 200 in flight it is slower" in text
     assert "1× break-even" in text and "speedup (×)" in text
@@ -105,8 +106,8 @@ def test_results_rank_every_lever(sim):
 
 def test_compare_lines(sim):
     assert "Nothing is pinned yet." in sp.compare_lines(None, sim.result, [], [])
-    other = sm.Simulator(gpus="8")
-    rows = sm.compare(sim.result, other.result)
-    lines = sp.compare_lines(sim.result, other.result, rows, sm.changed_inputs(sim.result, other.result))
+    other = Simulator(gpus="8")
+    rows = compare(sim.result, other.result)
+    lines = sp.compare_lines(sim.result, other.result, rows, changed_inputs(sim.result, other.result))
     assert "Changed: gpus 4 → 8" in lines
     assert any(line.startswith("max concurrency") and "2.84×" in line and "✓ better" in line for line in lines)

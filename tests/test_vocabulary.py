@@ -7,7 +7,6 @@ import json
 import pytest
 
 from app import labels
-from app.live import texts
 from engine import analysis, compare, deployment, derivation, ids, levers, physics
 from puzzles import cards, drill, generator, grading, puzzle, reasons, scoring
 from puzzles.reasons import Reason
@@ -26,7 +25,7 @@ WORD_TABLES = {
     "labels.OBJECTIVES": (labels.OBJECTIVES, ids.Objective, ()),
     "labels.CERTAINTIES": (labels.CERTAINTIES, ids.Certainty, ()),
     "labels.OUTCOMES": (labels.OUTCOMES, ids.Outcome, ()),
-    "live.texts.CERTAINTY_WORDS": (texts.CERTAINTY_WORDS, ids.Certainty, ()),
+    "labels.CERTAINTY_WORDS": (labels.CERTAINTY_WORDS, ids.Certainty, ()),
     "derivation.VERDICT_TEXT": (derivation.VERDICT_TEXT, ANALYSIS_VERDICTS, ()),
     "compare.OBJECTIVE_LABELS": (compare.OBJECTIVE_LABELS, ids.DEPLOYMENT_OBJECTIVES, ()),
     "puzzle.MODULE_TITLES": (puzzle.MODULE_TITLES, ids.Module, ()),

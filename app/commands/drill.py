@@ -27,7 +27,7 @@ def build(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from app.widgets.readiness import EXAM_SETTING
+    from puzzles.readiness import EXAM_SETTING
     from puzzles.drill import CONCEPT_TITLES, CONCEPTS
     from puzzles.review import exam_plan, local_date, parse_exam_date, profile_cards, readiness
     from saves.locations import data_dir

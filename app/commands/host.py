@@ -160,12 +160,13 @@ def _more_files() -> None:
 
 def open_room(settings, save_dir):
     """The match's room, or one line (RidgeError) when its lobby or data folder cannot be used."""
-    from app.live.room import Room
+    from app import labels
     from engine.errors import RidgeError
     from saves.lobby import LobbyError
+    from saves.room import Room
 
     try:
-        return Room(settings, save_dir)
+        return Room(settings, save_dir, labels)
     except LobbyError as exc:
         raise RidgeError(str(exc)) from None
     except OSError as exc:
@@ -176,10 +177,11 @@ def report(args: argparse.Namespace) -> int:
     """`ridge host --report LOBBY`: the facilitator's report of a kept (e.g. archived) match."""
     from pathlib import Path
 
-    from app.live.room import Room, Settings
+    from app import labels
     from engine.errors import RidgeError
     from saves.lobby import LobbyError, LobbyStore
     from saves.locations import data_dir
+    from saves.room import Room, Settings
 
     folder = data_dir(args.save_dir)
     path = Path(args.report)
@@ -192,7 +194,7 @@ def report(args: argparse.Namespace) -> int:
         seed, count, difficulty = meta.get("seed"), meta.get("count"), meta.get("difficulty")
         if not isinstance(seed, int) or not isinstance(count, int) or not 1 <= count <= 50:
             raise RidgeError(f"{path}: the lobby does not say which match it holds (seed, count)")
-        room = Room(Settings(seed=seed, count=count, difficulty=difficulty, pin="0000"), folder, existing=path)
+        room = Room(Settings(seed=seed, count=count, difficulty=difficulty, pin="0000"), folder, labels, existing=path)
     except LobbyError as exc:
         raise RidgeError(str(exc)) from None
     try:
@@ -207,8 +209,8 @@ def run(args: argparse.Namespace) -> int:
     if args.report is not None:
         return report(args)
     _check(args)
-    from app.live.room import Settings
     from saves.locations import data_dir
+    from saves.room import Settings
 
     settings = Settings(seed=args.seed, count=args.count, difficulty=args.difficulty, pin=args.pin,
                         max_players=args.max_players, seconds=args.seconds, lobby_seconds=args.lobby_seconds,

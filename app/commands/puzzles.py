@@ -172,58 +172,25 @@ def _check(args) -> int:
 
 
 def _import(args) -> int:
-    """Check a shared pack as `check` does, refuse one whose chapter or puzzle ids clash with the
-    packs already loaded, and copy it (atomically) into <data>/packs under its own name."""
+    """Check a shared pack as `check` does and install it (`saves.own_pack.install_pack`); many
+    problems are listed on stderr, then refused in one line."""
     from pathlib import Path
 
-    from puzzles import bank
-    from puzzles.check import check_paths
-    from puzzles.pack_writer import saved_by_old_simulator
-    from puzzles.schema import load_pack, read_pack_text
-    from saves import atomic
     from saves.locations import packs_dir
+    from saves.own_pack import PackRefused, install_pack
 
     source = Path(args.file)
-    if source.suffix.lower() != ".toml":
-        raise RidgeError(f"{source}: a pack is a .toml file")
-    if not bank.loads_as_pack(source.name):  # it would be copied, then never loaded
-        raise RidgeError(f"{source}: the game reads only packs named NAME.toml (lower-case .toml, no leading "
-                         "dot); rename the file and import it again")
-    problems, count, _ = check_paths([source])
-    if len(problems) == 1:  # one problem: one line
-        raise RidgeError(f"not imported: {problems[0]}")
-    if problems:
-        for e in problems:
+    try:
+        installed = install_pack(source, packs_dir(args.save_dir), replace=args.replace)
+    except PackRefused as refused:
+        for e in refused.problems:
             sys.stderr.write(f"{e}\n")
-        raise RidgeError(f"{source}: not imported: {len(problems)} problem{'s' if len(problems) != 1 else ''} "
-                         f"(listed above; `ridge puzzles check {source}` shows the same)")
-    pack = load_pack(source)
-    old = saved_by_old_simulator(pack.chapter)  # the old simulator's: it joins the player's own chapter
-    if old:
-        pack = bank.into_own_chapter(pack)
-    folder = packs_dir(args.save_dir)
-    target = folder / source.name
-    if target.is_symlink() or target.exists() and not target.is_file():
-        raise RidgeError(f"{target} is a link or not a regular file; it was left as it is")
-    if target.exists() and not args.replace:
-        raise RidgeError(f"{target} already exists: pass --replace to overwrite it")
-    bank.use_player_packs(folder)
-    others = [p for p in bank.packs() if Path(p.path).resolve() != target.resolve()]
-    chapter = next((p.chapter for p in others if p.chapter.id == pack.chapter.id), None)
-    if chapter is not None and not old:
-        raise RidgeError(f"{source}: chapter id '{pack.chapter.id}' is already used by '{chapter.title}': "
-                         "give the pack's [chapter] its own id")
-    taken = {p.id for other in others for p in other.puzzles}
-    clash = next((p for p in pack.puzzles if p.id in taken), None)
-    if clash is not None:
-        raise RidgeError(f"{source}:{clash.line}: puzzle id '{clash.id}' is already used: give it its own id")
-    atomic.make_dir(folder)
-    atomic.write_atomic(target, read_pack_text(str(source)))
-    bank.reload()
+        raise RidgeError(str(refused)) from None
     if args.json:
-        _out(json.dumps({"imported": str(target), "chapter": pack.chapter.id, "title": pack.chapter.title,
-                         "puzzles": count}, indent=2))
+        _out(json.dumps({"imported": str(installed.path), "chapter": installed.chapter.id,
+                         "title": installed.chapter.title, "puzzles": installed.count}, indent=2))
     else:
-        _out(f"imported {count} puzzle{'s' if count != 1 else ''} as chapter '{pack.chapter.id}' "
-             f"({pack.chapter.title}) into {target}")
+        count = installed.count
+        _out(f"imported {count} puzzle{'s' if count != 1 else ''} as chapter '{installed.chapter.id}' "
+             f"({installed.chapter.title}) into {installed.path}")
     return 0

@@ -20,23 +20,10 @@ def _percent(share: float | None) -> str:
     return "-" if share is None else f"{share:.0%}"
 
 
-def _recall(profile) -> dict[str, float | None]:
-    """Each concept's chance of recall now, from the cards home, the stats screen and `ridge drill
-    plan` read (`puzzles.review.profile_cards`); None for a concept never answered."""
-    import datetime as _dt
-
-    from puzzles.drill import CONCEPTS
-    from puzzles.review import profile_cards, retrievability
-
-    cards = profile_cards(profile)
-    now = _dt.datetime.now(_dt.timezone.utc)
-    return {c: (round(retrievability(cards[c], now), 4) if c in cards and cards[c].last_review else None)
-            for c in CONCEPTS}
-
-
 def run(args: argparse.Namespace) -> int:
-    from saves.locations import data_dir
+    from puzzles.readiness import recall_now
     from puzzles.stats import derive
+    from saves.locations import data_dir
     from saves.store import SaveStore
 
     store = SaveStore(data_dir(args.save_dir))
@@ -49,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
         uncounted = len(profile.attempts) - len(profile.counted_attempts())
         regraded = profile.regraded_count()
     stats = derive(profile if profile is not None else [])  # hand-edited attempts are not counted
-    recall = _recall(profile)
+    recall = recall_now(profile)
     if args.json:
         out = {"profile": name, "exists": exists, **stats.to_json(), "recall": recall,
                "history_intact": not problems, "edited_not_counted": uncounted,

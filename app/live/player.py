@@ -18,8 +18,6 @@ from textual.widgets import Button, Footer, Input, Label, RadioSet, Select, Stat
 
 from app import labels
 from app.live.client import LobbyClient, LobbyRefused, LobbyUnreachable
-from app.live.texts import part_lines as _part_lines  # noqa: F401 - the reveal's part lines (tests read it here)
-from app.live.texts import verdict_line
 from puzzles.live import NO_ANSWER
 
 POLL_SECONDS = 1.0
@@ -420,7 +418,7 @@ class PlayerApp(App[None]):
         answer = reveal["answer"]
         name = (self.state.get("you") or {}).get("name", self.nick)
         me = reveal.get("you") or next((p for p in reveal["players"] if p["name"] == name), None) or {}
-        verdict = verdict_line(me.get("outcome", NO_ANSWER), int(me.get("points") or 0))
+        verdict = labels.verdict_line(me.get("outcome", NO_ANSWER), int(me.get("points") or 0))
         verdict += "".join("\n" + line for line in me.get("lines") or ())
         lines = [f"Bottleneck  {labels.bottleneck(answer['bottleneck'])}",
                  f"Best lever  {labels.lever(answer['best_lever'])} ({labels.band(answer['gain_band'])})",

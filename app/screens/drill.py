@@ -12,11 +12,12 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Input, Label, Select, Static
 
-from app.screens.rounds import (DIFFICULTY_TEXT, ModeScreen, check_player, default_player, puzzle_heading, record,
+from app.screens.rounds import (DIFFICULTY_TEXT, ModeScreen, default_player, puzzle_heading, record,
                                 setup_field)
-from app.widgets.readiness import EXAM_SETTING
 from engine.ids import Outcome
 from engine.text import refusal
+from puzzles.readiness import EXAM_SETTING
+from saves.players import check_player
 
 
 class DrillScreen(ModeScreen):
@@ -282,7 +283,8 @@ to the answer · **Escape** leave
             next_review = reviewed.next_review
             notes.append(reviewed.note)
         except Exception as error:  # noqa: BLE001 - the schedule is a convenience; say it was not saved
-            from app.errors import log_exception, told
+            from app.errors import told
+            from saves.crash_log import log_exception
 
             path = log_exception(error, self.app.log_file, "saving a review card")
             self.notify(told(f"The review schedule could not be saved. Details in {path}"), severity="error")

@@ -221,8 +221,9 @@ runs a real toy serving loop on this machine.
             return
         self.post_message(PuzzlesLoaded())
         try:  # the simulator's model and plots load here rather than on the player's first `v`
-            import app.sim_model  # noqa: F401
-            import app.sim_plots  # noqa: F401
+            import app.plots  # noqa: F401
+            import engine.sim.state  # noqa: F401
+            import puzzles.sim  # noqa: F401
         except Exception:  # noqa: BLE001 - then they load when the simulator opens, and say why there
             pass
 
@@ -236,7 +237,7 @@ runs a real toy serving loop on this machine.
             self._bank_loaded()
 
     def _bank_failed(self, error: Exception) -> None:
-        from app.errors import log_exception
+        from saves.crash_log import log_exception
 
         path = log_exception(error, self.app.log_file, "loading the puzzle packs")
         self.notify(told(f"The puzzles could not be loaded: {error or type(error).__name__} (details in {path})"),
@@ -340,7 +341,7 @@ runs a real toy serving loop on this machine.
         queue = len(session.retry_queue)
         extra = f"   · {queue} to retry later" if queue else ""
         self.query_one("#glance", Static).update(counts + extra)
-        from app.widgets.readiness import readiness_lines
+        from puzzles.readiness import readiness_lines
 
         ready = readiness_lines(session.profile, self.app.now()) if session.settings.get("exam-date") else []
         readiness = self.query_one("#readiness", Static)

@@ -16,27 +16,10 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, Label, Select, Static
 
 from app import labels
-from app.screens.rounds import (DIFFICULTY_TEXT, ModeScreen, check_player, record,
-                                setup_field, words)
+from app.screens.rounds import DIFFICULTY_TEXT, ModeScreen, record, setup_field, words
+from saves.players import MAX_PLAYERS, MIN_PLAYERS, parse_players
 
-MIN_PLAYERS, MAX_PLAYERS = 2, 8
 COUNTS = (3, 5, 8)
-
-
-def parse_players(text: str) -> tuple[list[str], str | None]:
-    """Names from 'Ada, Grace, Linus': (names, None), or ([], what is wrong)."""
-    names = [n.strip() for n in text.replace(";", ",").split(",") if n.strip()]
-    if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
-        return [], f"Name {MIN_PLAYERS} to {MAX_PLAYERS} players, separated by commas (you named {len(names)})."
-    seen: set[str] = set()
-    for name in names:
-        problem = check_player(name)
-        if problem:
-            return [], problem
-        if name.casefold() in seen:
-            return [], f"{name} is named twice: each player needs their own name."
-        seen.add(name.casefold())
-    return names, None
 
 
 @dataclass

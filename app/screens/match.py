@@ -11,8 +11,9 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Input, Label, Static
 
-from app.screens.rounds import ModeScreen, check_player, default_player, record, setup_field
+from app.screens.rounds import ModeScreen, default_player, record, setup_field
 from engine.ids import Outcome
+from saves.players import check_player
 
 
 def matches_folder(app) -> Path:
@@ -171,7 +172,7 @@ first play's result file counts.
                 self.writer.add(answer_record(item.puzzle.id, judged, seconds, now))
                 notes.append(f"Written to your result file: {self.writer.path}")
         except Exception as error:  # noqa: BLE001 - say so; the match goes on
-            from app.errors import log_exception
+            from saves.crash_log import log_exception
             from engine.text import refusal
 
             path = log_exception(error, self.app.log_file, "writing a match result")

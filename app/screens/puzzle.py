@@ -269,18 +269,16 @@ first part of your prediction still unanswered.
         form.freeze()
         prediction = form.prediction()
         seconds = time.monotonic() - self._shown_at
-        from functools import partial
-
         from puzzles.grading import grade
 
         key = app.bank.key(self.puzzle)
         graded = grade(self.puzzle, key, prediction, self.hints_used, strict=False)
         # The attempt is written by the reveal, in a thread, once the reveal is on screen: a
         # durable write can wait on a busy disk, and the player should not wait with it.
-        record = partial(app.session.record, self.puzzle, graded, self.hints_used, seconds, app.now())
         # Shown by the app at once, in this same turn: a posted message would arrive after one
         # more frame of this (now final) puzzle, and the reveal would show ~5 ms later.
-        app.show_reveal(PredictionLocked(self.puzzle, prediction, key, graded, self.hints_used, record=record))
+        app.show_reveal(PredictionLocked(self.puzzle, prediction, key, graded, self.hints_used, seconds=seconds,
+                                         locked_at=app.now()))
 
     # -- leaving ---------------------------------------------------------------------------
     def action_back(self) -> None:

@@ -334,7 +334,7 @@ of a band edge accepts both bands.
 
     def _drawn(self) -> None:
         """Called after the first refresh: write the attempt."""
-        if self.locked.record is not None:
+        if self.locked.locked_at is not None:
             self.saving = self._save()
         from engine.compare import PENDING
 
@@ -360,9 +360,11 @@ of a band edge accepts both bands.
         """Write the locked-in attempt (in a worker thread) and post what came of it; a failure
         is told, not fatal."""
         try:
-            attempt = self.locked.record()
+            locked = self.locked
+            attempt = self.app.session.record(locked.puzzle, locked.grade, locked.hints_used, locked.seconds,
+                                              locked.locked_at)
         except Exception as error:  # noqa: BLE001 - the reveal still teaches; say it was not saved
-            from app.errors import log_exception
+            from saves.crash_log import log_exception
 
             path = log_exception(error, self.app.log_file, "recording an attempt")
             line = str(error).splitlines()[0] if str(error) else type(error).__name__

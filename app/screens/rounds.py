@@ -30,6 +30,7 @@ from app.widgets.card import DeploymentCard
 from app.widgets.form import PredictionForm, form_spec
 from app.widgets.napkin_pad import NapkinPad
 from engine.text import refusal
+from saves.players import check_player
 
 DIFFICULTY_TEXT = {
     1: "1 · one dominant effect, common models",
@@ -57,18 +58,6 @@ def default_player(app) -> str:
         return ""
 
 
-def check_player(name: str) -> str | None:
-    """None when `name` can be a profile, else one line saying why not."""
-    from saves.errors import SaveError
-    from saves.model import check_profile_name
-
-    try:
-        check_profile_name(name)
-    except SaveError as error:
-        return str(error)
-    return None
-
-
 def record(app, player: str, item, judged, mode: str, seconds: float | None, locked_at) -> Any:
     """Append one graded answer to `player`'s save (created if new) by `saves.record.record_graded`.
     Returns the Attempt, or None when it could not be saved (the player is told; the round goes on)."""
@@ -78,7 +67,8 @@ def record(app, player: str, item, judged, mode: str, seconds: float | None, loc
         return record_graded(app.store, player, item.puzzle, judged, mode=mode, locked_at=locked_at,
                              seconds=seconds)
     except Exception as error:  # noqa: BLE001 - the round still teaches; say it was not saved
-        from app.errors import log_exception, told
+        from app.errors import told
+        from saves.crash_log import log_exception
 
         path = log_exception(error, app.log_file, f"recording a {mode} answer")
         app.notify(told(f"This answer could not be saved: {error or type(error).__name__}. Details in {path}"),

@@ -2,8 +2,8 @@
 right, recomputed on every keystroke. With predict-first on, the results stay hidden behind a
 prediction (bottleneck, best lever, size of its gain) until the player locks it in.
 
-The state and the plots' data live in `app.sim_model` and the text in `app.sim_plots`, both free
-of Textual; this screen only wires widgets to them. Plots are drawn for the visible tab only and
+The state and the plots' data live in `engine.sim`, predict-first grading in `puzzles.sim`, saving
+as a puzzle in `saves.own_pack` and the text in `app.plots`, all free of Textual; this screen only wires widgets to them. Plots are drawn for the visible tab only and
 redrawn for the others when they are shown.
 """
 from __future__ import annotations
@@ -12,6 +12,7 @@ import re
 import textwrap
 import time
 from pathlib import Path
+from weakref import WeakKeyDictionary
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -24,15 +25,20 @@ from textual.widgets import (Button, Collapsible, Footer, Header, Input, Label, 
                              TabbedContent, TabPane)
 
 from app import labels
-from app import sim_model as sm
-from app import sim_plots as sp
-from app.errors import log_exception, told
+from app import plots as sp
+from app.errors import told
+from saves.crash_log import log_exception
 from app.messages import Back
 from app.screens.base import RidgeScreen
 from app.widgets.inputs import OrderedInput
 from app.widgets.rows import field_row, section_title
 from engine.errors import RidgeError
 from engine.ids import Outcome
+from engine.sim.inputs import FIELD_BY_NAME, FIELDS, Field
+from engine.sim.result import changed_inputs
+from engine.sim.state import Simulator
+from puzzles.sim import grade_prediction
+from saves import own_pack
 
 TABS = (("tab-results", "Results"), ("tab-roofline", "Roofline"), ("tab-spec", "Spec"),
         ("tab-kv", "KV"), ("tab-cost", "Cost"), ("tab-load", "Load"), ("tab-compare", "A/B"))
@@ -88,7 +94,7 @@ class NumberInput(OrderedInput):
     def check_consume_key(self, key: str, character: str | None) -> bool:
         return super().check_consume_key(key, character) and not self._not_numeric(character)
 
-    async def _on_key(self, event: Key) -> None:
+    async def on_key(self, event: Key) -> None:
         if event.is_printable and self._not_numeric(event.character):
             event.prevent_default()  # skip Input's own handler; the key bubbles on to the bindings
 
@@ -107,7 +113,7 @@ def wrap_lines(lines: list[str], width: int) -> list[str]:
     return out
 
 
-_FIELD_WORD = re.compile(r"\b(" + "|".join(sorted((f.name for f in sm.FIELDS), key=len, reverse=True)) + r")\b")
+_FIELD_WORD = re.compile(r"\b(" + "|".join(sorted((f.name for f in FIELDS), key=len, reverse=True)) + r")\b")
 
 
 INPUTS_WIDTH = 36  # the inputs column, its border included (#sim-inputs in simulator.tcss)
@@ -118,23 +124,27 @@ ERROR_WIDTH = 31  # the inputs column less its padding, scrollbar and the messag
 def player_words(message: str) -> str:
     """An engine message in the words on the screen: `gpus must be >= 1` → `GPUs must be >= 1`
     (the field names the player sees, never the engine's identifiers)."""
-    return _FIELD_WORD.sub(lambda m: sm.FIELD_BY_NAME[m.group(1)].label, message) if message else message
+    return _FIELD_WORD.sub(lambda m: FIELD_BY_NAME[m.group(1)].label, message) if message else message
+
+
+# The text each Static of this screen shows, as set_text last set it (a Static keeps no public copy).
+_SHOWN: WeakKeyDictionary[Static, str] = WeakKeyDictionary()
 
 
 def _shown(widget: Static, text: str) -> Static:
     """A Static made showing `text`, known to `set_text`."""
-    widget._sim_text = text
+    _SHOWN[widget] = text
     return widget
 
 
 def set_text(widget: Static, text: str) -> bool:
     """Show `text` in `widget`; a full layout only when its number of lines changes. False when the
     text was already showing."""
-    if getattr(widget, "_sim_text", None) == text:
+    old = _SHOWN.get(widget)
+    if old == text:
         return False
-    old = getattr(widget, "_sim_text", None)
     same_height = old is not None and old.count("\n") == text.count("\n")
-    widget._sim_text = text
+    _SHOWN[widget] = text
     widget.update(text, layout=not same_height)
     return True
 
@@ -197,7 +207,7 @@ while a number field has focus.
         Binding("f1", "help", "Help", id="sim.help", tooltip="Help for the part that has focus, and every key"),
     ]
 
-    def __init__(self, simulator: sm.Simulator | None = None, pack_path: str | Path | None = None,
+    def __init__(self, simulator: Simulator | None = None, pack_path: str | Path | None = None,
                  predict_first: bool = True, initial_tab: str | None = None, name: str | None = None,
                  id: str | None = "simulator") -> None:
         super().__init__(name=name, id=id)
@@ -219,7 +229,7 @@ while a number field has focus.
         self.measuring_result = None  # the result whose measured column a worker is filling
 
     # -- building --------------------------------------------------------------------------
-    def _simulator(self) -> sm.Simulator:
+    def _simulator(self) -> Simulator:
         if self.sim is None:
             user_catalog = None
             try:
@@ -228,10 +238,10 @@ while a number field has focus.
                 user_catalog = user_catalog_path(getattr(self.app, "save_dir", None))
             except Exception:  # noqa: BLE001 - the built-in catalog is enough to start
                 user_catalog = None
-            self.sim = sm.Simulator(user_catalog=user_catalog)
+            self.sim = Simulator(user_catalog=user_catalog)
         return self.sim
 
-    def _field_widget(self, f: sm.Field, blink: bool):
+    def _field_widget(self, f: Field, blink: bool):
         sim = self.sim
         wid = f"in-{f.name}"
         if f.kind == "choice":
@@ -289,14 +299,14 @@ while a number field has focus.
                                 yield self._tab_body(tab_id, "")
         yield Footer()
 
-    def _fields_column(self, sim: sm.Simulator, blink: bool) -> Vertical:
+    def _fields_column(self, sim: Simulator, blink: bool) -> Vertical:
         """Every input, a row each, under its section's title."""
         switch = Switch(value=self.predict_first, animate=False, id="sim-predict-first",
                         tooltip="Predict before the results show")
         switch.ridge_help = PREDICT_HELP
         entries: list = [field_row("predict-first", "Predict 1st", switch, "on" if self.predict_first else "off")]
         section = None
-        for f in sm.FIELDS:
+        for f in FIELDS:
             if f.section != section:
                 section = f.section
                 entries.append(section_title(section))
@@ -558,7 +568,7 @@ while a number field has focus.
     # -- drawing ---------------------------------------------------------------------------
     def _refresh(self, changed: bool) -> None:
         sim = self.sim
-        for f in sm.FIELDS:
+        for f in FIELDS:
             message = player_words(sim.errors.get(f.name, ""))
             err = self._errors.get(f.name)
             if err is None:
@@ -628,7 +638,7 @@ while a number field has focus.
                          f"{sp.u.seconds(rep.tpot_seconds)}/token")
         if sim.errors:
             name, message = next(iter(sim.errors.items()))
-            label = sm.FIELD_BY_NAME[name].label if name in sm.FIELD_BY_NAME else name
+            label = FIELD_BY_NAME[name].label if name in FIELD_BY_NAME else name
             message = player_words(message)
             said = message if message.startswith(label) else f"{label}: {message}"
             lines.append(f"⚠ Showing the last good result. {said}")
@@ -714,8 +724,8 @@ while a number field has focus.
             return sp.cost_tpot_lines(sim.cost_tpot(), width, height)
         if tab_id == "tab-load":
             return self.load_lines(width, height)
-        changes = [(sm.FIELD_BY_NAME[name].label if name in sm.FIELD_BY_NAME else name, a, b)
-                   for name, a, b in (sm.changed_inputs(sim.pinned, sim.result) if sim.pinned else [])]
+        changes = [(FIELD_BY_NAME[name].label if name in FIELD_BY_NAME else name, a, b)
+                   for name, a, b in (changed_inputs(sim.pinned, sim.result) if sim.pinned else [])]
         return sp.compare_lines(sim.pinned, sim.result, sim.comparison(), changes, width)
 
     @on(TabbedContent.TabActivated)
@@ -754,7 +764,7 @@ while a number field has focus.
             return
         err.update("")
         err.set_class(False, "-shown")
-        self.last_grade = self.sim.grade(choices["bottleneck"], choices["lever"], choices["band"])
+        self.last_grade = grade_prediction(self.sim.result, choices["bottleneck"], choices["lever"], choices["band"])
         self.locked_version = self.sim.version
         self._refresh(changed=False)
 
@@ -776,9 +786,9 @@ while a number field has focus.
             self.notify("Fix the inputs marked ✗ first: the puzzle is saved from what you see.",
                         severity="warning")
             return
-        path = self.pack_path or sm.pack_path(getattr(self.app, "save_dir", None))
+        path = self.pack_path or own_pack.pack_path(getattr(self.app, "save_dir", None))
         try:
-            puzzle_id, written = sm.save_puzzle(sim.result, path)
+            puzzle_id, written = own_pack.save_puzzle(sim.result, path)
         except RidgeError as exc:
             self.notice = f"✗ {exc}"
             self._show_status()

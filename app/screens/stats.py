@@ -99,9 +99,10 @@ which that level starts to pay: saying *high* pays only above four right in five
             width = max(60, min(110, self.app.size.width - 6))
             yield Static("\n".join(plots.bar_chart(bars, width=width, label_share=0.5, top=1.0, track="░")),
                          id="mastery", markup=False)
-            from app.widgets.readiness import recall_bars
+            from puzzles.readiness import recall_by_concept
 
-            heading, recall = recall_bars(session.profile, self.app.now())
+            heading, rows = recall_by_concept(session.profile, self.app.now())
+            recall = [plots.Bar(row.label, row.value, row.shown) for row in rows]
             yield Label("Recall by concept", classes="section-title")
             yield Static(heading + "\n" + "\n".join(plots.bar_chart(recall, width=width, label_share=0.5, top=1.0,
                                                                      track="░")), id="recall", markup=False)

@@ -128,12 +128,11 @@ class PredictionForm(Vertical):
     }
     """
 
+    @dataclass
     class Changed(Message):
         """Some part of the prediction changed."""
 
-        def __init__(self, form: "PredictionForm") -> None:
-            super().__init__()
-            self.form = form
+        form: PredictionForm
 
         @property
         def control(self) -> "PredictionForm":

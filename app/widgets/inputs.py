@@ -64,8 +64,8 @@ def _own_keys(cls: type) -> dict[str, str]:
 class OrderedInput(Input):
     """An Input whose editing keys act in arrival order with the characters typed."""
 
-    async def _on_key(self, event: events.Key) -> None:
-        # Textual calls each class's `_on_key` in turn (this one before Input's), unless one
+    async def on_key(self, event: events.Key) -> None:
+        # Textual calls each class's key handler in turn (this one before Input's own), unless one
         # prevents the default; so this handles only the editing keys and leaves the rest alone.
         if follow_focus(self, event):
             return

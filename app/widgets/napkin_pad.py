@@ -2,6 +2,8 @@
 evaluated as Python, so nothing typed here can do more than arithmetic."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -44,13 +46,12 @@ number by typing it, as on a real napkin.
     }
     """
 
+    @dataclass
     class Evaluated(Message):
         """A sum the napkin accepted: the text typed and its value."""
 
-        def __init__(self, expression: str, value: float) -> None:
-            super().__init__()
-            self.expression = expression
-            self.value = value
+        expression: str
+        value: float
 
     def __init__(self, cursor_blink: bool = True, **kwargs) -> None:
         super().__init__(**kwargs)

@@ -8,7 +8,8 @@ says when to start and when to go on. Either way a question closes when everyone
 or its time is up (`puzzles.live.due` decides when; this class only carries it out).
 
 Whoever shows the room (the player feed, the host's screen) registers in `listeners` and is told
-what changed: "phase", "players" or "locked".
+what changed: "phase", "players" or "locked". The room has no words of its own: whoever opens it
+hands it the app's labels (a `RoomWords`) for the cards, the verdicts and the report it sends out.
 """
 from __future__ import annotations
 
@@ -16,10 +17,31 @@ import secrets
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
-from puzzles import live
+from engine.errors import RidgeError
+from puzzles import generator, live
+from puzzles.cards import answer_json, puzzle_json
+from puzzles.drill import CONCEPT_TITLES
 from puzzles.live import LiveRefusal
+from saves.atomic import make_dir, write_atomic
+from saves.lobby import LobbyError, LobbyStore, archive, lobby_path, report_folder
+
+
+class RoomWords(Protocol):
+    """The words a room sends out; the app's labels module is one (a module can be a Protocol)."""
+
+    def card_words(self, card: dict) -> dict:
+        """Each option id the card offers, by kind, in words."""
+
+    def verdict_line(self, outcome: str, points: int) -> str:
+        """A player's result on one question in one line."""
+
+    def part_lines(self, me: dict, answer: dict) -> list[str]:
+        """The parts judged for a player's grade row, beside the question's answer."""
+
+    def words(self, kind: str, identifier: str) -> str:
+        """One id in words, by kind (for the report)."""
 
 
 @dataclass(frozen=True)
@@ -43,18 +65,15 @@ class Settings:
 class Room:
     """One live match. Methods raise LiveRefusal (status + one line) for anything refused."""
 
-    def __init__(self, settings: Settings, save_dir: Path, clock: Callable[[], float] = time.time,
+    def __init__(self, settings: Settings, save_dir: Path, words: RoomWords, clock: Callable[[], float] = time.time,
                  made: list | None = None, existing: Path | None = None) -> None:
         """`existing`: read the match kept in that lobby file as it is (for its report): nothing
         is archived, resumed or written."""
-        from puzzles import generator
-        from puzzles.cards import answer_json, puzzle_json
-        from saves.lobby import LobbyStore, archive, lobby_path
-
         self.settings = settings
+        self.words = words
         self.clock = clock
         self.made = made if made is not None else generator.generate(settings.seed, settings.count, settings.difficulty)
-        self.cards = [with_words(live.public_card(puzzle_json(g.puzzle), i)) for i, g in enumerate(self.made)]
+        self.cards = [with_words(live.public_card(puzzle_json(g.puzzle), i), words) for i, g in enumerate(self.made)]
         self.answers_json = [answer_json(g.puzzle, g.key) for g in self.made]
         self.save_dir = Path(save_dir)
         self.path = Path(existing) if existing is not None else lobby_path(self.save_dir, settings.match_id)
@@ -85,9 +104,6 @@ class Room:
 
     # -- loading and saving state ------------------------------------------------------------------
     def _load(self) -> None:
-        from engine.errors import RidgeError
-        from saves.lobby import LobbyError
-
         self._m = self.store.meta()
         index = self._m.get("index")
         if (self._m.get("phase") not in live.PHASES or isinstance(index, bool) or not isinstance(index, int)
@@ -187,9 +203,6 @@ class Room:
 
     def close_question(self) -> None:
         self._do("close")
-
-    def next_question(self) -> None:
-        self._do("next")
 
     def start(self) -> None:
         self._do("open")
@@ -296,8 +309,6 @@ class Room:
             raise refusal
         index, prediction = live.parse_answer(payload, complete=True)
         g = self.made[index]
-        from engine.errors import RidgeError
-
         try:
             live.score(g.puzzle, g.key, prediction)
         except RidgeError as exc:
@@ -336,8 +347,7 @@ class Room:
         return out
 
     def _your_grade(self, token: str, index: int) -> dict:
-        from app.live.texts import part_lines, verdict_line
-
+        verdict_line, part_lines = self.words.verdict_line, self.words.part_lines
         p = self.player(token)
         grade = self._grades.get((token, index))
         if grade is None:
@@ -384,10 +394,8 @@ class Room:
     def export(self, folder: Path | None = None) -> tuple[Path, ...]:
         """Write the facilitator's report (Markdown, and CSV for questions, concepts and players)
         into the host's data folder; returns the paths, the Markdown first."""
-        from app.live.texts import write_report
-        from saves.lobby import report_folder
-
-        return write_report(self.report(), Path(folder) if folder is not None else report_folder(self.save_dir, self.path))
+        folder = Path(folder) if folder is not None else report_folder(self.save_dir, self.path)
+        return write_report(self.report(), folder, self.words.words)
 
     def close(self) -> None:
         self.store.close()
@@ -396,8 +404,6 @@ class Room:
 def _stored(write: Callable[[], Any]) -> Any:
     """A lobby write; a disk that is full or read-only refuses the request in one line (503)
     instead of failing it, and nothing already stored is lost."""
-    from saves.lobby import LobbyError
-
     try:
         return write()
     except LobbyError as exc:
@@ -411,9 +417,22 @@ def _api_answer(prediction: dict) -> dict:
             "certainty": prediction.get("certainty", ""), "estimates": dict(prediction.get("estimates") or {})}
 
 
-def with_words(card: dict) -> dict:
+def with_words(card: dict, words: RoomWords) -> dict:
     """The card with `words`: each option id the form offers in the words the game shows, so the
     player page needs no copy of the labels."""
-    from app.live.texts import card_words
+    return {**card, "words": words.card_words(card)}
 
-    return {**card, "words": card_words(card)}
+
+def write_report(report: live.Report, folder: Path, word: Callable[[str, str], str]) -> tuple[Path, ...]:
+    """The facilitator's report as files in `folder`: report.md, questions.csv, concepts.csv and
+    players.csv (a spreadsheet opens each); returns their paths, the Markdown first."""
+    make_dir(folder)
+    files = {"report.md": live.report_markdown(report, word, CONCEPT_TITLES),
+             "questions.csv": live.questions_csv(report),
+             "concepts.csv": live.concepts_csv(report),
+             "players.csv": live.results_csv(list(report.rows), report.count)}
+    paths = []
+    for name, text in files.items():
+        write_atomic(folder / name, text)
+        paths.append(folder / name)
+    return tuple(paths)
