@@ -11,6 +11,7 @@ the home screen draws quickly.
 from __future__ import annotations
 
 import datetime as _dt
+import gc
 import os
 from functools import partial
 from pathlib import Path
@@ -263,6 +264,8 @@ class RidgeApp(Guarded, App[None]):
             # MODES does not name); naming it now lets the player switch back to it.
             self.add_mode(HOME, self.get_default_screen)
         self.theme_changed_signal.subscribe(self, self._remember_theme)
+        if not gc.isenabled():  # `ridge play` pauses collection while the game starts
+            self.call_after_refresh(_resume_collection)
 
     def _remember_theme(self, theme) -> None:
         if self._saving_theme or self.session is None:
@@ -495,6 +498,13 @@ class RidgeApp(Guarded, App[None]):
             return super().run(*args, **kwargs)
         finally:
             finish_run(self, console)
+
+
+def _resume_collection() -> None:
+    """After the first frame: keep what start-up built (it lasts as long as the app) out of every
+    later collection, which then has far less to walk while the packs load, and collect again."""
+    gc.freeze()
+    gc.enable()
 
 
 def _briefing(chapter_id: str, start: str | None = None) -> Screen:

@@ -1,6 +1,8 @@
 """What keeps the home screen's cold start short (bench/bench_app.py times it): its first frame
 already shows the player, opening the player's session loads neither the puzzle packs' code nor
-the engine (the packs load afterwards, in a worker)."""
+the engine (the packs load afterwards, in a worker), and the pause in garbage collection that
+`ridge play` starts with ends once the app is up."""
+import gc
 import subprocess
 import sys
 from pathlib import Path
@@ -45,3 +47,15 @@ async def test_the_first_frame_already_shows_the_player(tmp_path, monkeypatch):
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: at_mount, "the home screen mounted")
         assert at_mount[0].startswith("Playing as Pat"), at_mount
+
+
+async def test_garbage_collection_resumes_once_the_app_is_up(tmp_path):
+    app = make_app(save_dir=tmp_path, profile="Pat", cursor_blink=False)
+    gc.disable()  # as `ridge play` does before it imports the game
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, gc.isenabled, "garbage collection resumed")
+            assert gc.get_freeze_count() > 0  # what start-up built is left out of later collections
+    finally:
+        gc.enable()
+        gc.unfreeze()  # what the app kept out of collections (this test process's objects) goes back
