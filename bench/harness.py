@@ -256,7 +256,7 @@ def plain_screen_type() -> type:
 
 def fill_answer(screen, key) -> None:
     """Put the engine's answer (`key`) into a puzzle screen's form, at low certainty, through the
-    widgets' public values."""
+    widgets' public values (whatever kind of picker each part uses)."""
     screen.query_one("#bottleneck").value = key.bottleneck
     screen.query_one("#lever").value = key.best_lever
     screen.query_one("#band").value = key.gain_band
@@ -264,7 +264,7 @@ def fill_answer(screen, key) -> None:
         screen.query_one("#reason").value = screen.puzzle.reasons[0]
     for name in screen.puzzle.estimates:
         screen.query_one(f"#est-{name}").value = "1"
-    screen.query_one("#certainty-low").value = True  # the radio button of that certainty
+    screen.query_one("#certainty").value = "low"
 
 
 def is_a(screen, kind: type | str) -> bool:
