@@ -5,9 +5,12 @@ the test (the app is strict) except in the crash-guard test, which checks the gu
 """
 from __future__ import annotations
 
-import pytest
 from textual.color import Color
-from textual.widgets import Input, Label, OptionList, RadioButton, RadioSet, Select
+
+import pytest
+from textual.widgets import Input, Label, OptionList
+
+from app.widgets.picker import ChoiceList, Picker
 
 from app.screens.campaign import BriefingScreen, CampaignScreen
 from app.screens.dialogs import ConfirmDialog, NameDialog, ProfilePicker
@@ -15,7 +18,6 @@ from app.screens.home import HomeScreen
 from app.screens.puzzle import PuzzleScreen
 from app.screens.reveal import RevealScreen
 from saves.store import SaveStore
-from pilot_forms import choose_by_keys, offered
 from pilot_wait import settled
 from screen_text import screen_lines
 from snapshot_app import FIXED_NOW, build_app, fixture_bank
@@ -39,9 +41,16 @@ async def first_run(pilot, name: str = "Ada") -> None:
 
 
 async def choose(pilot, select_id: str, value: str) -> None:
-    """Pick `value` in one of the form's menus with the keyboard."""
-    select = pilot.app.screen.query_one(f"#{select_id}", Select)
-    await choose_by_keys(pilot, select, offered(pilot.app.screen.query_one("#form"), select_id), value)
+    """Pick `value` in a Picker with the keyboard: focus, Enter to open, arrows, Enter."""
+    select = pilot.app.screen.query_one(f"#{select_id}", Picker)
+    values = [v for _, v in select.options]  # the list opens on the value chosen, else the first
+    here = values.index(select.value) if select.value in values else 0
+    there = values.index(value)
+    select.focus()
+    await settle(pilot, "enter")
+    moves = ["down"] * (there - here) if there >= here else ["up"] * (here - there)
+    await settle(pilot, *moves, "enter")
+    assert select.value == value
 
 
 async def answer(pilot, prediction: dict, certainty: str = "medium", by_keys: bool = False) -> None:
@@ -54,7 +63,7 @@ async def answer(pilot, prediction: dict, certainty: str = "medium", by_keys: bo
         if by_keys:
             await choose(pilot, select_id, prediction[key])
         else:
-            screen.query_one(f"#{select_id}", Select).value = prediction[key]
+            screen.query_one(f"#{select_id}", Picker).value = prediction[key]
     for name, text in prediction.get("estimates", {}).items():
         field = screen.query_one(f"#est-{name}", Input)
         if by_keys:
@@ -63,14 +72,15 @@ async def answer(pilot, prediction: dict, certainty: str = "medium", by_keys: bo
         else:
             field.value = text
     if not by_keys:
-        screen.query_one(f"#certainty-{certainty}", RadioButton).value = True
+        screen.query_one("#certainty", ChoiceList).value = certainty
         await settle(pilot)
         assert screen.query_one("#form").certainty() == certainty
         return
-    choices = screen.query_one("#certainty", RadioSet)
+    choices = screen.query_one("#certainty", ChoiceList)
     choices.scroll_visible(animate=False)
     await settle(pilot)
-    await pilot.click(f"#certainty-{certainty}")  # by mouse, to show the form works both ways
+    line = [v for _, v in choices.options].index(certainty)
+    await pilot.click(choices, offset=(2, line))  # by mouse, to show the form works both ways
     await settle(pilot)
     assert screen.query_one("#form").certainty() == certainty
 
@@ -156,7 +166,7 @@ async def test_lock_in_asks_once_and_is_final(tmp_path):
         assert app.screen is puzzle and not puzzle.locked
         await choose(pilot, "band", "over-4x")
         form = puzzle.query_one("#form")
-        band = puzzle.query_one("#band", Select)
+        band = puzzle.query_one("#band", Picker)
         await settle(pilot, "l")
         await pilot.click("#yes")
         await settle(pilot)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual import events
 from textual.widgets import Label
 
-from textual.widgets import Select
+from app.widgets.picker import Picker
 
 from app.screens.dialogs import ConfirmDialog, NameDialog
 from app.screens.puzzle import PuzzleScreen
@@ -86,7 +86,7 @@ async def test_a_goes_to_the_first_unanswered_part_even_when_focused(tmp_path):
         assert pilot.app.focused is screen.query_one("#bottleneck")
         await settle(pilot, "a")  # still empty, so it stays
         assert pilot.app.focused is screen.query_one("#bottleneck")
-        screen.query_one("#bottleneck", Select).value = "decode-weights"
+        screen.query_one("#bottleneck", Picker).value = "decode-weights"
         await settle(pilot, "a")
         assert pilot.app.focused is screen.query_one("#lever")
 

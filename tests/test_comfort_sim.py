@@ -7,7 +7,7 @@ from textual import events
 from textual.widgets import Static, TabbedContent
 
 from app.screens.simulator import TABS, SimulatorScreen
-from textual.widgets import Select
+from app.widgets.picker import Picker
 from pilot_wait import until
 from puzzles.sim import sim_key
 from test_simulator_pilot import SimApp, type_into
@@ -47,9 +47,9 @@ async def test_the_grade_shows_on_every_tab_after_lock_in():
         screen = app.screen
         key = sim_key(screen.sim.result)
 
-        screen.query_one("#sim-guess-bottleneck", Select).value = key.bottleneck
-        screen.query_one("#sim-guess-lever", Select).value = key.best_lever
-        screen.query_one("#sim-guess-band", Select).value = key.gain_band
+        screen.query_one("#sim-guess-bottleneck", Picker).value = key.bottleneck
+        screen.query_one("#sim-guess-lever", Picker).value = key.best_lever
+        screen.query_one("#sim-guess-band", Picker).value = key.gain_band
         await pilot.press("l")
         grade = screen.query_one("#sim-grade", Static)
         await until(pilot, lambda: grade.display and "Cleared" in str(grade.content), "the grade")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from textual.widgets import Select
+from app.widgets.picker import Picker
 
 from app.screens.drill import DrillScreen
 from app.game import make_app
@@ -31,7 +31,7 @@ async def test_a_timed_out_question_locks_in_what_is_filled(tmp_path):
         await _settle(pilot, "s")
         assert screen.phase == "question"
         item = screen.planned[0].item
-        screen.query_one("#bottleneck", Select).value = item.key.bottleneck
+        screen.query_one("#bottleneck", Picker).value = item.key.bottleneck
         await screen.time_up()
         await _settle(pilot)
         assert screen.phase == "reveal"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input
 
-from textual.widgets import RadioButton, Select
+from app.widgets.picker import ChoiceList, Picker
 
 from app.game import make_app
 from pilot_wait import until
@@ -55,15 +55,15 @@ async def pages(pilot, selector: str, where: str, most: int = 12) -> list[str]:
 
 def _fill_right(screen, app) -> None:
     key = app.bank.key(screen.puzzle)
-    screen.query_one("#bottleneck", Select).value = key.bottleneck
-    screen.query_one("#lever", Select).value = key.best_lever
-    screen.query_one("#band", Select).value = key.gain_band
+    screen.query_one("#bottleneck", Picker).value = key.bottleneck
+    screen.query_one("#lever", Picker).value = key.best_lever
+    screen.query_one("#band", Picker).value = key.gain_band
     if screen.query("#reason"):
-        screen.query_one("#reason", Select).value = key.reason
+        screen.query_one("#reason", Picker).value = key.reason
     for field in screen.query(Input):
         if (field.id or "").startswith("est-"):
             field.value = "2"
-    screen.query_one("#certainty-medium", RadioButton).value = True
+    screen.query_one("#certainty", ChoiceList).value = "medium"
 
 
 @pytest.mark.parametrize("size", [SIZE, (100, 30)], ids=lambda s: f"{s[0]}x{s[1]}")

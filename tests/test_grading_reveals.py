@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 
 from textual.screen import Screen
+from app.widgets.picker import Picker
 
 from app.screens.drill import DrillScreen
 from app.screens.hotseat import HotseatScreen
@@ -13,7 +14,7 @@ from app import labels
 from app.game import make_app
 from app.screens.rounds import RevealPanel
 from puzzles import drill, fmt
-from pilot_forms import fill, lock_in, offered, settle
+from pilot_forms import fill, lock_in, settle
 from puzzles.grading import objective_bottleneck
 from pilot_wait import settled
 
@@ -106,7 +107,8 @@ async def test_a_ttft_form_asks_what_bounds_the_time_to_first_token():
         await settled(pilot)
         field = app.query_one("#field-bottleneck")
         assert str(field.query_one(".field-label").render()) == "What bounds the time to first token here?"
-        assert offered(app.query_one("#form"), "bottleneck") == ["does-not-fit", "prefill-compute", "prefill-weights"]
+        offered = [value for _, value in app.query_one("#bottleneck", Picker).options]
+        assert offered == ["does-not-fit", "prefill-compute", "prefill-weights"]
         assert "both bands count" in str(app.query_one("#field-band").query(".field-note").first().render())
 
 

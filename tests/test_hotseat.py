@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import datetime as dt
 
-from textual.widgets import RadioButton, Select
+from app.widgets.picker import ChoiceList, Picker
 
 from app.screens.hotseat import HotseatScreen
 from saves.players import parse_players
 from app.game import make_app
 from saves.store import SaveStore
-from pilot_forms import choose_by_keys, offered
 from pilot_wait import settled
 
 NOW = dt.datetime(2026, 3, 2, 18, 0, tzinfo=dt.timezone.utc)
@@ -24,10 +23,13 @@ async def settle(pilot, *keys):
 
 
 async def choose(pilot, select_id: str, value: str) -> None:
-    """Pick a value in one of the form's menus by keyboard."""
-    screen = pilot.app.screen
-    select = screen.query_one(f"#{select_id}", Select)
-    await choose_by_keys(pilot, select, offered(screen.query_one("#form"), select_id), value)
+    """Pick a value in a Picker by keyboard: focus, Enter to open (on the first option), arrows, Enter."""
+    select = pilot.app.screen.query_one(f"#{select_id}", Picker)
+    values = [v for _, v in select.options]
+    select.focus()
+    await settle(pilot, "enter")
+    await settle(pilot, *(["down"] * values.index(value)), "enter")
+    assert select.value == value
 
 
 def answer_for(item, right: bool) -> dict:
@@ -43,10 +45,10 @@ async def fill(pilot, screen, item, right: bool, certainty: str, by_keyboard: bo
         if by_keyboard and select_id in ("bottleneck", "lever"):
             await choose(pilot, select_id, value)
         else:
-            screen.query_one(f"#{select_id}", Select).value = value
+            screen.query_one(f"#{select_id}", Picker).value = value
     for name in item.puzzle.estimates:
         screen.query_one(f"#est-{name}").value = repr(item.key.estimates[name])
-    screen.query_one(f"#certainty-{certainty}", RadioButton).value = True
+    screen.query_one("#certainty", ChoiceList).value = certainty
     await settle(pilot)
 
 

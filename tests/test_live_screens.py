@@ -122,7 +122,7 @@ async def test_the_player_app_plays_a_hosted_question(tmp_path):
                 app.query_one(f"#{wid}").value = value
             for est, value in key["estimates"].items():
                 app.query_one(f"#est-{est}").value = repr(value)
-            app.query_one("#certainty-high").value = True
+            app.query_one("#certainty").value = "high"
             await settled(pilot)
             assert not form.missing()
             app.query_one("#lock-in").focus()

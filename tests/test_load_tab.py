@@ -7,7 +7,7 @@ from textual.widgets import Input, Static
 
 from app.game import make_app
 from app.screens.simulator import SimulatorScreen
-from textual.widgets import Select
+from app.widgets.picker import Picker
 from pilot_wait import until
 from puzzles.sim import sim_key
 
@@ -63,9 +63,9 @@ async def test_predict_first_asks_for_the_knee_before_the_curves_and_again_after
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
         key = sim_key(screen.sim.result)
-        screen.query_one("#sim-guess-bottleneck", Select).value = key.bottleneck
-        screen.query_one("#sim-guess-lever", Select).value = key.best_lever
-        screen.query_one("#sim-guess-band", Select).value = key.gain_band
+        screen.query_one("#sim-guess-bottleneck", Picker).value = key.bottleneck
+        screen.query_one("#sim-guess-lever", Picker).value = key.best_lever
+        screen.query_one("#sim-guess-band", Picker).value = key.gain_band
         await until(pilot, lambda: screen.check_action("lock_in", ()), "armed for lock-in")
         await pilot.press("l")
         await until(pilot, lambda: screen.results_visible, "the results after lock-in")

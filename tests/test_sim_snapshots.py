@@ -2,7 +2,7 @@
 good). The app has no blinking cursor and a fixed pack path, so the pictures are deterministic."""
 from __future__ import annotations
 
-from textual.widgets import Select
+from app.widgets.picker import Picker
 
 from test_simulator_pilot import SimApp
 from pilot_wait import settled
@@ -26,9 +26,9 @@ def test_graded_prediction_120x40(snap_compare):
     async def lock_in(pilot):
         screen = pilot.app.screen
         key = sim_key(screen.sim.result)
-        screen.query_one("#sim-guess-bottleneck", Select).value = key.bottleneck
-        screen.query_one("#sim-guess-lever", Select).value = "speculative-decoding"
-        screen.query_one("#sim-guess-band", Select).value = key.gain_band
+        screen.query_one("#sim-guess-bottleneck", Picker).value = key.bottleneck
+        screen.query_one("#sim-guess-lever", Picker).value = "speculative-decoding"
+        screen.query_one("#sim-guess-band", Picker).value = key.gain_band
         await settled(pilot)
         await pilot.press("l")
         await settled(pilot)
@@ -44,7 +44,7 @@ def test_compare_120x40(snap_compare):
     async def pin_and_change(pilot):
         await pilot.press("p")
         screen = pilot.app.screen
-        screen.query_one("#in-weights", Select).value = "fp8"
+        screen.query_one("#in-weights", Picker).value = "fp8"
         await settled(pilot)
 
     assert snap_compare(SimApp(predict_first=False, tab="tab-compare"), terminal_size=(120, 40),

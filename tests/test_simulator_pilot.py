@@ -11,7 +11,7 @@ from textual.widgets import Input, Static, Switch
 
 from app.game import make_app
 from app.screens.simulator import SimulatorScreen
-from textual.widgets import Select
+from app.widgets.picker import Picker
 from pilot_wait import until
 from puzzles.sim import sim_key
 
@@ -83,7 +83,7 @@ async def test_a_select_edit_updates_the_result():
     app = SimApp(predict_first=False)
     async with app.run_test(size=(100, 32)) as pilot:
         screen = app.screen
-        screen.query_one("#in-weights", Select).value = "fp8"
+        screen.query_one("#in-weights", Picker).value = "fp8"
         await until(pilot, lambda: screen.sim.result.deployment.weights == "fp8", "the weights edit")
         assert screen.sim.result.deployment.weights == "fp8"
         assert "70.55B params x 1 B" in text_of(screen, "#out-derivation")
@@ -109,7 +109,7 @@ async def test_a_model_that_does_not_fit_shows_inline():
     app = SimApp(predict_first=False)
     async with app.run_test(size=(100, 32)) as pilot:
         screen = app.screen
-        screen.query_one("#in-model", Select).value = "llama-3.1-405b"
+        screen.query_one("#in-model", Picker).value = "llama-3.1-405b"
         await until(pilot, lambda: screen.sim.raw.get("model") == "llama-3.1-405b", "the model edit")
         # The message line is made with the field's first message.
         await until(pilot, lambda: screen.query("#err-model") and screen.query_one("#err-model").display,
@@ -131,9 +131,9 @@ async def test_predict_first_hides_the_results_until_lock_in():
         assert "Still to choose: bottleneck, lever, band" in text_of(screen, "#sim-predict-error")
         assert not tabs.display
         key = sim_key(screen.sim.result)
-        screen.query_one("#sim-guess-bottleneck", Select).value = key.bottleneck
-        screen.query_one("#sim-guess-lever", Select).value = key.best_lever
-        screen.query_one("#sim-guess-band", Select).value = "over-4x"
+        screen.query_one("#sim-guess-bottleneck", Picker).value = key.bottleneck
+        screen.query_one("#sim-guess-lever", Picker).value = key.best_lever
+        screen.query_one("#sim-guess-band", Picker).value = "over-4x"
         await until(pilot, lambda: screen.check_action("lock_in", ()), "armed for lock-in")
         await pilot.press("l")
         await until(pilot, lambda: tabs.display and not form.display, "the results after lock-in")
@@ -224,7 +224,7 @@ async def test_a_config_file_loads_on_enter_and_joins_the_model_list(tmp_path):
         assert screen.sim.result.deployment.model.id == "llama-3.1-70b"  # not until Enter
         await pilot.press("enter")
         await until(pilot, lambda: screen.sim.result.deployment.model.id == "tiny-llama", "the loaded config")
-        await until(pilot, lambda: screen.query_one("#in-model", Select).value == "tiny-llama", "the model list")
+        await until(pilot, lambda: screen.query_one("#in-model", Picker).value == "tiny-llama", "the model list")
         field.value = str(tmp_path / "missing.json")
         await pilot.press("enter")
         await until(pilot, lambda: "no such file" in " ".join(str(screen.query_one("#err-config", Static).content).split()),

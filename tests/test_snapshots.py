@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input
 
-from textual.widgets import RadioButton, Select
+from app.widgets.picker import ChoiceList, Picker
 
 from puzzles.grading import objective_bottleneck
 from snapshot_app import build_app, fixture_bank
@@ -34,12 +34,12 @@ async def _fill(pilot) -> None:
     """A prediction that is right but for the wrong reason, with one hint taken."""
     screen = pilot.app.screen
     key = fixture_bank().keys[screen.puzzle.id]
-    screen.query_one("#bottleneck", Select).value = objective_bottleneck(key)
-    screen.query_one("#lever", Select).value = key.best_lever
-    screen.query_one("#band", Select).value = key.gain_band
-    screen.query_one("#reason", Select).value = "kv-cap"  # does not hold at batch 1 (the weight read would: it decides)
+    screen.query_one("#bottleneck", Picker).value = objective_bottleneck(key)
+    screen.query_one("#lever", Picker).value = key.best_lever
+    screen.query_one("#band", Picker).value = key.gain_band
+    screen.query_one("#reason", Picker).value = "kv-cap"  # does not hold at batch 1 (the weight read would: it decides)
     screen.query_one("#est-intensity", Input).value = "2 * 70e9 / 141e9"
-    screen.query_one("#certainty-medium", RadioButton).value = True
+    screen.query_one("#certainty", ChoiceList).value = "medium"
     await _settle(pilot, "h")
     screen.query_one("#bottleneck").focus()
     await _settle(pilot)

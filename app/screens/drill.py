@@ -10,10 +10,11 @@ from __future__ import annotations
 from textual import on
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Button, Input, Label, Select, Static
+from textual.widgets import Button, Input, Label, Static
 
 from app.screens.rounds import (DIFFICULTY_TEXT, ModeScreen, default_player, puzzle_heading, record,
                                 setup_field)
+from app.widgets.picker import Picker
 from engine.ids import Outcome
 from engine.text import refusal
 from puzzles.readiness import EXAM_SETTING
@@ -92,10 +93,10 @@ to the answer · **Escape** leave
                    classes="mode-text", markup=False),
             setup_field("Player", Input(value=self.player or default_player(self.app), placeholder="your name",
                                         id="player-name", max_length=32, compact=True)),
-            setup_field("Difficulty", Select([(text, d) for d, text in DIFFICULTY_TEXT.items()], value=self.difficulty,
-                                             allow_blank=False, compact=True, id="difficulty")),
-            setup_field("Round length", Select([(f"{n} questions", n) for n in lengths], value=self.length,
-                                               allow_blank=False, compact=True, id="length")),
+            setup_field("Difficulty", Picker([(text, d) for d, text in DIFFICULTY_TEXT.items()], value=self.difficulty,
+                                             allow_blank=False, id="difficulty")),
+            setup_field("Round length", Picker([(f"{n} questions", n) for n in lengths], value=self.length,
+                                               allow_blank=False, id="length")),
             setup_field("Exam date (optional, YYYY-MM-DD)", Input(value=self._exam_text(), placeholder="e.g. 2026-03-09",
                                                                   id="exam-date", max_length=10, compact=True)),
             Static("", id="drill-today", classes="mode-text", markup=False),
@@ -175,14 +176,14 @@ to the answer · **Escape** leave
     def _difficulty(self) -> int:
         found = self.query("#difficulty")
         if found:
-            value = found.first(Select).value
+            value = found.first(Picker).value
             if isinstance(value, int):
                 return value
         return self.difficulty
 
     @on(Input.Changed, "#player-name")
     @on(Input.Changed, "#exam-date")
-    @on(Select.Changed, "#difficulty")
+    @on(Picker.Changed, "#difficulty")
     def _setup_changed(self) -> None:
         if self.phase == "setup":
             self.update_today()
@@ -203,7 +204,7 @@ to the answer · **Escape** leave
         if name is None:
             return
         self.difficulty = self._difficulty()
-        length = self.query_one("#length", Select).value
+        length = self.query_one("#length", Picker).value
         self.length = length if isinstance(length, int) else self.length
         now = self.app.now()
         try:

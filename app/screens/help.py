@@ -28,7 +28,8 @@ def help_for(widget: Widget | None, screen: Screen) -> str | None:
 # How the controls take keys, in words, for the control that has focus. Their bindings are not
 # listed one by one: a player needs "Enter opens the list", not "super+c Copy".
 CONTROL_KEYS = (
-    ("Select", "Enter or Space opens the list; ↑ ↓ choose; typing jumps to a match; Enter picks; Escape closes it"),
+    ("Picker", "Enter or Space opens the list; ↑ ↓ choose; a letter jumps; Enter picks; Escape closes it"),
+    ("ChoiceList", "↑ ↓ move between the choices; Enter or Space picks one"),
     ("Input", "type a value; ← → Home End move; Backspace deletes; Enter confirms"),
     ("RadioSet", "↑ ↓ move between the choices; Enter or Space picks one"),
     ("Button", "Enter or Space presses it"),
@@ -83,7 +84,7 @@ def key_rows(screen: Screen) -> list[tuple[str, str]]:
     return lines
 
 
-class HelpScreen(ModalScreen[None], RidgeScreen):
+class HelpScreen(RidgeScreen, ModalScreen[None]):
     """Help for the focused part, the screen, and its keys. F1 or Escape closes it."""
 
     BINDINGS = [Binding("escape,f1,q", "close", "Close", id="help.close")]

@@ -13,11 +13,12 @@ from dataclasses import dataclass
 from textual import on
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Button, Input, Label, Select, Static
+from textual.widgets import Button, Input, Label, Static
 
 from app import labels
 from app.screens.rounds import DIFFICULTY_TEXT, ModeScreen, record, setup_field, words
 from saves.players import MAX_PLAYERS, MIN_PLAYERS, parse_players
+from app.widgets.picker import Picker
 
 COUNTS = (3, 5, 8)
 
@@ -86,10 +87,10 @@ were, the more a right answer earns and the more a wrong one costs.
                    f"Name {MIN_PLAYERS} to {MAX_PLAYERS} players; each one's answers go to their own save.",
                    classes="mode-text", markup=False),
             setup_field("Players, separated by commas", Input(placeholder="Ada, Grace, Linus", id="players", compact=True)),
-            setup_field("Difficulty", Select([(text, d) for d, text in DIFFICULTY_TEXT.items()],
-                                             value=self.difficulty, allow_blank=False, compact=True, id="difficulty")),
-            setup_field("Puzzles", Select([(f"{n} puzzles", n) for n in counts], value=self.count,
-                                          allow_blank=False, compact=True, id="count")),
+            setup_field("Difficulty", Picker([(text, d) for d, text in DIFFICULTY_TEXT.items()],
+                                             value=self.difficulty, allow_blank=False, id="difficulty")),
+            setup_field("Puzzles", Picker([(f"{n} puzzles", n) for n in counts], value=self.count,
+                                          allow_blank=False, id="count")),
             Label("", id="setup-error", classes="setup-error", markup=False),
             Horizontal(Button("Start (s)", variant="primary", id="start"), Button("Leave", id="leave"),
                        classes="setup-buttons"),
@@ -109,8 +110,8 @@ were, the more a right answer earns and the more a wrong one costs.
             self.setup_error(problem)
             self.query_one("#players", Input).focus()
             return
-        difficulty = self.query_one("#difficulty", Select).value
-        count = self.query_one("#count", Select).value
+        difficulty = self.query_one("#difficulty", Picker).value
+        count = self.query_one("#count", Picker).value
         self.difficulty = difficulty if isinstance(difficulty, int) else self.difficulty
         self.count = count if isinstance(count, int) else self.count
         await self.begin(names)

@@ -20,7 +20,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Button, Footer, Header, Label, Select, Static
+from textual.widgets import Button, Footer, Header, Label, Static
 
 from app import labels
 from app.errors import keep_going
@@ -29,6 +29,7 @@ from app.screens.base import RidgeScreen
 from app.widgets.card import DeploymentCard
 from app.widgets.form import PredictionForm, form_spec
 from app.widgets.napkin_pad import NapkinPad
+from app.widgets.picker import Picker
 from engine.text import refusal
 from saves.players import check_player
 
@@ -185,8 +186,8 @@ typed as sums, like `2 * 80 * 8 * 128 * 2`). Lock in with **l**.
                 yield Label(f"Napkin question: {question.title}", classes="section-title", markup=False)
                 yield Static(question.prompt, id="napkin-question", markup=False)
                 if question.yes_no:
-                    yield Select([(text, value) for value, text in SPEC_CHOICES], prompt="yes or no?",
-                                 compact=True, id="spec-helps")
+                    yield Picker([(text, value) for value, text in SPEC_CHOICES], prompt="yes or no?",
+                                 id="spec-helps")
             yield Label("Your prediction", classes="section-title")
             yield PredictionForm(item_form_spec(self.item), cursor_blink=self.blink, id="form")
             yield Button("Lock in", variant="primary", id="lock-in")
@@ -200,8 +201,8 @@ typed as sums, like `2 * 80 * 8 * 128 * 2`). Lock in with **l**.
         found = self.query("#spec-helps")
         if not found:
             return ""
-        value = found.first(Select).value
-        return "" if value is Select.NULL or value is None else str(value)
+        value = found.first(Picker).value
+        return "" if value is Picker.NULL or value is None else str(value)
 
     def prediction(self) -> dict:
         from puzzles.questions import SPEC_FIELD

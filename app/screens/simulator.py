@@ -21,7 +21,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.events import Key, Resize
 from textual.geometry import Size
 from textual.reactive import Reactive
-from textual.widgets import (Button, Collapsible, Footer, Header, Input, Label, Select, Static, Switch,
+from textual.widgets import (Button, Collapsible, Footer, Header, Input, Label, Static, Switch,
                              TabbedContent, TabPane)
 
 from app import labels
@@ -31,7 +31,8 @@ from saves.crash_log import log_exception
 from app.messages import Back
 from app.screens.base import RidgeScreen
 from app.widgets.inputs import OrderedInput
-from app.widgets.rows import field_row, section_title
+from app.widgets.picker import Picker
+from app.widgets.sheet import Sheet, SheetRow, SheetTitle
 from engine.errors import RidgeError
 from engine.ids import Outcome
 from engine.sim.inputs import FIELD_BY_NAME, FIELDS, Field
@@ -116,6 +117,10 @@ def wrap_lines(lines: list[str], width: int) -> list[str]:
 _FIELD_WORD = re.compile(r"\b(" + "|".join(sorted((f.name for f in FIELDS), key=len, reverse=True)) + r")\b")
 
 
+LABEL_WIDTH = 13          # the fields' label column, its padding included
+PREDICT_LABEL_WIDTH = 14  # the prediction's
+SWITCH_WIDTH = 4          # a switch, borderless (its on/off follows it)
+BUDGET_WIDTH = 10         # the TPOT budget field (its "ms" follows it)
 INPUTS_WIDTH = 36  # the inputs column, its border included (#sim-inputs in simulator.tcss)
 MAIN_PADDING = 1  # the results column's left padding (#sim-main)
 ERROR_WIDTH = 31  # the inputs column less its padding, scrollbar and the message's indent
@@ -246,7 +251,7 @@ while a number field has focus.
         wid = f"in-{f.name}"
         if f.kind == "choice":
             options = [(self._choice_label(f.name, c), c) for c in sim.choices(f.name)]
-            widget = Select(options, value=sim.raw[f.name], allow_blank=False, compact=True, id=wid,
+            widget = Picker(options, value=sim.raw[f.name], allow_blank=False, id=wid,
                             tooltip=f.help)
         elif f.kind == "bool":
             widget = Switch(value=bool(sim.raw[f.name]), animate=False, id=wid, tooltip=f.help)
@@ -281,11 +286,11 @@ while a number field has focus.
         yield Header()
         with Horizontal(id="sim-body"):
             with VerticalScroll(id="sim-inputs"):
-                yield self._fields_column(sim, blink)
+                yield self._fields_sheet(sim, blink)
             with Vertical(id="sim-main"):
                 yield Static("", id="sim-status", markup=False)
                 with VerticalScroll(id="sim-predict"):
-                    yield self._prediction_column()
+                    yield self._prediction_sheet()
                 yield Static("", id="sim-grade", markup=False)  # above the tabs: seen on every one
                 tabs = TabbedContent(id="sim-tabs")
                 tabs.ridge_help = "## The results\n\n" + "\n\n".join(
@@ -299,20 +304,29 @@ while a number field has focus.
                                 yield self._tab_body(tab_id, "")
         yield Footer()
 
-    def _fields_column(self, sim: Simulator, blink: bool) -> Vertical:
-        """Every input, a row each, under its section's title."""
+    def _fields_sheet(self, sim: Simulator, blink: bool) -> Sheet:
+        """Every input as one sheet of rows; the rows below the first screenful mount after the
+        first frame (`on_mount`), in their places."""
         switch = Switch(value=self.predict_first, animate=False, id="sim-predict-first",
                         tooltip="Predict before the results show")
         switch.ridge_help = PREDICT_HELP
-        entries: list = [field_row("predict-first", "Predict 1st", switch, "on" if self.predict_first else "off")]
-        section = None
+        entries: list = [SheetRow("predict-first", "Predict 1st", switch, "on" if self.predict_first else "off",
+                                  unit_after=SWITCH_WIDTH)]
+        visible = max(1, self.app.size.height - 2)  # the column's lines between header and footer
+        line, section = 1, None
         for f in FIELDS:
             if f.section != section:
                 section = f.section
-                entries.append(section_title(section))
-            unit = ("on" if sim.raw[f.name] else "off") if f.kind == "bool" else f.unit
-            entries.append(field_row(f.name, f.label, self._field_widget(f, blink), unit))
-        return Vertical(*entries, id="sim-fields")
+                entries.append(SheetTitle(section))
+                line += 2
+            if f.kind == "bool":
+                unit, after = ("on" if sim.raw[f.name] else "off"), SWITCH_WIDTH
+            else:
+                unit, after = f.unit, None
+            entries.append(SheetRow(f.name, f.label, self._field_widget(f, blink), unit, unit_after=after,
+                                    later=line >= visible))
+            line += 1
+        return Sheet(entries, LABEL_WIDTH, fixed_height=True, id="sim-fields")
 
     def _tab_body(self, tab_id: str, text: str) -> VerticalScroll:
         """The contents of one results tab, showing `text`: its plot or figures in a scroll (with
@@ -325,7 +339,8 @@ while a number field has focus.
             budget.cursor_blink = getattr(self.app, "blink", True)
             budget.ridge_help = ("## TPOT budget\n\nThe most time per output token a user should wait, in "
                                  "milliseconds. The chart marks the cheapest batch that stays within it.")
-            children.append(field_row("budget", "TPOT budget", budget, "ms"))
+            children.append(Sheet([SheetRow("budget", "TPOT budget", budget, "ms", unit_after=BUDGET_WIDTH)], LABEL_WIDTH,
+                                  id="row-budget"))
             children.append(Static("", id="err-budget", classes="sim-error", markup=False))
         if tab_id == "tab-load":
             children.extend(self._load_inputs())
@@ -352,15 +367,16 @@ while a number field has focus.
                                 placeholder="90% cap." if name == "rate" else "")
             field.cursor_blink = blink
             field.ridge_help = f"## {label}\n\n{tip}."
-            rows.append(field_row(f"load-{name}", label, field, unit))
+            rows.append(SheetRow(f"load-{name}", label, field, unit, unit_after=BUDGET_WIDTH))
         knee = NumberInput("", id="load-knee", type="text", select_on_focus=False, placeholder="guess",
                            tooltip="Your guess at the knee, in requests per second (Enter to lock it in)")
         knee.cursor_blink = blink
         knee.ridge_help = "## Your knee\n\n" + LOAD_PREDICT
-        rows.append(field_row("load-knee", "Your knee", knee, "req/s"))
-        return [Vertical(*rows, id="row-load"), Static("", id="load-error", classes="sim-error", markup=False)]
+        rows.append(SheetRow("load-knee", "Your knee", knee, "req/s", unit_after=BUDGET_WIDTH))
+        sheet = Sheet(rows, LABEL_WIDTH, id="row-load")
+        return [sheet, Static("", id="load-error", classes="sim-error", markup=False)]
 
-    def _prediction_column(self) -> Vertical:
+    def _prediction_sheet(self) -> Sheet:
         from engine.ids import Verdict
         from engine.levers import GAIN_BANDS, LEVERS
         from engine.physics import VERDICT_CODES as STEADY_VERDICTS   # the load run's verdicts are the Load tab's
@@ -375,15 +391,15 @@ while a number field has focus.
             ("Its gain", "sim-guess-band", [(labels.band(v), v) for v in GAIN_BANDS],
              "The objective before the lever divided by the objective after it."),
         )
-        entries: list = [section_title("Your prediction, before the numbers")]
+        entries: list = [SheetTitle("Your prediction, before the numbers")]
         for label, wid, options, help_text in rows:
-            select = Select(options, prompt="choose", compact=True, id=wid, tooltip=help_text)
+            select = Picker(options, prompt="choose", id=wid, tooltip=help_text)
             select.ridge_help = f"## {label}\n\n{help_text}"
-            entries.append(field_row(wid, label, select, gap=True))
+            entries.append(SheetRow(wid, label, select, gap=1))
         tail = [Static("", id="sim-predict-error", classes="sim-error", markup=False),
                 Button("Lock in (l)", id="sim-lock", variant="primary", compact=True),
                 Static("Changing any input asks again. f switches predicting off.", classes="sim-note", markup=False)]
-        return Vertical(*entries, *tail, id="sim-guesses")
+        return Sheet(entries, PREDICT_LABEL_WIDTH, tail=tail, id="sim-guesses")
 
     def on_mount(self) -> None:
         if self.initial_tab:
@@ -394,6 +410,7 @@ while a number field has focus.
                 self.query_one("#sim-guess-bottleneck" if self._armed() else "#in-model").focus()
             except Exception:  # noqa: BLE001 - focus is a nicety
                 pass
+        self.call_after_refresh(self.call_after_refresh, self.query_one("#sim-fields", Sheet).mount_later)
 
     # -- state -----------------------------------------------------------------------------
     def _armed(self) -> bool:
@@ -497,10 +514,10 @@ while a number field has focus.
     def _config_submitted(self, event: Input.Submitted) -> None:
         self.edit("config", event.value, force=True)
 
-    @on(Select.Changed)
-    def _select_changed(self, event: Select.Changed) -> None:
+    @on(Picker.Changed)
+    def _select_changed(self, event: Picker.Changed) -> None:
         wid = event.control.id or ""
-        if not wid.startswith("in-") or event.value is Select.NULL:
+        if not wid.startswith("in-") or event.value is Picker.NULL:
             if wid.startswith("sim-guess"):
                 self.query_one("#sim-predict-error", Static).update("")
             return
@@ -513,7 +530,7 @@ while a number field has focus.
             self._set_predict_first(event.value)
         elif wid.startswith("in-"):
             name = wid[3:]
-            self.query_one(f"#unit-{name}", Label).update("on" if event.value else "off")
+            self.query_one("#sim-fields", Sheet).set_unit(name, "on" if event.value else "off")
             self.edit(name, event.value)
 
     def edit(self, name: str, value, force: bool = False) -> bool:
@@ -540,7 +557,7 @@ while a number field has focus.
         """After a file loads, offer its models and GPUs and show the model it selected."""
         sim = self.sim
         for name in ("model", "gpu"):
-            select = self.query_one(f"#in-{name}", Select)
+            select = self.query_one(f"#in-{name}", Picker)
             options = [(self._choice_label(name, c), c) for c in sim.choices(name)]
             select.set_options(options)
             if sim.raw[name] in sim.choices(name):
@@ -557,7 +574,7 @@ while a number field has focus.
 
     def _set_predict_first(self, on_: bool) -> None:
         self.predict_first = on_
-        self.query_one("#unit-predict-first", Label).update("on" if on_ else "off")
+        self.query_one("#sim-fields", Sheet).set_unit("predict-first", "on" if on_ else "off")
         if on_:
             self.locked_version = None
             self.last_grade = None
@@ -568,6 +585,7 @@ while a number field has focus.
     # -- drawing ---------------------------------------------------------------------------
     def _refresh(self, changed: bool) -> None:
         sim = self.sim
+        sheet = self.query_one("#sim-fields", Sheet)
         for f in FIELDS:
             message = player_words(sim.errors.get(f.name, ""))
             err = self._errors.get(f.name)
@@ -576,11 +594,11 @@ while a number field has focus.
                     continue
                 # A field's message line is made the first time it has something to say.
                 err = self._errors[f.name] = Static("", id=f"err-{f.name}", classes="sim-error", markup=False)
-                row = self.query_one(f"#row-{f.name}")
-                row.parent.mount(err, after=row)
+                sheet.add_below(f.name, err)
             text = "\n".join(wrap_lines([f"✗ {message}"], ERROR_WIDTH)) if message else ""
             if set_text(err, text):
                 err.set_class(bool(message), "-shown")
+                sheet.set_extra(f.name, text.count("\n") + 1 if message else 0)
         if changed:
             self._dirty = {tab for tab, _ in TABS}
             if self.predict_first:
@@ -751,8 +769,8 @@ while a number field has focus.
         missing = []
         for part, wid in (("bottleneck", "sim-guess-bottleneck"), ("lever", "sim-guess-lever"),
                           ("band", "sim-guess-band")):
-            value = self.query_one(f"#{wid}", Select).value
-            if value is Select.NULL:
+            value = self.query_one(f"#{wid}", Picker).value
+            if value is Picker.NULL:
                 missing.append(part)
             else:
                 choices[part] = value

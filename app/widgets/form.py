@@ -9,11 +9,12 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widgets import Input, Label, RadioButton, RadioSet, Select
+from textual.widgets import Input, Label
 
 from app import labels
 from puzzles.napkin import NapkinError, evaluate, format_number, measure
 from app.widgets.inputs import OrderedInput
+from app.widgets.picker import ChoiceList, Picker
 
 CERTAINTY_STAKES = {"low": "+10 or 0", "medium": "+20 or −20",  # points if right, or if wrong
                     "high": "+30 or −60"}
@@ -148,23 +149,23 @@ class PredictionForm(Vertical):
         spec = self.spec
         yield FormField(
             spec.bottleneck_question,
-            Select([(labels.bottleneck(b), b) for b in spec.bottlenecks], prompt="choose the bottleneck",
-                   compact=True, id="bottleneck"),
+            Picker([(labels.bottleneck(b), b) for b in spec.bottlenecks], prompt="choose the bottleneck",
+                   id="bottleneck"),
             help_text=FIELD_HELP["bottleneck"], id="field-bottleneck")
         yield FormField(
             "Best lever",
-            Select([(labels.lever(lv), lv) for lv in spec.levers], prompt="choose a lever", compact=True, id="lever"),
+            Picker([(labels.lever(lv), lv) for lv in spec.levers], prompt="choose a lever", id="lever"),
             help_text=FIELD_HELP["lever"], id="field-lever")
         yield FormField(
             "Its gain",
-            Select([(labels.band(b), b) for b in spec.bands], prompt="choose a size", compact=True, id="band"),
+            Picker([(labels.band(b), b) for b in spec.bands], prompt="choose a size", id="band"),
             Label("Within 10% of a band edge, both bands count.", classes="field-note", markup=False),
             help_text=FIELD_HELP["band"], id="field-band")
         if spec.reasons:
             yield FormField(
                 "Because",
-                Select([(text, rid) for rid, text in spec.reasons], prompt="choose the deciding quantity",
-                       compact=True, id="reason"),
+                Picker([(text, rid) for rid, text in spec.reasons], prompt="choose the deciding quantity",
+                       id="reason"),
                 help_text=FIELD_HELP["reason"], id="field-reason")
         for est in spec.estimates:
             title = spec.estimate_labels.get(est) or labels.estimate(est)
@@ -176,8 +177,7 @@ class PredictionForm(Vertical):
                 help_text=FIELD_HELP["estimates"], classes="estimate")
         yield FormField(
             "How sure are you? (points if right, or wrong)",
-            RadioSet(*(RadioButton(f"{c}: {CERTAINTY_STAKES.get(c, '')}", id=f"certainty-{c}") for c in spec.certainties),
-                     compact=True, id="certainty"),
+            ChoiceList([(f"{c}: {CERTAINTY_STAKES.get(c, '')}", c) for c in spec.certainties], id="certainty"),
             help_text=FIELD_HELP["certainty"], id="field-certainty")
 
     def on_mount(self) -> None:
@@ -188,12 +188,12 @@ class PredictionForm(Vertical):
     def _select_value(self, widget_id: str) -> str:
         if not self.query(f"#{widget_id}"):
             return ""
-        value = self.query_one(f"#{widget_id}", Select).value
-        return "" if value is Select.NULL or value is None else str(value)
+        value = self.query_one(f"#{widget_id}", Picker).value
+        return "" if value is Picker.NULL or value is None else str(value)
 
     def certainty(self) -> str:
-        index = self.query_one("#certainty", RadioSet).pressed_index
-        return self.spec.certainties[index] if index >= 0 else ""
+        value = self.query_one("#certainty", ChoiceList).value
+        return "" if value is ChoiceList.NULL else str(value)
 
     def estimates(self) -> dict[str, float]:
         out = {}
@@ -242,11 +242,11 @@ class PredictionForm(Vertical):
         return any(p[k] for k in ("bottleneck", "lever", "gain_band", "reason", "certainty")) or bool(p["estimates"])
 
     # -- changes -------------------------------------------------------------------------
-    @on(Select.Changed)
-    def _select_changed(self, event: Select.Changed) -> None:
+    @on(Picker.Changed)
+    def _select_changed(self, event: Picker.Changed) -> None:
         self.post_message(self.Changed(self))
 
-    @on(RadioSet.Changed)
+    @on(ChoiceList.Changed)
     def _certainty_changed(self) -> None:
         self.post_message(self.Changed(self))
 
@@ -275,5 +275,5 @@ class PredictionForm(Vertical):
         would restyle the whole form (about 15 ms) for a frame no one sees."""
         self._snapshot = self.prediction()
         self.frozen = True
-        for control in self.query("Select, Input, RadioSet"):
+        for control in self.query("Picker, Input, ChoiceList"):
             control.can_focus = False

@@ -10,8 +10,8 @@ keys at once, in order with the printable ones.
 
 Tab is the same race between controls: it moves the focus only once it has bubbled up to the app,
 so a key typed straight after it still lands in the control being left. `follow_focus` and
-`move_focus` are how these boxes move on at once and hand on any key that reached them after the
-focus left.
+`move_focus` are how these boxes and the menus (app/widgets/picker.py) move on at once and hand
+on any key that reached them after the focus left.
 """
 from __future__ import annotations
 
