@@ -8,19 +8,17 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
-from textual.widgets import Button, Label, Static
+from textual.widgets import Button, Footer, Label, Static
 
 from app import labels
-from app.errors import Guarded, keep_going
+from app.errors import keep_going
 from app.messages import Back, PredictionLocked
-from app.styling import KeepsStyles
-from app.widgets.footer import RidgeFooter
-from app.widgets.titlebar import TitleBar
+from app.screens.base import RidgeScreen
 from app.widgets.card import DeploymentCard
 from app.widgets.form import PredictionForm, form_spec
 from app.widgets.hanging import aligned
 from app.widgets.napkin_pad import NapkinPad
+from app.widgets.titlebar import TitleBar
 
 HINT_COST_DEFAULT = 3
 
@@ -76,7 +74,7 @@ whatever the outcome. Take them one at a time with **h** or the button.
         return True
 
 
-class PuzzleScreen(Guarded, KeepsStyles, Screen):
+class PuzzleScreen(RidgeScreen):
     """One puzzle, from first look to lock-in."""
 
     AUTO_FOCUS = "#bottleneck"  # focused as the screen is composed, so the first frame shows it
@@ -141,7 +139,7 @@ first part of your prediction still unanswered.
                 yield PredictionForm(form_spec(puzzle), cursor_blink=app.blink, id="form")
                 yield Button("Lock in", variant="primary", id="lock-in")
                 yield Label("Asked once, then final.", classes="subtle", id="lock-note")
-        yield RidgeFooter()
+        yield Footer()
 
     def on_mount(self) -> None:
         self.sub_title = self.puzzle.title if self.puzzle else ""
@@ -262,12 +260,10 @@ first part of your prediction still unanswered.
 
     def lock_in(self) -> None:
         """Final: freeze the form and grade it; the app shows the reveal in this screen's place,
-        and the reveal records the attempt. (Should any of it fail, the collection pause ends on
-        its own timer.)"""
+        and the reveal records the attempt."""
         if self.locked:
             return
         app = self.app
-        app.pause_collection()  # no collection pause between lock-in and the reveal's first frame
         self.locked = True
         form = self.query_one("#form", PredictionForm)
         form.freeze()

@@ -2,7 +2,6 @@
 wrong for this deployment, every lever's gain ranked, the roofline, and the full derivation."""
 from __future__ import annotations
 
-import gc
 import re
 import textwrap
 
@@ -10,17 +9,15 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
-from textual.widgets import Static
+from textual.widgets import Footer, Static
 
 from app import labels
-from app.errors import Guarded, told
+from app.errors import told
 from app.messages import AttemptSaved, ContinueCampaign, GoHome, OpenMap, PredictionLocked
-from app.styling import KeepsStyles
-from app.widgets.footer import RidgeFooter
-from app.widgets.titlebar import TitleBar
 from app.plots import Point
+from app.screens.base import RidgeScreen
 from app.widgets.charts import LeverChart, RooflinePlot, TextBlock, columns
+from app.widgets.titlebar import TitleBar
 
 _DERIVATION_LABEL = re.compile(r"^([A-Z][A-Za-z/ ]{1,11}?)\s{2,}(.*)$")
 
@@ -178,7 +175,7 @@ def comparison_lines(rows, width: int) -> list[str]:
     return columns(rows, [label_w, cell, cell, mark_w])
 
 
-class RevealScreen(Guarded, KeepsStyles, Screen):
+class RevealScreen(RidgeScreen):
     """What the engine found, and how the locked-in answer fared."""
 
     HELP = """\
@@ -287,7 +284,7 @@ of a band edge accepts both bands.
                     yield TextBlock(lambda w: derivation_lines_for(derivation, w),
                                     title="The derivation, with this deployment's numbers", width_hint=right,
                                     id="derivation")
-        yield RidgeFooter()
+        yield Footer()
 
     def why_not_lines(self) -> tuple[list[str], list[str]]:
         """Why each other verdict does not hold here, and what each other offered reason
@@ -336,9 +333,7 @@ of a band edge accepts both bands.
         return rows > self.app.size.height
 
     def _drawn(self) -> None:
-        """Called after the first refresh: collect garbage again (the lock-in paused it), and write
-        the attempt."""
-        gc.enable()
+        """Called after the first refresh: write the attempt."""
         if self.locked.locked_at is not None:
             self.saving = self._save()
         from engine.compare import PENDING
