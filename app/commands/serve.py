@@ -85,13 +85,14 @@ def run(args: argparse.Namespace) -> int:
         raise RidgeError(f"--max-players must be 1 to 1000, got {args.max_players}")
     from aiohttp import web
 
+    from app.commands.seat_launcher import player_command
     from app.live.web import Site, add_player_routes, python_command
 
     command = python_command("play", "--save-dir", str(save_dir), "--ask-name")
     site = Site(host=host, port=args.port, public_url=url, max_browsers=args.max_players, command=command,
                 title="Ridge")
     app = web.Application()
-    add_player_routes(app, site)
+    add_player_routes(app, site, player_command)
     print(reach_line(host, args.port, url), flush=True)
     from engine.bounds import one_line
 

@@ -19,6 +19,7 @@ import os
 import re
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -100,8 +101,9 @@ class Site:
 
 
 def child_environment(extra: dict[str, str] | None = None, width: int = 80, height: int = 24) -> dict[str, str]:
-    """The environment of one browser's app process: a short allow-list of the host's, a private
-    empty home, the terminal size, and what textual-serve's driver needs."""
+    """The environment of one browser's app process: a short allow-list of the host's, the
+    terminal size, and what textual-serve's driver needs (its private empty HOME is added by
+    the launcher)."""
     from importlib.metadata import version
 
     env = {k: os.environ[k] for k in CHILD_ENV_KEEP if k in os.environ}
@@ -116,62 +118,6 @@ def child_environment(extra: dict[str, str] | None = None, width: int = 80, heig
     env["ROWS"] = str(height)
     env.update(extra or {})
     return env
-
-
-def _die_with_parent() -> None:
-    """In a browser's app process, before it starts: end when the server ends, even when the
-    server is killed (Linux; elsewhere the server's shutdown stops them)."""
-    try:
-        import ctypes
-        import signal
-
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
-def _app_service_class():
-    from textual_serve.app_service import AppService
-
-    class PlayerProcess(AppService):
-        """textual-serve's app service, started with an allow-listed environment in an empty
-        working folder, as an argument list (no shell)."""
-
-        def __init__(self, argv: list[str], env: dict[str, str], **kwargs) -> None:
-            super().__init__(" ".join(argv), **kwargs)
-            self.argv = argv
-            self.extra_env = env
-
-        def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
-            env = child_environment(self.extra_env, width, height)
-            env["HOME"] = self.home
-            return env
-
-        async def _open_app_process(self, width: int = 80, height: int = 24):
-            self._home_dir = tempfile.TemporaryDirectory(prefix="ridge-player-")
-            self.home = self._home_dir.name
-            self._process = process = await asyncio.create_subprocess_exec(
-                *self.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE, env=self._build_environment(width, height), cwd=self.home,
-                preexec_fn=_die_with_parent)
-            self._stdin = process.stdin
-            return process
-
-        async def stop(self) -> None:
-            await super().stop()
-            process = self._process
-            if process is not None and process.returncode is None:
-                try:
-                    await asyncio.wait_for(process.wait(), 5)
-                except asyncio.TimeoutError:
-                    process.kill()
-                    await process.wait()
-            home = getattr(self, "_home_dir", None)
-            if home is not None:
-                home.cleanup()
-                self._home_dir = None
-
-    return PlayerProcess
 
 
 PAGE = """<!DOCTYPE html>
@@ -233,12 +179,17 @@ def page_handler(site: Site):
     return handle_page
 
 
-def websocket_handler(site: Site, on_count=None):
+# The command line textual-serve runs for one browser, from the app's argument list, its
+# environment and a private folder (app/commands/seat_launcher.py).
+Launch = Callable[[list[str], dict[str, str], Path], str]
+
+
+def websocket_handler(site: Site, launch: Launch, on_count=None):
     """One app process per browser, while fewer than `site.max_browsers` run."""
+    from textual_serve.app_service import AppService
     from textual_serve.download_manager import DownloadManager
 
     downloads = DownloadManager()
-    process_class = _app_service_class()
 
     async def handle_websocket(request: web.Request) -> web.StreamResponse:
         refusal = site.origin_refusal(request)
@@ -251,6 +202,7 @@ def websocket_handler(site: Site, on_count=None):
             on_count(site.running)
         websocket = web.WebSocketResponse(heartbeat=15)
         service = None
+        folder = tempfile.TemporaryDirectory(prefix="ridge-player-", ignore_cleanup_errors=True)
         try:
             width = _int(request.query.get("width"), 80)
             height = _int(request.query.get("height"), 24)
@@ -259,9 +211,9 @@ def websocket_handler(site: Site, on_count=None):
             seat = request.match_info.get("seat", "")
             if SEAT.match(seat):
                 env["RIDGE_SEAT"] = seat
-            service = process_class(site.command, env, write_bytes=websocket.send_bytes,
-                                    write_str=websocket.send_str, close=websocket.close,
-                                    download_manager=downloads)
+            command = launch(site.command, child_environment(env, width, height), Path(folder.name))
+            service = AppService(command, write_bytes=websocket.send_bytes, write_str=websocket.send_str,
+                                 close=websocket.close, download_manager=downloads)
             await service.start(width, height)
             await _relay(websocket, service)
         except asyncio.CancelledError:
@@ -271,6 +223,7 @@ def websocket_handler(site: Site, on_count=None):
         finally:
             if service is not None:
                 await service.stop()
+            folder.cleanup()
             site.running -= 1
             if on_count:
                 on_count(site.running)
@@ -311,10 +264,10 @@ async def _relay(websocket: web.WebSocketResponse, service) -> None:
             await service.focus()
 
 
-def add_player_routes(app: web.Application, site: Site, on_count=None) -> None:
+def add_player_routes(app: web.Application, site: Site, launch: Launch, on_count=None) -> None:
     """`/` (the player page), `/ws` (its terminal) and `/static` (textual-serve's scripts)."""
     app.router.add_get("/", page_handler(site))
-    handler = websocket_handler(site, on_count)
+    handler = websocket_handler(site, launch, on_count)
     app.router.add_get("/ws", handler)
     app.router.add_get("/ws/{seat}", handler)
     app.router.add_static("/static", _static_folder(), show_index=False)
