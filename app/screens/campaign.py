@@ -9,13 +9,15 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Footer, Label, OptionList, Static
+from textual.screen import Screen
+from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from app.errors import keep_going
+from app.errors import Guarded, keep_going
 from app.labels import outcome_symbol
 from app.messages import Back, ContinueCampaign, OpenChapter, OpenPuzzle, PuzzlesLoaded
-from app.screens.base import RidgeScreen
+from app.styling import KeepsStyles
+from app.widgets.footer import RidgeFooter
 from app.widgets.hanging import hanging, paragraphs
 from app.widgets.titlebar import TitleBar
 
@@ -35,7 +37,7 @@ def _bar(fraction: float, width: int = 10) -> str:
     return "█" * filled + "░" * (width - filled)
 
 
-class CampaignScreen(RidgeScreen):
+class CampaignScreen(Guarded, KeepsStyles, Screen):
     """Every chapter with its progress and mastery; open any of them."""
 
     HELP = """\
@@ -62,7 +64,7 @@ you to know.
             yield OptionList(id="chapters")
             with VerticalScroll(id="chapter-detail"):
                 yield Static("", id="chapter-info", markup=False)
-        yield Footer()
+        yield RidgeFooter()
 
     def on_mount(self) -> None:
         self.sub_title = "Campaign map"
@@ -153,7 +155,7 @@ you to know.
         self.post_message(Back(self))
 
 
-class BriefingScreen(RidgeScreen):
+class BriefingScreen(Guarded, KeepsStyles, Screen):
     """A chapter's briefing, what it expects, and its puzzles with the player's marks."""
 
     HELP = """\
@@ -198,7 +200,7 @@ Marks: ✓ cleared, ~ lucky, ≈ close, ✗ missed, · not tried (on the map, �
                 yield Static("\n".join(f"• {e}" for e in ch.expects), id="expects", markup=False)
             yield Label("Puzzles", classes="section-title")
             yield OptionList(id="puzzles")
-        yield Footer()
+        yield RidgeFooter()
 
     def on_mount(self) -> None:
         self.sub_title = "Briefing"

@@ -12,11 +12,12 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from app.screens.base import RidgeScreen
+from app.errors import Guarded
+from app.styling import KeepsStyles
 from app.widgets.inputs import OrderedInput
 
 
-class ConfirmDialog(ModalScreen[bool], RidgeScreen):
+class ConfirmDialog(Guarded, KeepsStyles, ModalScreen[bool]):
     """A question with two answers. Enter or y says yes; Escape or n says no."""
 
     HELP = """\
@@ -65,7 +66,7 @@ second. Tab moves between the buttons.
         self.dismiss(value)
 
 
-class NameDialog(ModalScreen[str | None], RidgeScreen):
+class NameDialog(Guarded, KeepsStyles, ModalScreen[str | None]):
     """Ask for a player's name, and nothing else. `create(name)` returns None when the profile
     was made, or one line saying what is wrong with the name."""
 
@@ -143,7 +144,7 @@ hyphens or underscores. Press **Enter** to start.
 NEW_PLAYER = "\x00new"
 
 
-class ProfilePicker(ModalScreen[str | None], RidgeScreen):
+class ProfilePicker(Guarded, KeepsStyles, ModalScreen[str | None]):
     """Choose who is playing, or start a new player. Dismisses with a name, NEW_PLAYER, or None."""
 
     HELP = """\

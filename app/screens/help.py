@@ -8,7 +8,8 @@ from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 from textual.widgets import Label, Markdown, Static
 
-from app.screens.base import RidgeScreen
+from app.errors import Guarded
+from app.styling import KeepsStyles
 from app.widgets.hanging import hanging
 
 
@@ -84,7 +85,7 @@ def key_rows(screen: Screen) -> list[tuple[str, str]]:
     return lines
 
 
-class HelpScreen(RidgeScreen, ModalScreen[None]):
+class HelpScreen(Guarded, KeepsStyles, ModalScreen[None]):
     """Help for the focused part, the screen, and its keys. F1 or Escape closes it."""
 
     BINDINGS = [Binding("escape,f1,q", "close", "Close", id="help.close")]

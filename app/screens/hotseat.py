@@ -17,8 +17,8 @@ from textual.widgets import Button, Input, Label, Static
 
 from app import labels
 from app.screens.rounds import DIFFICULTY_TEXT, ModeScreen, record, setup_field, words
-from saves.players import MAX_PLAYERS, MIN_PLAYERS, parse_players
 from app.widgets.picker import Picker
+from saves.players import MAX_PLAYERS, MIN_PLAYERS, parse_players
 
 COUNTS = (3, 5, 8)
 

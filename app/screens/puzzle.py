@@ -8,17 +8,19 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Button, Footer, Label, Static
+from textual.screen import Screen
+from textual.widgets import Button, Label, Static
 
 from app import labels
-from app.errors import keep_going
+from app.errors import Guarded, keep_going
 from app.messages import Back, PredictionLocked
-from app.screens.base import RidgeScreen
+from app.styling import KeepsStyles
+from app.widgets.footer import RidgeFooter
+from app.widgets.titlebar import TitleBar
 from app.widgets.card import DeploymentCard
 from app.widgets.form import PredictionForm, form_spec
 from app.widgets.hanging import aligned
 from app.widgets.napkin_pad import NapkinPad
-from app.widgets.titlebar import TitleBar
 
 HINT_COST_DEFAULT = 3
 
@@ -74,7 +76,7 @@ whatever the outcome. Take them one at a time with **h** or the button.
         return True
 
 
-class PuzzleScreen(RidgeScreen):
+class PuzzleScreen(Guarded, KeepsStyles, Screen):
     """One puzzle, from first look to lock-in."""
 
     AUTO_FOCUS = "#bottleneck"  # focused as the screen is composed, so the first frame shows it
@@ -139,7 +141,7 @@ first part of your prediction still unanswered.
                 yield PredictionForm(form_spec(puzzle), cursor_blink=app.blink, id="form")
                 yield Button("Lock in", variant="primary", id="lock-in")
                 yield Label("Asked once, then final.", classes="subtle", id="lock-note")
-        yield Footer()
+        yield RidgeFooter()
 
     def on_mount(self) -> None:
         self.sub_title = self.puzzle.title if self.puzzle else ""
@@ -260,10 +262,12 @@ first part of your prediction still unanswered.
 
     def lock_in(self) -> None:
         """Final: freeze the form and grade it; the app shows the reveal in this screen's place,
-        and the reveal records the attempt."""
+        and the reveal records the attempt. (Should any of it fail, the collection pause ends on
+        its own timer.)"""
         if self.locked:
             return
         app = self.app
+        app.pause_collection()  # no collection pause between lock-in and the reveal's first frame
         self.locked = True
         form = self.query_one("#form", PredictionForm)
         form.freeze()

@@ -2,6 +2,7 @@
 wrong for this deployment, every lever's gain ranked, the roofline, and the full derivation."""
 from __future__ import annotations
 
+import gc
 import re
 import textwrap
 
@@ -9,15 +10,17 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Footer, Static
+from textual.screen import Screen
+from textual.widgets import Static
 
 from app import labels
-from app.errors import told
+from app.errors import Guarded, told
 from app.messages import AttemptSaved, ContinueCampaign, GoHome, OpenMap, PredictionLocked
-from app.plots import Point
-from app.screens.base import RidgeScreen
-from app.widgets.charts import LeverChart, RooflinePlot, TextBlock, columns
+from app.styling import KeepsStyles
+from app.widgets.footer import RidgeFooter
 from app.widgets.titlebar import TitleBar
+from app.plots import Point
+from app.widgets.charts import LeverChart, RooflinePlot, TextBlock, columns
 
 _DERIVATION_LABEL = re.compile(r"^([A-Z][A-Za-z/ ]{1,11}?)\s{2,}(.*)$")
 
@@ -175,7 +178,7 @@ def comparison_lines(rows, width: int) -> list[str]:
     return columns(rows, [label_w, cell, cell, mark_w])
 
 
-class RevealScreen(RidgeScreen):
+class RevealScreen(Guarded, KeepsStyles, Screen):
     """What the engine found, and how the locked-in answer fared."""
 
     HELP = """\
@@ -284,7 +287,7 @@ of a band edge accepts both bands.
                     yield TextBlock(lambda w: derivation_lines_for(derivation, w),
                                     title="The derivation, with this deployment's numbers", width_hint=right,
                                     id="derivation")
-        yield Footer()
+        yield RidgeFooter()
 
     def why_not_lines(self) -> tuple[list[str], list[str]]:
         """Why each other verdict does not hold here, and what each other offered reason
@@ -333,7 +336,9 @@ of a band edge accepts both bands.
         return rows > self.app.size.height
 
     def _drawn(self) -> None:
-        """Called after the first refresh: write the attempt."""
+        """Called after the first refresh: collect garbage again (the lock-in paused it), and write
+        the attempt."""
+        gc.enable()
         if self.locked.locked_at is not None:
             self.saving = self._save()
         from engine.compare import PENDING

@@ -20,13 +20,14 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Button, Footer, Header, Label, Static
+from textual.widgets import Button, Header, Label, Static
 
 from app import labels
-from app.errors import keep_going
+from app.errors import Guarded, keep_going
 from app.messages import Back
-from app.screens.base import RidgeScreen
+from app.styling import KeepsStyles
 from app.widgets.card import DeploymentCard
+from app.widgets.footer import RidgeFooter
 from app.widgets.form import PredictionForm, form_spec
 from app.widgets.napkin_pad import NapkinPad
 from app.widgets.picker import Picker
@@ -282,7 +283,7 @@ your working and costs nothing. Press **n** to go on.
 
 # --- the mode screen ------------------------------------------------------------------------------
 
-class ModeScreen(RidgeScreen):
+class ModeScreen(Guarded, KeepsStyles, Screen):
     """A screen that moves through phases in its `#stage`: each phase mounts fresh widgets.
     Subclasses set `PHASE_ACTIONS` (action -> phases where it is offered)."""
 
@@ -306,7 +307,7 @@ class ModeScreen(RidgeScreen):
         yield Header()
         yield Horizontal(Static("", id="round-status", markup=False), id="status-bar")
         yield Vertical(id="stage")
-        yield Footer()
+        yield RidgeFooter()
 
     def on_mount(self) -> None:
         self.sub_title = self.TITLE_TEXT

@@ -21,15 +21,17 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.events import Key, Resize
 from textual.geometry import Size
 from textual.reactive import Reactive
-from textual.widgets import (Button, Collapsible, Footer, Header, Input, Label, Static, Switch,
+from textual.screen import Screen
+from textual.widgets import (Button, Collapsible, Header, Input, Label, Static, Switch,
                              TabbedContent, TabPane)
 
 from app import labels
 from app import plots as sp
-from app.errors import told
+from app.errors import Guarded, told
 from saves.crash_log import log_exception
 from app.messages import Back
-from app.screens.base import RidgeScreen
+from app.styling import KeepsStyles
+from app.widgets.footer import RidgeFooter
 from app.widgets.inputs import OrderedInput
 from app.widgets.picker import Picker
 from app.widgets.sheet import Sheet, SheetRow, SheetTitle
@@ -154,7 +156,7 @@ def set_text(widget: Static, text: str) -> bool:
     return True
 
 
-class SimulatorScreen(RidgeScreen):
+class SimulatorScreen(Guarded, KeepsStyles, Screen):
     """Edit a deployment and watch every figure and plot follow; optionally predict first."""
 
     CSS_PATH = str(Path(__file__).resolve().parent.parent / "simulator.tcss")
@@ -302,7 +304,7 @@ while a number field has focus.
                             # mounted when it is first drawn (`_draw`), not on opening.
                             if not armed:
                                 yield self._tab_body(tab_id, "")
-        yield Footer()
+        yield RidgeFooter()
 
     def _fields_sheet(self, sim: Simulator, blink: bool) -> Sheet:
         """Every input as one sheet of rows; the rows below the first screenful mount after the

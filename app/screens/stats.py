@@ -5,12 +5,14 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import Footer, Label, Static
+from textual.screen import Screen
+from textual.widgets import Label, Static
 
 from app import labels, plots
-
+from app.errors import Guarded
 from app.messages import Back
-from app.screens.base import RidgeScreen
+from app.styling import KeepsStyles
+from app.widgets.footer import RidgeFooter
 from app.widgets.titlebar import TitleBar
 from engine.ids import Certainty
 from puzzles.scoring import pays_above
@@ -60,7 +62,7 @@ def outcome_lines(over_time: dict, days: int = 14) -> list[str]:
     return lines or ["No attempts yet: your results will build up here, day by day."]
 
 
-class StatsScreen(RidgeScreen):
+class StatsScreen(Guarded, KeepsStyles, Screen):
     """The player's derived figures; nothing here is stored, all recomputed from attempts."""
 
     HELP = """\
@@ -113,7 +115,7 @@ which that level starts to pay: saying *high* pays only above four right in five
                          + "\n".join(outcome_lines(stats.outcomes_over_time)), id="outcomes", markup=False)
             yield Label("Calibration: are you as sure as you should be?", classes="section-title")
             yield Static("\n".join(calibration_lines(stats.calibration)), id="calibration", markup=False)
-        yield Footer()
+        yield RidgeFooter()
 
     def on_mount(self) -> None:
         self.sub_title = "Stats"
