@@ -270,7 +270,7 @@ class Picker(_OneOf):
         self.expanded = False
         super().on_blur()
 
-    async def _on_key(self, event: events.Key) -> None:
+    async def on_key(self, event: events.Key) -> None:
         # Keys act here, in the order they arrive, before any binding of the screen sees them
         # (an open menu keeps Escape and letters to itself).
         if follow_focus(self, event):
@@ -351,7 +351,7 @@ class ChoiceList(_OneOf):
             lines.extend(self._option_lines(index, width, "● " if value == self.value else "○ "))
         return lines
 
-    async def _on_key(self, event: events.Key) -> None:
+    async def on_key(self, event: events.Key) -> None:
         if follow_focus(self, event):
             return
         key = event.key

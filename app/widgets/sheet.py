@@ -106,7 +106,10 @@ class Sheet(Widget):
         yield from self.tail
 
     def mount_later(self) -> None:
-        """Mount the rows held back for after the first frame, each in its place."""
+        """Mount the rows held back for after the first frame, each in its place (nothing when the
+        sheet has left the screen first: a player can press Escape before that frame)."""
+        if not self.is_mounted or not self.is_attached:
+            return
         previous: Widget | None = None
         for entry in self.entries:
             if not isinstance(entry, SheetRow):
