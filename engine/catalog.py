@@ -205,6 +205,11 @@ def model_from_table(model_id: str, table: dict, path: str = "<catalog>") -> Mod
     if table.get("experts", 0) and not (0 < table.get("experts_per_token", 0) <= table["experts"]):
         raise RidgeError(f"{path}: {where}.experts_per_token must be between 1 and experts")
     bounds.check_model_fields(dict(table), f"{path}: ", lambda key: f"{where}.{key}")
+    return _model_spec(model_id, table)
+
+
+def _model_spec(model_id: str, table: dict) -> ModelSpec:
+    """The spec of a model table that passed model_from_table's checks (or was kept after them)."""
     return ModelSpec(id=model_id, **_clean_texts(table, ModelSpec.TEXT_FIELDS))
 
 
@@ -236,6 +241,11 @@ def gpu_from_table(gpu_id: str, table: dict, path: str = "<catalog>") -> Acceler
         if key in table:
             bounds.number(table[key], f"{path}: {where}.{key}", low=low, high=high, low_open=key != "allreduce_latency_us",
                           integer=key == "tp_domain")
+    return _gpu_spec(gpu_id, table)
+
+
+def _gpu_spec(gpu_id: str, table: dict) -> Accelerator:
+    """The spec of an accelerator table that passed gpu_from_table's checks (or was kept after them)."""
     return Accelerator(id=gpu_id, **_clean_texts(table, _GPU_TEXT_FIELDS))
 
 
@@ -325,9 +335,9 @@ def _add_checked(catalog: Catalog, data: dict) -> None:
     """_merge for tables that already passed its checks: the same specs, built directly."""
     catalog.corrections.update(data.get("corrections", {}))
     for model_id, table in data.get("models", {}).items():
-        catalog.models[model_id] = ModelSpec(id=model_id, **_clean_texts(table, ModelSpec.TEXT_FIELDS))
+        catalog.models[model_id] = _model_spec(model_id, table)
     for gpu_id, table in data.get("gpus", {}).items():
-        catalog.gpus[gpu_id] = Accelerator(id=gpu_id, **_clean_texts(table, _GPU_TEXT_FIELDS))
+        catalog.gpus[gpu_id] = _gpu_spec(gpu_id, table)
 
 
 def builtin_catalog() -> Catalog:
