@@ -11,14 +11,13 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from app import labels
-from app.errors import Guarded, keep_going, told
+from app.errors import keep_going, told
 from app.messages import ContinueCampaign, OpenMode, PuzzlesLoaded
-from app.styling import KeepsStyles
+from app.screens.base import RidgeScreen
 from app.widgets.footer import RidgeFooter
 from app.widgets.titlebar import TitleBar
 
@@ -37,7 +36,7 @@ def lab_available() -> bool:
         return False
 
 
-class HomeScreen(Guarded, KeepsStyles, Screen):
+class HomeScreen(RidgeScreen):
     """Who is playing, how it is going, and where to go next."""
 
     HELP = """\

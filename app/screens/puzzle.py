@@ -8,19 +8,18 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Button, Label, Static
 
 from app import labels
-from app.errors import Guarded, keep_going
+from app.errors import keep_going
 from app.messages import Back, PredictionLocked
-from app.styling import KeepsStyles
-from app.widgets.footer import RidgeFooter
-from app.widgets.titlebar import TitleBar
+from app.screens.base import RidgeScreen
 from app.widgets.card import DeploymentCard
+from app.widgets.footer import RidgeFooter
 from app.widgets.form import PredictionForm, form_spec
 from app.widgets.hanging import aligned
 from app.widgets.napkin_pad import NapkinPad
+from app.widgets.titlebar import TitleBar
 
 HINT_COST_DEFAULT = 3
 
@@ -76,7 +75,7 @@ whatever the outcome. Take them one at a time with **h** or the button.
         return True
 
 
-class PuzzleScreen(Guarded, KeepsStyles, Screen):
+class PuzzleScreen(RidgeScreen):
     """One puzzle, from first look to lock-in."""
 
     AUTO_FOCUS = "#bottleneck"  # focused as the screen is composed, so the first frame shows it

@@ -9,17 +9,16 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Static
 
 from app import labels
-from app.errors import Guarded, told
+from app.errors import told
 from app.messages import AttemptSaved, ContinueCampaign, GoHome, OpenMap, PredictionLocked
-from app.styling import KeepsStyles
+from app.plots import Point
+from app.screens.base import RidgeScreen
+from app.widgets.charts import LeverChart, RooflinePlot, TextBlock, columns
 from app.widgets.footer import RidgeFooter
 from app.widgets.titlebar import TitleBar
-from app.plots import Point
-from app.widgets.charts import LeverChart, RooflinePlot, TextBlock, columns
 
 _DERIVATION_LABEL = re.compile(r"^([A-Z][A-Za-z/ ]{1,11}?)\s{2,}(.*)$")
 
@@ -177,7 +176,7 @@ def comparison_lines(rows, width: int) -> list[str]:
     return columns(rows, [label_w, cell, cell, mark_w])
 
 
-class RevealScreen(Guarded, KeepsStyles, Screen):
+class RevealScreen(RidgeScreen):
     """What the engine found, and how the locked-in answer fared."""
 
     HELP = """\

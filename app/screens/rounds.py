@@ -23,9 +23,9 @@ from textual.widget import Widget
 from textual.widgets import Button, Header, Label, Static
 
 from app import labels
-from app.errors import Guarded, keep_going
+from app.errors import keep_going
 from app.messages import Back
-from app.styling import KeepsStyles
+from app.screens.base import RidgeScreen
 from app.widgets.card import DeploymentCard
 from app.widgets.footer import RidgeFooter
 from app.widgets.form import PredictionForm, form_spec
@@ -283,7 +283,7 @@ your working and costs nothing. Press **n** to go on.
 
 # --- the mode screen ------------------------------------------------------------------------------
 
-class ModeScreen(Guarded, KeepsStyles, Screen):
+class ModeScreen(RidgeScreen):
     """A screen that moves through phases in its `#stage`: each phase mounts fresh widgets.
     Subclasses set `PHASE_ACTIONS` (action -> phases where it is offered)."""
 

@@ -5,13 +5,12 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Label, Static
 
 from app import labels, plots
-from app.errors import Guarded
+
 from app.messages import Back
-from app.styling import KeepsStyles
+from app.screens.base import RidgeScreen
 from app.widgets.footer import RidgeFooter
 from app.widgets.titlebar import TitleBar
 from engine.ids import Certainty
@@ -62,7 +61,7 @@ def outcome_lines(over_time: dict, days: int = 14) -> list[str]:
     return lines or ["No attempts yet: your results will build up here, day by day."]
 
 
-class StatsScreen(Guarded, KeepsStyles, Screen):
+class StatsScreen(RidgeScreen):
     """The player's derived figures; nothing here is stored, all recomputed from attempts."""
 
     HELP = """\
