@@ -9,14 +9,13 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Label, OptionList, Static
+from textual.widgets import Footer, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from app.errors import keep_going
 from app.labels import outcome_symbol
 from app.messages import Back, ContinueCampaign, OpenChapter, OpenPuzzle, PuzzlesLoaded
 from app.screens.base import RidgeScreen
-from app.widgets.footer import RidgeFooter
 from app.widgets.hanging import hanging, paragraphs
 from app.widgets.titlebar import TitleBar
 
@@ -63,7 +62,7 @@ you to know.
             yield OptionList(id="chapters")
             with VerticalScroll(id="chapter-detail"):
                 yield Static("", id="chapter-info", markup=False)
-        yield RidgeFooter()
+        yield Footer()
 
     def on_mount(self) -> None:
         self.sub_title = "Campaign map"
@@ -199,7 +198,7 @@ Marks: ✓ cleared, ~ lucky, ≈ close, ✗ missed, · not tried (on the map, �
                 yield Static("\n".join(f"• {e}" for e in ch.expects), id="expects", markup=False)
             yield Label("Puzzles", classes="section-title")
             yield OptionList(id="puzzles")
-        yield RidgeFooter()
+        yield Footer()
 
     def on_mount(self) -> None:
         self.sub_title = "Briefing"

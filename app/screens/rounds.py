@@ -20,14 +20,13 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Button, Header, Label, Static
+from textual.widgets import Button, Footer, Header, Label, Static
 
 from app import labels
 from app.errors import keep_going
 from app.messages import Back
 from app.screens.base import RidgeScreen
 from app.widgets.card import DeploymentCard
-from app.widgets.footer import RidgeFooter
 from app.widgets.form import PredictionForm, form_spec
 from app.widgets.napkin_pad import NapkinPad
 from app.widgets.picker import Picker
@@ -307,7 +306,7 @@ class ModeScreen(RidgeScreen):
         yield Header()
         yield Horizontal(Static("", id="round-status", markup=False), id="status-bar")
         yield Vertical(id="stage")
-        yield RidgeFooter()
+        yield Footer()
 
     def on_mount(self) -> None:
         self.sub_title = self.TITLE_TEXT
