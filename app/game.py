@@ -366,14 +366,7 @@ class RidgeApp(Guarded, App[None]):
         """The player's next puzzle: within the same chapter first when coming from one, via the
         chapter's briefing the first time a chapter is entered; the map once all are cleared."""
         session = self.session
-        exclude = (after,) if after else ()
-        pid = session.due_retry(exclude)  # a puzzle put off comes back within three, from any chapter
-        if pid is None and after:
-            chapter = session.chapter_of(after)
-            if chapter is not None:
-                pid = session.next_puzzle(exclude=exclude, within=chapter)
-        if pid is None:
-            pid = session.next_puzzle(exclude=exclude)
+        pid = session.continue_after(after)
         if pid is None:
             self.notify("Every puzzle is cleared. Replay any chapter from the map.", title="Campaign complete")
             self.open_mode("map")
