@@ -9,8 +9,17 @@ from __future__ import annotations
 from textual.screen import Screen
 
 from app.errors import Guarded
+from app.messages import Back
 from app.styling import KeepsStyles
 
 
 class RidgeScreen(Guarded, KeepsStyles, Screen):
     """A Ridge screen: Textual's own, guarded, and restyled only when the styles changed."""
+
+    def leave(self) -> None:
+        """Back to where this screen was opened from (or quit, when it runs on its own): the app
+        decides where that is (app.messages.Back)."""
+        self.post_message(Back(self))
+
+    def action_back(self) -> None:
+        self.leave()

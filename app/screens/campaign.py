@@ -14,7 +14,7 @@ from textual.widgets.option_list import Option
 
 from app.errors import keep_going
 from app.labels import outcome_symbol
-from app.messages import Back, ContinueCampaign, OpenChapter, OpenPuzzle, PuzzlesLoaded
+from app.messages import ContinueCampaign, OpenChapter, OpenPuzzle, PuzzlesLoaded
 from app.screens.base import RidgeScreen
 from app.widgets.hanging import hanging, paragraphs
 from app.widgets.titlebar import TitleBar
@@ -149,9 +149,6 @@ you to know.
     def action_continue(self) -> None:
         self.post_message(ContinueCampaign())
 
-    def action_back(self) -> None:
-        self.post_message(Back(self))
-
 
 class BriefingScreen(RidgeScreen):
     """A chapter's briefing, what it expects, and its puzzles with the player's marks."""
@@ -242,6 +239,3 @@ Marks: ✓ cleared, ~ lucky, ≈ close, ✗ missed, · not tried (on the map, �
             self.notify("This chapter has no puzzles yet.", severity="warning")
             return
         self.post_message(OpenPuzzle(pid))
-
-    def action_back(self) -> None:
-        self.post_message(Back(self))

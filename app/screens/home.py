@@ -21,10 +21,6 @@ from app.screens.base import RidgeScreen
 from app.widgets.titlebar import TitleBar
 
 
-def plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if abs(count) == 1 else 's'}"
-
-
 def lab_available() -> bool:
     """True when the lab screen is part of this build (it is optional for the home screen)."""
     import importlib.util
@@ -335,8 +331,8 @@ runs a real toy serving loop on this machine.
             return
         stats = session.stats
         self.query_one("#player", Static).update(
-            f"Playing as {session.name} · {plural(stats.score, 'point')} · {plural(stats.attempts, 'attempt')} · "
-            f"streak {plural(stats.streak_days, 'day')}")
+            f"Playing as {session.name} · {labels.plural(stats.score, 'point')} · "
+            f"{labels.plural(stats.attempts, 'attempt')} · streak {labels.plural(stats.streak_days, 'day')}")
         counts = "   ".join(f"{labels.outcome(o)} {n}" for o, n in stats.by_outcome.items())
         queue = len(session.retry_queue)
         extra = f"   · {queue} to retry later" if queue else ""

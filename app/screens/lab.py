@@ -18,7 +18,6 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import (Button, Checkbox, DataTable, Footer, Input, Label, ProgressBar, RadioButton,
                              RadioSet, Static)
 
-from app.messages import Back
 from app.screens.base import RidgeScreen
 from engine.errors import RidgeError
 from engine.lab.report import (SHORT_COLUMNS, Prediction, busy_machine, compare, decode_plot,
@@ -189,7 +188,7 @@ is final. Then watch it run and compare. **New** (n) starts a fresh prediction.
 
     def action_back(self) -> None:
         self._cancel.set()
-        self.post_message(Back(self))
+        self.leave()
 
     def _read_form(self) -> Prediction:
         def number(selector: str, what: str) -> float:

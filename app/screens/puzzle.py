@@ -12,7 +12,7 @@ from textual.widgets import Button, Footer, Label, Static
 
 from app import labels
 from app.errors import keep_going
-from app.messages import Back, PredictionLocked
+from app.messages import PredictionLocked
 from app.screens.base import RidgeScreen
 from app.widgets.card import DeploymentCard
 from app.widgets.form import PredictionForm, form_spec
@@ -289,13 +289,13 @@ first part of your prediction still unanswered.
             return
         form = self.query_one("#form", PredictionForm)
         if self.locked or not (form.is_dirty() or self.hints_used):
-            self.post_message(Back(self))
+            self.leave()
             return
         from app.screens.dialogs import ConfirmDialog
 
         def answered(leave: bool | None) -> None:
             if leave:
-                self.post_message(Back(self))
+                self.leave()
 
         self.app.push_screen(ConfirmDialog("Leave this puzzle?", "Your answer is not locked in, so nothing is "
                                            "recorded. You can come back to it later.", yes="Leave",

@@ -93,7 +93,7 @@ def retry_note(ahead: int) -> str:
     """When a puzzle put back with r comes round again."""
     if ahead == 0:
         return "Queued: it comes back next."
-    return f"Queued: it comes back after {ahead} other puzzle{'s' if ahead != 1 else ''}."
+    return f"Queued: it comes back after {labels.plural(ahead, 'other puzzle')}."
 
 
 def comparison_rows(prediction: dict, key, grade) -> list[tuple[str, str, str, str]]:
@@ -236,7 +236,7 @@ of a band edge accepts both bands.
             symbol, word = labels.OUTCOMES.get(grade.outcome, ("?", grade.outcome))
             sign = "+" if grade.points > 0 else ""
             hints = self.locked.hints_used
-            hint_note = f", {hints} hint{'s' if hints != 1 else ''} taken" if hints else ""
+            hint_note = f", {labels.plural(hints, 'hint')} taken" if hints else ""
             banner = (f"{symbol} {word.upper()}   {sign}{grade.points} points   "
                       f"(certainty {self.locked.prediction['certainty']}{hint_note})")
             from puzzles.grading import decided_text

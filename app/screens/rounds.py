@@ -24,7 +24,6 @@ from textual.widgets import Button, Footer, Header, Label, Static
 
 from app import labels
 from app.errors import keep_going
-from app.messages import Back
 from app.screens.base import RidgeScreen
 from app.widgets.card import DeploymentCard
 from app.widgets.form import PredictionForm, form_spec
@@ -381,10 +380,6 @@ class ModeScreen(RidgeScreen):
         countdown = found.first()
         countdown.stop()
         return countdown.left
-
-    def leave(self) -> None:
-        """Back to where the mode was opened from (or quit, when the mode runs on its own)."""
-        self.post_message(Back(self))
 
     def confirm(self, title: str, body: str, yes: str, no: str, then: Callable[[], Any], dialog_id: str) -> None:
         from app.screens.dialogs import ConfirmDialog

@@ -21,14 +21,13 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.events import Key, Resize
 from textual.geometry import Size
 from textual.reactive import Reactive
-from textual.widgets import (Button, Collapsible, Footer, Header, Input, Label, Static, Switch,
+from textual.widgets import (Button, Collapsible, Footer, Header, Input, Static, Switch,
                              TabbedContent, TabPane)
 
 from app import labels
 from app import plots as sp
 from app.errors import told
 from saves.crash_log import log_exception
-from app.messages import Back
 from app.screens.base import RidgeScreen
 from app.widgets.inputs import OrderedInput
 from app.widgets.picker import Picker
@@ -835,9 +834,6 @@ while a number field has focus.
             return
         self._draw(tab_id)  # its contents ready before it shows
         self.query_one("#sim-tabs", TabbedContent).active = tab_id
-
-    def action_back(self) -> None:
-        self.post_message(Back(self))
 
     def action_help(self) -> None:
         if hasattr(self.app, "action_help"):

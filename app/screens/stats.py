@@ -9,7 +9,6 @@ from textual.widgets import Footer, Label, Static
 
 from app import labels, plots
 
-from app.messages import Back
 from app.screens.base import RidgeScreen
 from app.widgets.titlebar import TitleBar
 from engine.ids import Certainty
@@ -19,10 +18,6 @@ from puzzles.scoring import pays_above
 # read from the marking table (medium beats low above 2/3, high beats medium above 4/5).
 PAYS_ABOVE = {c: pays_above(c) for c in Certainty}
 FEW = 5
-
-
-def plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if abs(count) == 1 else 's'}"
 
 
 def calibration_lines(calibration: dict) -> list[str]:
@@ -86,9 +81,9 @@ which that level starts to pay: saying *high* pays only above four right in five
         yield TitleBar()
         with VerticalScroll(id="stats-body"):
             yield Static(
-                f"{session.name}: {plural(stats.score, 'point')} from {plural(stats.attempts, 'attempt')}, "
-                f"{plural(stats.hints_used, 'hint')} taken; streak {plural(stats.streak_days, 'day')}, "
-                f"longest {plural(stats.longest_streak_days, 'day')}", id="stats-summary", markup=False)
+                f"{session.name}: {labels.plural(stats.score, 'point')} from {labels.plural(stats.attempts, 'attempt')}, "
+                f"{labels.plural(stats.hints_used, 'hint')} taken; streak {labels.plural(stats.streak_days, 'day')}, "
+                f"longest {labels.plural(stats.longest_streak_days, 'day')}", id="stats-summary", markup=False)
             yield Label("Mastery by chapter", classes="section-title")
             bars = []
             for ch in session.chapters:
@@ -118,6 +113,3 @@ which that level starts to pay: saying *high* pays only above four right in five
     def on_mount(self) -> None:
         self.sub_title = "Stats"
         self.query_one("#stats-body").focus()
-
-    def action_back(self) -> None:
-        self.post_message(Back(self))
