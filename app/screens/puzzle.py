@@ -260,10 +260,12 @@ first part of your prediction still unanswered.
 
     def lock_in(self) -> None:
         """Final: freeze the form and grade it; the app shows the reveal in this screen's place,
-        and the reveal records the attempt."""
+        and the reveal records the attempt. (Should any of it fail, the collection pause ends on
+        its own timer.)"""
         if self.locked:
             return
         app = self.app
+        app.pause_collection()  # no collection pause between lock-in and the reveal's first frame
         self.locked = True
         form = self.query_one("#form", PredictionForm)
         form.freeze()

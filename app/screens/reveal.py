@@ -2,6 +2,7 @@
 wrong for this deployment, every lever's gain ranked, the roofline, and the full derivation."""
 from __future__ import annotations
 
+import gc
 import re
 import textwrap
 
@@ -333,7 +334,9 @@ of a band edge accepts both bands.
         return rows > self.app.size.height
 
     def _drawn(self) -> None:
-        """Called after the first refresh: write the attempt."""
+        """Called after the first refresh: collect garbage again (the lock-in paused it), and write
+        the attempt."""
+        gc.enable()
         if self.locked.locked_at is not None:
             self.saving = self._save()
         from engine.compare import PENDING

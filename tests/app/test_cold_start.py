@@ -1,7 +1,8 @@
 """What keeps the home screen's cold start short (bench/bench_app.py times it): its first frame
 already shows the player, opening the player's session loads neither the puzzle packs' code nor
 the engine (the packs load afterwards, in a worker), and the pause in garbage collection that
-`ridge play` starts with ends once the app is up."""
+`ridge play` starts with ends once the app is up (an app started with collection running leaves
+it alone)."""
 import gc
 import subprocess
 import sys
@@ -59,3 +60,50 @@ async def test_garbage_collection_resumes_once_the_app_is_up(tmp_path):
     finally:
         gc.enable()
         gc.unfreeze()  # what the app kept out of collections (this test process's objects) goes back
+
+
+async def test_opening_a_way_to_play_pauses_collection_only_until_it_is_drawn(tmp_path):
+    """Opening the simulator (or any mode, briefing or puzzle) holds garbage collection off while
+    its screen is built, and collection runs again afterwards: never left off for good."""
+    assert gc.isenabled()
+    app = make_app(save_dir=tmp_path, profile="Ada", cursor_blink=False)
+    collecting_while_built: list[bool] = []
+    switch = app.switch_mode
+
+    def switch_mode(mode):  # the new mode's screen is built from here on
+        collecting_while_built.append(gc.isenabled())
+        return switch(mode)
+
+    app.switch_mode = switch_mode
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.session is not None and app.bank_ready, "the packs loaded")
+        await pilot.press("v")
+        await until(pilot, lambda: type(app.screen).__name__ == "SimulatorScreen", "the simulator")
+        assert collecting_while_built == [False]
+        await until(pilot, gc.isenabled, "garbage collection resumed", pauses=4000)
+    assert gc.isenabled()
+
+
+async def test_opening_the_palette_pauses_collection_only_while_it_is_built(tmp_path):
+    """The command palette is a screen like the others: collection waits while it is built (a
+    full collection there made one opening in three half as fast again), then runs again."""
+    from textual.command import CommandPalette
+
+    assert gc.isenabled()
+    app = make_app(save_dir=tmp_path, profile="Ada", cursor_blink=False)
+    collecting_while_built: list[bool] = []
+    push = app.push_screen
+
+    def push_screen(screen, *args, **kwargs):
+        if isinstance(screen, CommandPalette):
+            collecting_while_built.append(gc.isenabled())
+        return push(screen, *args, **kwargs)
+
+    app.push_screen = push_screen
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.session is not None and app.bank_ready, "the packs loaded")
+        await pilot.press("ctrl+p")
+        await until(pilot, lambda: isinstance(app.screen, CommandPalette), "the palette")
+        assert collecting_while_built == [False]
+        await until(pilot, gc.isenabled, "garbage collection resumed", pauses=4000)
+    assert gc.isenabled()

@@ -180,3 +180,26 @@ async def test_the_status_line_is_folded_again_when_the_terminal_is_resized(tmp_
         await pilot.resize_terminal(120, 40)  # while away
         await _open_simulator(pilot)
         await until(pilot, lambda: str(status.content) == wide, "folded as before at 120 columns")
+
+
+async def test_returning_to_the_kept_simulator_pauses_collection_too(tmp_path):
+    import gc
+
+    app = make_app(save_dir=tmp_path, profile="Ada", cursor_blink=False, strict=True)
+    collecting: list[bool] = []
+    switch = app.switch_mode
+
+    def switch_mode(mode):
+        if mode == "simulator":
+            collecting.append(gc.isenabled())
+        return switch(mode)
+
+    app.switch_mode = switch_mode
+    async with app.run_test(size=(80, 24)) as pilot:
+        home = await _started(pilot)
+        await _open_simulator(pilot)
+        await _leave(pilot, home)
+        await until(pilot, gc.isenabled, "collection resumed", pauses=4000)
+        await _open_simulator(pilot)
+        assert collecting == [False, False]  # built, then kept: neither switch collects
+        await until(pilot, gc.isenabled, "collection resumed", pauses=4000)
