@@ -196,7 +196,7 @@ first play's result file counts.
             await self.show_done()
 
     async def show_done(self) -> None:
-        cleared = self.outcomes.count("cleared")
+        cleared = self.outcomes.count(Outcome.CLEARED)
         path = self.writer.path if self.writer else None
         if path is None:
             from saves.match import result_path
