@@ -120,13 +120,11 @@ Markdown file in your data folder.
         self.seed = seed
         self.status("The clearing test · drawing the deployments…")
         self.phase = "drawing"
-        self.refresh_bindings()
         try:
             seen = {attempt.puzzle_id for attempt in self.answers_of(name)}  # only deployments not met before
             self.items = await asyncio.to_thread(build, seed, self.length, seen)
         except Exception as error:  # noqa: BLE001 - say it in one line; the set-up stays
             self.phase = "setup"
-            self.refresh_bindings()
             self.setup_error(f"The exam could not be drawn: {error}")
             return
         self.predictions = []

@@ -18,6 +18,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
+from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Button, Footer, Header, Label, Static
@@ -296,9 +297,11 @@ class ModeScreen(RidgeScreen):
     ]
     QUESTION_ACTIONS = ("napkin", "answer", "brief")
 
+    # Which phase is on the stage; the keys offered follow it (Textual refreshes the bindings).
+    phase: reactive[str] = reactive("setup", repaint=False, bindings=True)
+
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.phase = "setup"
         self.locking = False  # set once the question on show is being locked in (`claim_lock`)
 
     def compose(self) -> ComposeResult:
@@ -353,7 +356,6 @@ class ModeScreen(RidgeScreen):
         self.phase = phase
         if widgets:
             await stage.mount(*widgets)
-        self.refresh_bindings()
 
     def setup_error(self, text: str) -> None:
         """Show (or, with "", hide) the line under a set-up form that says what is wrong: one line
