@@ -9,13 +9,14 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Footer, Label, OptionList, Static
+from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from app.errors import keep_going
 from app.labels import outcome_symbol
 from app.messages import ContinueCampaign, OpenChapter, OpenPuzzle, PuzzlesLoaded
 from app.screens.base import RidgeScreen
+from app.widgets.footer import RidgeFooter
 from app.widgets.hanging import hanging, paragraphs
 from app.widgets.titlebar import TitleBar
 
@@ -62,7 +63,7 @@ you to know.
             yield OptionList(id="chapters")
             with VerticalScroll(id="chapter-detail"):
                 yield Static("", id="chapter-info", markup=False)
-        yield Footer()
+        yield RidgeFooter()
 
     def on_mount(self) -> None:
         self.sub_title = "Campaign map"
@@ -195,7 +196,7 @@ Marks: ✓ cleared, ~ lucky, ≈ close, ✗ missed, · not tried (on the map, �
                 yield Static("\n".join(f"• {e}" for e in ch.expects), id="expects", markup=False)
             yield Label("Puzzles", classes="section-title")
             yield OptionList(id="puzzles")
-        yield Footer()
+        yield RidgeFooter()
 
     def on_mount(self) -> None:
         self.sub_title = "Briefing"

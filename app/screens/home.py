@@ -11,13 +11,14 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import Footer, Label, OptionList, Static
+from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from app import labels
 from app.errors import keep_going, told
 from app.messages import ContinueCampaign, OpenMode, PuzzlesLoaded
 from app.screens.base import RidgeScreen
+from app.widgets.footer import RidgeFooter
 from app.widgets.titlebar import TitleBar
 
 
@@ -82,7 +83,7 @@ runs a real toy serving loop on this machine.
             yield OptionList(id="ways")
             yield Label("Chapters", classes="section-title")
             yield Static("", id="chapter-strip", markup=False)
-        yield Footer()
+        yield RidgeFooter()
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action == "lab":

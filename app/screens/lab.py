@@ -15,10 +15,11 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import (Button, Checkbox, DataTable, Footer, Input, Label, ProgressBar, RadioButton,
+from textual.widgets import (Button, Checkbox, DataTable, Input, Label, ProgressBar, RadioButton,
                              RadioSet, Static)
 
 from app.screens.base import RidgeScreen
+from app.widgets.footer import RidgeFooter
 from engine.errors import RidgeError
 from engine.lab.report import (SHORT_COLUMNS, Prediction, busy_machine, compare, decode_plot,
                                machine_lines, ratio_words, repeat_note, server_table)
@@ -129,7 +130,7 @@ is final. Then watch it run and compare. **New** (n) starts a fresh prediction.
                 yield DataTable(id="servers", cursor_type="none", zebra_stripes=True)
                 yield Static("", id="machine", classes="lab-muted", markup=False)
                 yield Static("", id="plot", markup=False)
-        yield Footer()
+        yield RidgeFooter()
 
     def on_mount(self) -> None:
         compare_table = self.query_one("#compare", DataTable)

@@ -8,13 +8,14 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Button, Footer, Label, Static
+from textual.widgets import Button, Label, Static
 
 from app import labels
 from app.errors import keep_going
 from app.messages import PredictionLocked
 from app.screens.base import RidgeScreen
 from app.widgets.card import DeploymentCard
+from app.widgets.footer import RidgeFooter
 from app.widgets.form import PredictionForm, form_spec
 from app.widgets.hanging import aligned
 from app.widgets.napkin_pad import NapkinPad
@@ -139,7 +140,7 @@ first part of your prediction still unanswered.
                 yield PredictionForm(form_spec(puzzle), cursor_blink=app.blink, id="form")
                 yield Button("Lock in", variant="primary", id="lock-in")
                 yield Label("Asked once, then final.", classes="subtle", id="lock-note")
-        yield Footer()
+        yield RidgeFooter()
 
     def on_mount(self) -> None:
         self.sub_title = self.puzzle.title if self.puzzle else ""

@@ -10,7 +10,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from app import labels
 from app.errors import told
@@ -18,6 +18,7 @@ from app.messages import AttemptSaved, ContinueCampaign, GoHome, OpenMap, Predic
 from app.plots import Point
 from app.screens.base import RidgeScreen
 from app.widgets.charts import LeverChart, RooflinePlot, TextBlock, columns
+from app.widgets.footer import RidgeFooter
 from app.widgets.titlebar import TitleBar
 
 _DERIVATION_LABEL = re.compile(r"^([A-Z][A-Za-z/ ]{1,11}?)\s{2,}(.*)$")
@@ -285,7 +286,7 @@ of a band edge accepts both bands.
                     yield TextBlock(lambda w: derivation_lines_for(derivation, w),
                                     title="The derivation, with this deployment's numbers", width_hint=right,
                                     id="derivation")
-        yield Footer()
+        yield RidgeFooter()
 
     def why_not_lines(self) -> tuple[list[str], list[str]]:
         """Why each other verdict does not hold here, and what each other offered reason

@@ -21,12 +21,13 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Button, Footer, Header, Label, Static
+from textual.widgets import Button, Header, Label, Static
 
 from app import labels
 from app.errors import keep_going
 from app.screens.base import RidgeScreen
 from app.widgets.card import DeploymentCard
+from app.widgets.footer import RidgeFooter
 from app.widgets.form import PredictionForm, form_spec
 from app.widgets.napkin_pad import NapkinPad
 from app.widgets.picker import Picker
@@ -308,7 +309,7 @@ class ModeScreen(RidgeScreen):
         yield Header()
         yield Horizontal(Static("", id="round-status", markup=False), id="status-bar")
         yield Vertical(id="stage")
-        yield Footer()
+        yield RidgeFooter()
 
     def on_mount(self) -> None:
         self.sub_title = self.TITLE_TEXT

@@ -21,7 +21,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.events import Key, Resize
 from textual.geometry import Size
 from textual.reactive import Reactive
-from textual.widgets import (Button, Collapsible, Footer, Header, Input, Static, Switch,
+from textual.widgets import (Button, Collapsible, Header, Input, Static, Switch,
                              TabbedContent, TabPane)
 
 from app import labels
@@ -29,6 +29,7 @@ from app import plots as sp
 from app.errors import told
 from saves.crash_log import log_exception
 from app.screens.base import RidgeScreen
+from app.widgets.footer import RidgeFooter
 from app.widgets.inputs import OrderedInput
 from app.widgets.picker import Picker
 from app.widgets.sheet import Sheet, SheetRow, SheetTitle
@@ -301,7 +302,7 @@ while a number field has focus.
                             # mounted when it is first drawn (`_draw`), not on opening.
                             if not armed:
                                 yield self._tab_body(tab_id, "")
-        yield Footer()
+        yield RidgeFooter()
 
     def _fields_sheet(self, sim: Simulator, blink: bool) -> Sheet:
         """Every input as one sheet of rows; the rows below the first screenful mount after the

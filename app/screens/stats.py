@@ -5,11 +5,12 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import Footer, Label, Static
+from textual.widgets import Label, Static
 
 from app import labels, plots
 
 from app.screens.base import RidgeScreen
+from app.widgets.footer import RidgeFooter
 from app.widgets.titlebar import TitleBar
 from engine.ids import Certainty
 from puzzles.scoring import pays_above
@@ -108,7 +109,7 @@ which that level starts to pay: saying *high* pays only above four right in five
                          + "\n".join(outcome_lines(stats.outcomes_over_time)), id="outcomes", markup=False)
             yield Label("Calibration: are you as sure as you should be?", classes="section-title")
             yield Static("\n".join(calibration_lines(stats.calibration)), id="calibration", markup=False)
-        yield Footer()
+        yield RidgeFooter()
 
     def on_mount(self) -> None:
         self.sub_title = "Stats"

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from app.screens.help import HelpScreen, key_rows
+from app.widgets.footer import RidgeFooter
 from helpers.pilot import settled, until
-from helpers.screen import screen_lines
 from helpers.snapshots import build_app
 
 pytestmark = pytest.mark.ui
@@ -23,7 +23,7 @@ async def keys_shown(pilot) -> tuple[str, str]:
     """The footer's line, and the text of the key list F1 opens on the screen."""
     app = pilot.app
     screen = app.screen
-    footer = screen_lines(app)[-1]  # Textual's Footer, as the player sees it
+    footer = screen.query_one(RidgeFooter).render().plain
     await pilot.press("f1")
     await until(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
     assert app.screen.query_one("#help-keys")

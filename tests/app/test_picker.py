@@ -7,7 +7,7 @@ from __future__ import annotations
 from textual.widgets import Input
 
 from app.screens.puzzle import PuzzleScreen
-from textual.widgets import Footer
+from app.widgets.footer import RidgeFooter
 from app.widgets.picker import ChoiceList, Picker
 from helpers.pilot import burst, settle, settled
 from helpers.snapshots import build_app
@@ -80,7 +80,7 @@ async def test_an_open_list_stays_inside_its_pane_above_the_footer(tmp_path):
         await settle(pilot, "enter")
         await settled(pilot)
         pane = screen.query_one("#answer").region
-        footer = screen.query_one(Footer).region
+        footer = screen.query_one(RidgeFooter).region
         assert last.expanded
         assert pane.contains_region(last.region), (pane, last.region)
         assert last.region.bottom <= footer.y
