@@ -8,7 +8,6 @@ from textual.containers import VerticalScroll
 from textual.widgets import Label, Static
 
 from app import labels, plots
-
 from app.screens.base import RidgeScreen
 from app.widgets.footer import RidgeFooter
 from app.widgets.titlebar import TitleBar
@@ -81,10 +80,11 @@ which that level starts to pay: saying *high* pays only above four right in five
         stats = session.stats
         yield TitleBar()
         with VerticalScroll(id="stats-body"):
+            plural = labels.plural
             yield Static(
-                f"{session.name}: {labels.plural(stats.score, 'point')} from {labels.plural(stats.attempts, 'attempt')}, "
-                f"{labels.plural(stats.hints_used, 'hint')} taken; streak {labels.plural(stats.streak_days, 'day')}, "
-                f"longest {labels.plural(stats.longest_streak_days, 'day')}", id="stats-summary", markup=False)
+                f"{session.name}: {plural(stats.score, 'point')} from {plural(stats.attempts, 'attempt')}, "
+                f"{plural(stats.hints_used, 'hint')} taken; streak {plural(stats.streak_days, 'day')}, "
+                f"longest {plural(stats.longest_streak_days, 'day')}", id="stats-summary", markup=False)
             yield Label("Mastery by chapter", classes="section-title")
             bars = []
             for ch in session.chapters:
