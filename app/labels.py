@@ -115,6 +115,11 @@ OUTCOMES: dict[str, tuple[str, str]] = {
 }
 
 
+def plural(count: int, word: str) -> str:
+    """"1 point", "3 points", "0 days": English for a count of a regular noun."""
+    return f"{count} {word}{'' if abs(count) == 1 else 's'}"
+
+
 def tidy(identifier: str) -> str:
     return identifier.replace("_", " ").replace("-", " ")
 

@@ -23,6 +23,8 @@ import dataclasses
 import io
 import math
 import re
+import time
+from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -38,6 +40,9 @@ RESUME_GRACE_SECONDS = 10.0   # a question resumed after a restart stays open at
 NO_ANSWER = "unanswered"
 LATE = "late"                 # what a late answer shows everywhere, in place of its outcome
 MIN_REVEAL_SECONDS = 3.0      # the host's "next" waits this long after a close: no reveal goes unseen
+PIN_TRIES = 20                # wrong pins allowed from one address ...
+PIN_WINDOW = 600.0            # ... within this many seconds (PinGuard)
+PIN_ADDRESSES = 4096          # addresses remembered (the oldest are forgotten first)
 PIN_PATTERN = re.compile(r"^\d{4,8}$")
 _NICK = re.compile(r"^[\w][\w \-.']{0,23}$")
 
@@ -49,6 +54,34 @@ class LiveRefusal(Exception):
         super().__init__(message)
         self.status = status
         self.message = message
+
+
+class PinGuard:
+    """Counts wrong pins per client address so a pin cannot be guessed by trying them all, while
+    one prankster's mistakes never lock out anyone at another address."""
+
+    def __init__(self, tries: int = PIN_TRIES, window: float = PIN_WINDOW, clock=time.monotonic,
+                 addresses: int = PIN_ADDRESSES) -> None:
+        self.tries, self.window, self.clock, self.addresses = tries, window, clock, addresses
+        self.misses: OrderedDict[str, deque] = OrderedDict()
+
+    def blocked(self, address: str) -> bool:
+        q = self.misses.get(address)
+        if q is None:
+            return False
+        while q and self.clock() - q[0] > self.window:
+            q.popleft()
+        if not q:
+            del self.misses[address]
+            return False
+        return len(q) >= self.tries
+
+    def miss(self, address: str) -> None:
+        q = self.misses.setdefault(address, deque())
+        self.misses.move_to_end(address)
+        q.append(self.clock())
+        while len(self.misses) > self.addresses:
+            self.misses.popitem(last=False)
 
 
 # --- joining ----------------------------------------------------------------------------------------

@@ -195,6 +195,19 @@ def write_requested(path: Path, data: str, *, force: bool, ours: Callable[[bytes
     write_atomic(path, data, new_mode=0o666)
 
 
+def write_new(folder: Path, name: str, text: str) -> Path:
+    """Write `text` as `folder/name`, or as `name` with -2, -3 ... before its suffix when that
+    exists already: a report written again never replaces the last one. Returns the path."""
+    make_dir(folder)
+    path = folder / name
+    n = 2
+    while path.exists():
+        path = folder / f"{Path(name).stem}-{n}{Path(name).suffix}"
+        n += 1
+    write_atomic(path, text)
+    return path
+
+
 def make_dir(folder: Path) -> None:
     """Create `folder` (and parents) durably if it is missing."""
     if folder.is_dir():

@@ -43,6 +43,16 @@ def packs_dir(override: str | os.PathLike[str] | None = None) -> Path:
     return data_dir(override) / "packs"
 
 
+def reports_dir(override: str | os.PathLike[str] | None = None) -> Path:
+    """The exam reports the game writes: `<data dir>/reports`."""
+    return data_dir(override) / "reports"
+
+
+def matches_dir(override: str | os.PathLike[str] | None = None) -> Path:
+    """A match's results, one file per player and code: `<data dir>/matches`."""
+    return data_dir(override) / "matches"
+
+
 def _expand(text: str | os.PathLike[str], what: str) -> Path:
     """`text` with a leading ~ or ~user expanded; SaveError when there is no such home folder
     (Python raises RuntimeError for `~nouser`)."""

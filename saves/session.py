@@ -151,6 +151,18 @@ class Session:
         """A puzzle put off that is due again, from any chapter (`puzzles.campaign.due_retry`)."""
         return campaign.due_retry(self._retries, self._outcomes, self.answered(), exclude)
 
+    def continue_after(self, after: str | None = None) -> str | None:
+        """The puzzle Continue opens after `after` (None from home): a put-off puzzle that is due
+        first, from any chapter; then the rest of `after`'s chapter; then the campaign's next.
+        None once every puzzle is cleared."""
+        exclude = (after,) if after else ()
+        pid = self.due_retry(exclude)
+        if pid is None and after:
+            chapter = self.chapter_of(after)
+            if chapter is not None:
+                pid = self.next_puzzle(exclude=exclude, within=chapter)
+        return pid if pid is not None else self.next_puzzle(exclude=exclude)
+
     def returns_after(self, puzzle_id: str) -> int:
         """How many puzzles come before `puzzle_id` returns from the retry queue."""
         chapter = self.chapter_of(puzzle_id)

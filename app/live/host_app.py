@@ -23,6 +23,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Digits, Footer, Input, Label, Static
 
 from app import labels
+from engine.ids import Outcome
 from puzzles.live import LATE, NO_ANSWER, LiveRefusal
 
 BAR_WIDTH = 24
@@ -78,7 +79,7 @@ def board_lines(rows, top: int = 10, width: int = 60) -> list[str]:
     return lines
 
 
-OUTCOME_ORDER = ("cleared", "lucky", "close", "missed", LATE, NO_ANSWER)
+OUTCOME_ORDER = (*Outcome, LATE, NO_ANSWER)  # the grader's outcomes in their order, then the live ones
 OUTCOME_WORDS = {LATE: ("⊘", "late"), NO_ANSWER: ("·", "no answer")}
 
 

@@ -17,8 +17,6 @@ import asyncio
 import json
 import re
 import sys
-import time
-from collections import OrderedDict, deque
 from pathlib import Path
 
 from aiohttp import web
@@ -26,7 +24,7 @@ from aiohttp import web
 from app.live.feed import Feed
 from app.live.web import Site
 from engine.bounds import MAX_DEPTH, json_depth
-from puzzles.live import LiveRefusal
+from puzzles.live import LiveRefusal, PinGuard
 
 TOKEN_HEADER = "X-Ridge-Token"
 MAX_BODY = 16 * 1024
@@ -34,9 +32,6 @@ HEADER_SECONDS = 15.0   # from connecting to the end of a request's headers, and
                         # (one timer in aiohttp: longer than a client's own idle pool, so a reused
                         # connection is not closed under a request in flight)
 BODY_SECONDS = 5.0      # for a request's body once its headers are in
-PIN_TRIES = 20          # wrong pins allowed from one address ...
-PIN_WINDOW = 600.0      # ... within this many seconds
-PIN_ADDRESSES = 4096    # addresses remembered (the oldest are forgotten first)
 TICK_SECONDS = 0.2
 STATIC = Path(__file__).resolve().parent / "static"
 PAGES = {"/": ("index.html", "text/html"), "/static/app.js": ("app.js", "text/javascript"),
@@ -64,34 +59,6 @@ def _json(data: object, status: int = 200) -> web.Response:
 
 def _refuse(status: int, message: str) -> web.Response:
     return _json({"error": message}, status)
-
-
-class PinGuard:
-    """Counts wrong pins per client address so a pin cannot be guessed by trying them all, while
-    one prankster's mistakes never lock out anyone at another address."""
-
-    def __init__(self, tries: int = PIN_TRIES, window: float = PIN_WINDOW, clock=time.monotonic,
-                 addresses: int = PIN_ADDRESSES) -> None:
-        self.tries, self.window, self.clock, self.addresses = tries, window, clock, addresses
-        self.misses: OrderedDict[str, deque] = OrderedDict()
-
-    def blocked(self, address: str) -> bool:
-        q = self.misses.get(address)
-        if q is None:
-            return False
-        while q and self.clock() - q[0] > self.window:
-            q.popleft()
-        if not q:
-            del self.misses[address]
-            return False
-        return len(q) >= self.tries
-
-    def miss(self, address: str) -> None:
-        q = self.misses.setdefault(address, deque())
-        self.misses.move_to_end(address)
-        q.append(self.clock())
-        while len(self.misses) > self.addresses:
-            self.misses.popitem(last=False)
 
 
 def build_app(room, site: Site, on_change=None) -> web.Application:

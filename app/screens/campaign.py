@@ -9,14 +9,13 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from app.errors import Guarded, keep_going
+from app.errors import keep_going
 from app.labels import outcome_symbol
-from app.messages import Back, ContinueCampaign, OpenChapter, OpenPuzzle, PuzzlesLoaded
-from app.styling import KeepsStyles
+from app.messages import ContinueCampaign, OpenChapter, OpenPuzzle, PuzzlesLoaded
+from app.screens.base import RidgeScreen
 from app.widgets.footer import RidgeFooter
 from app.widgets.hanging import hanging, paragraphs
 from app.widgets.titlebar import TitleBar
@@ -37,7 +36,7 @@ def _bar(fraction: float, width: int = 10) -> str:
     return "█" * filled + "░" * (width - filled)
 
 
-class CampaignScreen(Guarded, KeepsStyles, Screen):
+class CampaignScreen(RidgeScreen):
     """Every chapter with its progress and mastery; open any of them."""
 
     HELP = """\
@@ -151,11 +150,8 @@ you to know.
     def action_continue(self) -> None:
         self.post_message(ContinueCampaign())
 
-    def action_back(self) -> None:
-        self.post_message(Back(self))
 
-
-class BriefingScreen(Guarded, KeepsStyles, Screen):
+class BriefingScreen(RidgeScreen):
     """A chapter's briefing, what it expects, and its puzzles with the player's marks."""
 
     HELP = """\
@@ -244,6 +240,3 @@ Marks: ✓ cleared, ~ lucky, ≈ close, ✗ missed, · not tried (on the map, �
             self.notify("This chapter has no puzzles yet.", severity="warning")
             return
         self.post_message(OpenPuzzle(pid))
-
-    def action_back(self) -> None:
-        self.post_message(Back(self))

@@ -12,12 +12,11 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from app.errors import Guarded
-from app.styling import KeepsStyles
+from app.screens.base import RidgeScreen
 from app.widgets.inputs import OrderedInput
 
 
-class ConfirmDialog(Guarded, KeepsStyles, ModalScreen[bool]):
+class ConfirmDialog(ModalScreen[bool], RidgeScreen):
     """A question with two answers. Enter or y says yes; Escape or n says no."""
 
     HELP = """\
@@ -66,7 +65,7 @@ second. Tab moves between the buttons.
         self.dismiss(value)
 
 
-class NameDialog(Guarded, KeepsStyles, ModalScreen[str | None]):
+class NameDialog(ModalScreen[str | None], RidgeScreen):
     """Ask for a player's name, and nothing else. `create(name)` returns None when the profile
     was made, or one line saying what is wrong with the name."""
 
@@ -144,7 +143,7 @@ hyphens or underscores. Press **Enter** to start.
 NEW_PLAYER = "\x00new"
 
 
-class ProfilePicker(Guarded, KeepsStyles, ModalScreen[str | None]):
+class ProfilePicker(ModalScreen[str | None], RidgeScreen):
     """Choose who is playing, or start a new player. Dismisses with a name, NEW_PLAYER, or None."""
 
     HELP = """\

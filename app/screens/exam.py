@@ -14,20 +14,6 @@ from app.screens.rounds import ModeScreen, default_player, record, setup_field, 
 from app.widgets.hanging import hanging, paragraphs
 
 
-def save_report(folder: Path, name: str, text: str) -> Path:
-    """Write the report as `folder/name`, or `name` with -2, -3 ... when that exists already."""
-    from saves import atomic
-
-    atomic.make_dir(folder)
-    path = folder / name
-    n = 2
-    while path.exists():
-        path = folder / f"{Path(name).stem}-{n}{Path(name).suffix}"
-        n += 1
-    atomic.write_atomic(path, text)
-    return path
-
-
 class ExamScreen(ModeScreen):
     """The course's clearing test: diagnose, choose the lever, size its gain, answer the napkin."""
 
@@ -134,13 +120,11 @@ Markdown file in your data folder.
         self.seed = seed
         self.status("The clearing test · drawing the deployments…")
         self.phase = "drawing"
-        self.refresh_bindings()
         try:
             seen = {attempt.puzzle_id for attempt in self.answers_of(name)}  # only deployments not met before
             self.items = await asyncio.to_thread(build, seed, self.length, seen)
         except Exception as error:  # noqa: BLE001 - say it in one line; the set-up stays
             self.phase = "setup"
-            self.refresh_bindings()
             self.setup_error(f"The exam could not be drawn: {error}")
             return
         self.predictions = []
@@ -169,16 +153,17 @@ Markdown file in your data folder.
     # -- the end ----------------------------------------------------------------------------------
     async def finish(self) -> None:
         from puzzles.exam import grade, pass_mark, report_markdown, report_name
-        from saves.locations import data_dir
+        from saves.atomic import write_new
+        from saves.locations import reports_dir
 
         result = grade(self.seed, self.items, self.predictions, self.length, words=words)
         self.result = result
         now = self.app.now()
         local = now.astimezone(self.tz) if self.tz is not None else now.astimezone()
         self.report_text = report_markdown(result, self.player, local, words=words)
-        folder = data_dir(getattr(self.app, "save_dir", None)) / "reports"
         try:
-            self.report_path = save_report(folder, report_name(local), self.report_text)
+            self.report_path = write_new(reports_dir(getattr(self.app, "save_dir", None)), report_name(local),
+                                         self.report_text)
             where = f"The report is saved as {self.report_path}"
         except OSError as error:
             self.report_path = None

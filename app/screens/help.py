@@ -8,8 +8,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 from textual.widgets import Label, Markdown, Static
 
-from app.errors import Guarded
-from app.styling import KeepsStyles
+from app.screens.base import RidgeScreen
 from app.widgets.hanging import hanging
 
 
@@ -85,7 +84,7 @@ def key_rows(screen: Screen) -> list[tuple[str, str]]:
     return lines
 
 
-class HelpScreen(Guarded, KeepsStyles, ModalScreen[None]):
+class HelpScreen(ModalScreen[None], RidgeScreen):
     """Help for the focused part, the screen, and its keys. F1 or Escape closes it."""
 
     BINDINGS = [Binding("escape,f1,q", "close", "Close", id="help.close")]

@@ -11,20 +11,15 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from app import labels
-from app.errors import Guarded, keep_going, told
+from app.errors import keep_going, told
 from app.messages import ContinueCampaign, OpenMode, PuzzlesLoaded
-from app.styling import KeepsStyles
+from app.screens.base import RidgeScreen
 from app.widgets.footer import RidgeFooter
 from app.widgets.titlebar import TitleBar
-
-
-def plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if abs(count) == 1 else 's'}"
 
 
 def lab_available() -> bool:
@@ -37,7 +32,7 @@ def lab_available() -> bool:
         return False
 
 
-class HomeScreen(Guarded, KeepsStyles, Screen):
+class HomeScreen(RidgeScreen):
     """Who is playing, how it is going, and where to go next."""
 
     HELP = """\
@@ -337,8 +332,8 @@ runs a real toy serving loop on this machine.
             return
         stats = session.stats
         self.query_one("#player", Static).update(
-            f"Playing as {session.name} · {plural(stats.score, 'point')} · {plural(stats.attempts, 'attempt')} · "
-            f"streak {plural(stats.streak_days, 'day')}")
+            f"Playing as {session.name} · {labels.plural(stats.score, 'point')} · "
+            f"{labels.plural(stats.attempts, 'attempt')} · streak {labels.plural(stats.streak_days, 'day')}")
         counts = "   ".join(f"{labels.outcome(o)} {n}" for o, n in stats.by_outcome.items())
         queue = len(session.retry_queue)
         extra = f"   · {queue} to retry later" if queue else ""

@@ -15,12 +15,10 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import (Button, Checkbox, DataTable, Input, Label, ProgressBar, RadioButton,
                              RadioSet, Static)
 
-from app.messages import Back
-from app.styling import KeepsStyles
+from app.screens.base import RidgeScreen
 from app.widgets.footer import RidgeFooter
 from engine.errors import RidgeError
 from engine.lab.report import (SHORT_COLUMNS, Prediction, busy_machine, compare, decode_plot,
@@ -47,7 +45,7 @@ class _Tick(Checkbox):
         return "X" if self.value else " "
 
 
-class LabScreen(KeepsStyles, Screen):
+class LabScreen(RidgeScreen):
     """Predict, lock in, run the toy serving lab live, and compare."""
 
     HELP = """\
@@ -191,7 +189,7 @@ is final. Then watch it run and compare. **New** (n) starts a fresh prediction.
 
     def action_back(self) -> None:
         self._cancel.set()
-        self.post_message(Back(self))
+        self.leave()
 
     def _read_form(self) -> Prediction:
         def number(selector: str, what: str) -> float:

@@ -13,13 +13,8 @@ from textual.widgets import Button, Input, Label, Static
 
 from app.screens.rounds import ModeScreen, default_player, record, setup_field
 from engine.ids import Outcome
+from saves.locations import matches_dir
 from saves.players import check_player
-
-
-def matches_folder(app) -> Path:
-    from saves.locations import data_dir
-
-    return data_dir(getattr(app, "save_dir", None)) / "matches"
 
 
 class MatchScreen(ModeScreen):
@@ -123,7 +118,7 @@ first play's result file counts.
             self.setup_error(str(problem))
             return
         self.code, self.player, self.team = code, name, team
-        path = result_path(matches_folder(self.app), code, name)
+        path = result_path(matches_dir(getattr(self.app, "save_dir", None)), code, name)
 
         async def go() -> None:
             self.writer = ResultWriter(path, code, name, team, self.app.now())
@@ -201,12 +196,12 @@ first play's result file counts.
             await self.show_done()
 
     async def show_done(self) -> None:
-        cleared = self.outcomes.count("cleared")
+        cleared = self.outcomes.count(Outcome.CLEARED)
         path = self.writer.path if self.writer else None
         if path is None:
             from saves.match import result_path
 
-            path = result_path(matches_folder(self.app), self.code, self.player)
+            path = result_path(matches_dir(getattr(self.app, "save_dir", None)), self.code, self.player)
         text = (["Practice: nothing was written; your first play's result file stands.", ""] if self.writer is None else []) + [
                 f"{self.player}: {sum(self.scores):+d} points, {cleared} of {len(self.outcomes)} cleared.", "",
                 "Your result file:", f"  {path}", "",

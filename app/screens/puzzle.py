@@ -8,19 +8,18 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Button, Label, Static
 
 from app import labels
-from app.errors import Guarded, keep_going
-from app.messages import Back, PredictionLocked
-from app.styling import KeepsStyles
-from app.widgets.footer import RidgeFooter
-from app.widgets.titlebar import TitleBar
+from app.errors import keep_going
+from app.messages import PredictionLocked
+from app.screens.base import RidgeScreen
 from app.widgets.card import DeploymentCard
+from app.widgets.footer import RidgeFooter
 from app.widgets.form import PredictionForm, form_spec
 from app.widgets.hanging import aligned
 from app.widgets.napkin_pad import NapkinPad
+from app.widgets.titlebar import TitleBar
 
 HINT_COST_DEFAULT = 3
 
@@ -76,7 +75,7 @@ whatever the outcome. Take them one at a time with **h** or the button.
         return True
 
 
-class PuzzleScreen(Guarded, KeepsStyles, Screen):
+class PuzzleScreen(RidgeScreen):
     """One puzzle, from first look to lock-in."""
 
     AUTO_FOCUS = "#bottleneck"  # focused as the screen is composed, so the first frame shows it
@@ -293,13 +292,13 @@ first part of your prediction still unanswered.
             return
         form = self.query_one("#form", PredictionForm)
         if self.locked or not (form.is_dirty() or self.hints_used):
-            self.post_message(Back(self))
+            self.leave()
             return
         from app.screens.dialogs import ConfirmDialog
 
         def answered(leave: bool | None) -> None:
             if leave:
-                self.post_message(Back(self))
+                self.leave()
 
         self.app.push_screen(ConfirmDialog("Leave this puzzle?", "Your answer is not locked in, so nothing is "
                                            "recorded. You can come back to it later.", yes="Leave",

@@ -10,17 +10,16 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Static
 
 from app import labels
-from app.errors import Guarded, told
+from app.errors import told
 from app.messages import AttemptSaved, ContinueCampaign, GoHome, OpenMap, PredictionLocked
-from app.styling import KeepsStyles
+from app.plots import Point
+from app.screens.base import RidgeScreen
+from app.widgets.charts import LeverChart, RooflinePlot, TextBlock, columns
 from app.widgets.footer import RidgeFooter
 from app.widgets.titlebar import TitleBar
-from app.plots import Point
-from app.widgets.charts import LeverChart, RooflinePlot, TextBlock, columns
 
 _DERIVATION_LABEL = re.compile(r"^([A-Z][A-Za-z/ ]{1,11}?)\s{2,}(.*)$")
 
@@ -96,7 +95,7 @@ def retry_note(ahead: int) -> str:
     """When a puzzle put back with r comes round again."""
     if ahead == 0:
         return "Queued: it comes back next."
-    return f"Queued: it comes back after {ahead} other puzzle{'s' if ahead != 1 else ''}."
+    return f"Queued: it comes back after {labels.plural(ahead, 'other puzzle')}."
 
 
 def comparison_rows(prediction: dict, key, grade) -> list[tuple[str, str, str, str]]:
@@ -178,7 +177,7 @@ def comparison_lines(rows, width: int) -> list[str]:
     return columns(rows, [label_w, cell, cell, mark_w])
 
 
-class RevealScreen(Guarded, KeepsStyles, Screen):
+class RevealScreen(RidgeScreen):
     """What the engine found, and how the locked-in answer fared."""
 
     HELP = """\
@@ -239,7 +238,7 @@ of a band edge accepts both bands.
             symbol, word = labels.OUTCOMES.get(grade.outcome, ("?", grade.outcome))
             sign = "+" if grade.points > 0 else ""
             hints = self.locked.hints_used
-            hint_note = f", {hints} hint{'s' if hints != 1 else ''} taken" if hints else ""
+            hint_note = f", {labels.plural(hints, 'hint')} taken" if hints else ""
             banner = (f"{symbol} {word.upper()}   {sign}{grade.points} points   "
                       f"(certainty {self.locked.prediction['certainty']}{hint_note})")
             from puzzles.grading import decided_text

@@ -18,14 +18,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
+from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Button, Header, Label, Static
 
 from app import labels
-from app.errors import Guarded, keep_going
-from app.messages import Back
-from app.styling import KeepsStyles
+from app.errors import keep_going
+from app.screens.base import RidgeScreen
 from app.widgets.card import DeploymentCard
 from app.widgets.footer import RidgeFooter
 from app.widgets.form import PredictionForm, form_spec
@@ -283,7 +283,7 @@ your working and costs nothing. Press **n** to go on.
 
 # --- the mode screen ------------------------------------------------------------------------------
 
-class ModeScreen(Guarded, KeepsStyles, Screen):
+class ModeScreen(RidgeScreen):
     """A screen that moves through phases in its `#stage`: each phase mounts fresh widgets.
     Subclasses set `PHASE_ACTIONS` (action -> phases where it is offered)."""
 
@@ -298,9 +298,11 @@ class ModeScreen(Guarded, KeepsStyles, Screen):
     ]
     QUESTION_ACTIONS = ("napkin", "answer", "brief")
 
+    # Which phase is on the stage; the keys offered follow it (Textual refreshes the bindings).
+    phase: reactive[str] = reactive("setup", repaint=False, bindings=True)
+
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.phase = "setup"
         self.locking = False  # set once the question on show is being locked in (`claim_lock`)
 
     def compose(self) -> ComposeResult:
@@ -355,7 +357,6 @@ class ModeScreen(Guarded, KeepsStyles, Screen):
         self.phase = phase
         if widgets:
             await stage.mount(*widgets)
-        self.refresh_bindings()
 
     def setup_error(self, text: str) -> None:
         """Show (or, with "", hide) the line under a set-up form that says what is wrong: one line
@@ -382,10 +383,6 @@ class ModeScreen(Guarded, KeepsStyles, Screen):
         countdown = found.first()
         countdown.stop()
         return countdown.left
-
-    def leave(self) -> None:
-        """Back to where the mode was opened from (or quit, when the mode runs on its own)."""
-        self.post_message(Back(self))
 
     def confirm(self, title: str, body: str, yes: str, no: str, then: Callable[[], Any], dialog_id: str) -> None:
         from app.screens.dialogs import ConfirmDialog

@@ -21,16 +21,14 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.events import Key, Resize
 from textual.geometry import Size
 from textual.reactive import Reactive
-from textual.screen import Screen
-from textual.widgets import (Button, Collapsible, Header, Input, Label, Static, Switch,
+from textual.widgets import (Button, Collapsible, Header, Input, Static, Switch,
                              TabbedContent, TabPane)
 
 from app import labels
 from app import plots as sp
-from app.errors import Guarded, told
+from app.errors import told
 from saves.crash_log import log_exception
-from app.messages import Back
-from app.styling import KeepsStyles
+from app.screens.base import RidgeScreen
 from app.widgets.footer import RidgeFooter
 from app.widgets.inputs import OrderedInput
 from app.widgets.picker import Picker
@@ -156,7 +154,7 @@ def set_text(widget: Static, text: str) -> bool:
     return True
 
 
-class SimulatorScreen(Guarded, KeepsStyles, Screen):
+class SimulatorScreen(RidgeScreen):
     """Edit a deployment and watch every figure and plot follow; optionally predict first."""
 
     CSS_PATH = str(Path(__file__).resolve().parent.parent / "simulator.tcss")
@@ -837,9 +835,6 @@ while a number field has focus.
             return
         self._draw(tab_id)  # its contents ready before it shows
         self.query_one("#sim-tabs", TabbedContent).active = tab_id
-
-    def action_back(self) -> None:
-        self.post_message(Back(self))
 
     def action_help(self) -> None:
         if hasattr(self.app, "action_help"):

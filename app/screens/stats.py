@@ -5,13 +5,10 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Label, Static
 
 from app import labels, plots
-from app.errors import Guarded
-from app.messages import Back
-from app.styling import KeepsStyles
+from app.screens.base import RidgeScreen
 from app.widgets.footer import RidgeFooter
 from app.widgets.titlebar import TitleBar
 from engine.ids import Certainty
@@ -21,10 +18,6 @@ from puzzles.scoring import pays_above
 # read from the marking table (medium beats low above 2/3, high beats medium above 4/5).
 PAYS_ABOVE = {c: pays_above(c) for c in Certainty}
 FEW = 5
-
-
-def plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if abs(count) == 1 else 's'}"
 
 
 def calibration_lines(calibration: dict) -> list[str]:
@@ -62,7 +55,7 @@ def outcome_lines(over_time: dict, days: int = 14) -> list[str]:
     return lines or ["No attempts yet: your results will build up here, day by day."]
 
 
-class StatsScreen(Guarded, KeepsStyles, Screen):
+class StatsScreen(RidgeScreen):
     """The player's derived figures; nothing here is stored, all recomputed from attempts."""
 
     HELP = """\
@@ -87,6 +80,7 @@ which that level starts to pay: saying *high* pays only above four right in five
         stats = session.stats
         yield TitleBar()
         with VerticalScroll(id="stats-body"):
+            plural = labels.plural
             yield Static(
                 f"{session.name}: {plural(stats.score, 'point')} from {plural(stats.attempts, 'attempt')}, "
                 f"{plural(stats.hints_used, 'hint')} taken; streak {plural(stats.streak_days, 'day')}, "
@@ -120,6 +114,3 @@ which that level starts to pay: saying *high* pays only above four right in five
     def on_mount(self) -> None:
         self.sub_title = "Stats"
         self.query_one("#stats-body").focus()
-
-    def action_back(self) -> None:
-        self.post_message(Back(self))

@@ -296,3 +296,25 @@ def test_a_late_answer_is_kept_once_for_the_question_just_closed_and_never_after
     assert read is not None and "read its answer" in read.message
     assert "zero points" in live.answer_refusal("closed", 1, 1, already=False).message
     assert live.answer_refusal("question", 1, 1, already=False, read_reveal=False) is None
+
+
+def test_wrong_pins_block_one_address_for_a_while_and_never_another():
+    """PinGuard: the 3rd wrong pin within the window blocks that address (here tries=3), another
+    address is untouched, the block lifts once the misses age out, and the oldest address is
+    forgotten first when too many are remembered."""
+    from puzzles.live import PinGuard
+
+    now = [0.0]
+    guard = PinGuard(tries=3, window=60.0, clock=lambda: now[0], addresses=2)
+    for _ in range(2):
+        guard.miss("10.0.0.1")
+    assert not guard.blocked("10.0.0.1")
+    guard.miss("10.0.0.1")
+    assert guard.blocked("10.0.0.1") and not guard.blocked("10.0.0.2")
+    now[0] = 61.0
+    assert not guard.blocked("10.0.0.1")  # every miss is older than the window
+    for _ in range(3):
+        guard.miss("10.0.0.2")
+    guard.miss("10.0.0.3")
+    guard.miss("10.0.0.4")  # a third address: the oldest (10.0.0.2) is forgotten
+    assert not guard.blocked("10.0.0.2")

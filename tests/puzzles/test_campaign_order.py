@@ -72,11 +72,15 @@ def test_a_newcomer_who_puts_off_the_first_puzzle_meets_it_again_third(tmp_path)
     answer(first)
     session.queue_retry(first)
     assert session.returns_after(first) == 2
+    last = first
     for _ in range(2):
-        nxt = session.due_retry() or session.next_puzzle()
+        nxt = session.continue_after(last)  # what Continue opens after each answer
         assert nxt != first
+        assert session.chapter_of(nxt) == session.chapter_of(first)  # the same chapter first
         answer(nxt)
-    assert session.due_retry() == first == session.next_puzzle()
+        last = nxt
+    assert session.due_retry() == first == session.next_puzzle() == session.continue_after(last)
+    assert session.continue_after(first) != first  # never the puzzle just answered
 
 
 def _chapter(number: int, ids: tuple[str, ...], own: bool = False):
@@ -122,3 +126,26 @@ def test_putting_off_and_taking_off_the_queue_and_counting_campaign_answers():
              for p, o, m in (("a1", "missed", "campaign"), ("a1", "cleared", "drill"), ("b1", "close", "campaign"))]
     assert outcomes_by_puzzle(tried) == {"a1": ["missed", "cleared"], "b1": ["close"]}
     assert campaign_answers(tried) == 2  # the drill's answer does not bring a put-off puzzle back
+
+
+def test_continue_stays_in_the_chapter_just_played_where_the_campaign_would_start_elsewhere(tmp_path):
+    """A player who opened a later chapter from the map goes on in it, not back to the first."""
+    import datetime as dt
+
+    from puzzles import bank
+    from puzzles.chapters import Bank
+    from puzzles.grading import grade
+    from saves.session import Session
+    from saves.store import SaveStore
+
+    store = SaveStore(tmp_path)
+    store.create_profile("Ada")
+    session = Session(store, "Ada", Bank())
+    later = session.chapters[2]
+    played = later.puzzle_ids[0]
+    puzzle = bank.get(played)
+    session.record(puzzle, grade(puzzle, bank.key(puzzle), {"certainty": "low"}, strict=False), 0, 30.0,
+                   dt.datetime(2026, 3, 2, 9, 0, tzinfo=dt.timezone.utc))
+    assert session.chapter_of(session.next_puzzle()) == session.chapters[0]
+    assert session.continue_after(played) == later.puzzle_ids[1]
+    assert session.continue_after() == session.next_puzzle()

@@ -139,3 +139,12 @@ def test_a_damaged_file_is_kept_until_quarantine_and_then_set_aside(tmp_path):
     fresh = store.record_attempt("alice", sample_attempt(2))
     assert fresh.seq == 1 and store.profiles() == ["alice"]
     assert len(store.load("alice").attempts) == 1
+
+
+def test_a_report_written_again_is_kept_beside_the_last_one(tmp_path):
+    """The exam's report (saves.atomic.write_new): a second and third report on the same name
+    get -2 and -3 before the suffix, and every earlier one stays as it was."""
+    folder = tmp_path / "reports"  # made on the first write
+    paths = [atomic.write_new(folder, "exam.md", f"take {n}") for n in range(3)]
+    assert [p.name for p in paths] == ["exam.md", "exam-2.md", "exam-3.md"]
+    assert [p.read_text() for p in paths] == ["take 0", "take 1", "take 2"]
