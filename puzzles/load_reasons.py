@@ -107,13 +107,13 @@ def reason_holds(reason: str, view) -> bool:
     if reason == Reason.BURSTY_ARRIVALS:
         return spec.arrival == "bursty"
     if reason == Reason.PROMPTS_AHEAD:
-        return _shares(view, "ttft").get("prefill-interference", 0.0) >= SHARE
+        return _shares(view, "ttft").get(Verdict.PREFILL_INTERFERENCE, 0.0) >= SHARE
     if reason == Reason.PREFILL_STALL:
-        return _shares(view, "tpot").get("prefill-interference", 0.0) >= SHARE
+        return _shares(view, "tpot").get(Verdict.PREFILL_INTERFERENCE, 0.0) >= SHARE
     if reason == Reason.PREFILL_FLOPS:
         return _shares(view, "ttft").get(Verdict.PREFILL_COMPUTE, 0.0) >= SHARE
     if reason == Reason.SLOW_LINK:
-        return spec.disaggregate is not None and _shares(view, "ttft").get("kv-transfer", 0.0) >= SHARE
+        return spec.disaggregate is not None and _shares(view, "ttft").get(Verdict.KV_TRANSFER, 0.0) >= SHARE
     if reason == Reason.KV_EXHAUSTED:
         return f["preemptions"] >= 0.01 * f["requests"]
     if reason == Reason.RUNNING_CAP:
@@ -123,8 +123,8 @@ def reason_holds(reason: str, view) -> bool:
     if reason == Reason.PHASE_INTERFERENCE:
         if spec.disaggregate is not None:
             return False
-        return (_shares(view, "ttft").get("prefill-interference", 0.0) >= SHARE
-                or _shares(view, "tpot").get("prefill-interference", 0.0) >= SHARE)
+        return (_shares(view, "ttft").get(Verdict.PREFILL_INTERFERENCE, 0.0) >= SHARE
+                or _shares(view, "tpot").get(Verdict.PREFILL_INTERFERENCE, 0.0) >= SHARE)
     if reason == Reason.RECOMPUTED_PREFIX:
         return bool(dep.shared_prefix) and not dep.prefix_caching
     if reason == Reason.SMALL_CHUNKS:
@@ -150,10 +150,12 @@ def reason_fact(reason: str, view) -> str:
         kind = "in bursts (gaps twice as spread as Poisson's)" if spec.arrival == "bursty" else f"as a {spec.arrival} stream"
         return f"requests arrive {kind}"
     if reason == Reason.PROMPTS_AHEAD:
-        return (f"in the slowest 2% of first tokens, {_share_text(view, 'ttft', 'prefill-interference')} of the time "
+        share = _share_text(view, 'ttft', Verdict.PREFILL_INTERFERENCE)
+        return (f"in the slowest 2% of first tokens, {share} of the time "
                 f"goes to steps that carry other requests' prompts")
     if reason == Reason.PREFILL_STALL:
-        return (f"in the slowest 2% of streams, {_share_text(view, 'tpot', 'prefill-interference')} of each token's "
+        share = _share_text(view, 'tpot', Verdict.PREFILL_INTERFERENCE)
+        return (f"in the slowest 2% of streams, {share} of each token's "
                 f"time goes to other requests' prompts holding or sharing the steps")
     if reason == Reason.PREFILL_FLOPS:
         return (f"in the slowest 2% of first tokens, {_share_text(view, 'ttft', Verdict.PREFILL_COMPUTE)} of the time is the "
@@ -162,7 +164,7 @@ def reason_fact(reason: str, view) -> str:
         if spec.disaggregate is None:
             return "prefill and decode run on the same GPUs, so no KV cache crosses a link"
         return (f"each {fmt.num(dep.prompt)}-token prompt's KV cache takes {fmt.secs(f['kv_transfer_seconds'])} to "
-                f"cross the link, {_share_text(view, 'ttft', 'kv-transfer')} of the slowest first tokens")
+                f"cross the link, {_share_text(view, 'ttft', Verdict.KV_TRANSFER)} of the slowest first tokens")
     if reason == Reason.KV_EXHAUSTED:
         return f"{f['preemptions']:,} preemptions in {f['requests']:,} requests"
     if reason == Reason.RUNNING_CAP:
@@ -172,8 +174,10 @@ def reason_fact(reason: str, view) -> str:
     if reason == Reason.PHASE_INTERFERENCE:
         if spec.disaggregate is not None:
             return "prefill and decode already run in separate pools"
-        return (f"prompts take {_share_text(view, 'ttft', 'prefill-interference')} of the slowest first tokens and "
-                f"{_share_text(view, 'tpot', 'prefill-interference')} of the slowest streams' token time")
+        ttft = _share_text(view, 'ttft', Verdict.PREFILL_INTERFERENCE)
+        tpot = _share_text(view, 'tpot', Verdict.PREFILL_INTERFERENCE)
+        return (f"prompts take {ttft} of the slowest first tokens and "
+                f"{tpot} of the slowest streams' token time")
     if reason == Reason.SMALL_CHUNKS:
         if spec.chunk_tokens is None:
             return "prompts are prefilled whole, not in chunks"
@@ -208,12 +212,12 @@ def candidate_reasons(reason: str, view, count: int = 3, pick=None, also=()) -> 
 # --- verdicts and levers, in words -----------------------------------------------------------------
 
 _PART_WORDS = {
-    "queueing": "waiting for a first step (or, split, for a decode slot)",
+    Verdict.QUEUEING: "waiting for a first step (or, split, for a decode slot)",
     Verdict.PREFILL_COMPUTE: "the request's own prompt computed alone",
-    "prefill-interference": "other requests' prompts in the same steps",
-    "kv-transfer": "the KV cache crossing the link",
+    Verdict.PREFILL_INTERFERENCE: "other requests' prompts in the same steps",
+    Verdict.KV_TRANSFER: "the KV cache crossing the link",
     "decode": "the decode steps' own time",
-    "preemption": "time evicted and recomputed",
+    Verdict.PREEMPTION: "time evicted and recomputed",
 }
 
 

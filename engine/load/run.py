@@ -286,16 +286,16 @@ def _measure(dep, spec, report, times, traffic, cached, arrival, first_sched, fi
     lone = np.array([times.prefill(int(p), 1) for p in lengths])[which] if n_served else np.zeros(0)
     wait = (first_sched - arrival)[served]
     span_pf = (first_tok - first_sched)[served]
-    ttft_parts = {"queueing": wait, Verdict.PREFILL_COMPUTE: np.minimum(lone, span_pf),
-                  "prefill-interference": np.maximum(span_pf - lone, 0.0), "kv-transfer": transfer[served]}
+    ttft_parts = {Verdict.QUEUEING: wait, Verdict.PREFILL_COMPUTE: np.minimum(lone, span_pf),
+                  Verdict.PREFILL_INTERFERENCE: np.maximum(span_pf - lone, 0.0), Verdict.KV_TRANSFER: transfer[served]}
     # TPOT in parts (per output token): the decode steps' own time, other work sharing or
     # holding those steps, time evicted, and a decode pool's wait for a slot
     steps_after = np.maximum(out - 1, 1)[multi]
     own_dec = pure[multi] / steps_after
     ev = evicted[multi] / steps_after
     dw = dec_wait[multi] / steps_after
-    tpot_parts = {"decode": own_dec, "preemption": ev, "queueing": dw,
-                  "prefill-interference": np.maximum(tpot - own_dec - ev - dw, 0.0)}
+    tpot_parts = {"decode": own_dec, Verdict.PREEMPTION: ev, Verdict.QUEUEING: dw,
+                  Verdict.PREFILL_INTERFERENCE: np.maximum(tpot - own_dec - ev - dw, 0.0)}
 
     window = span if span > 0 else 1.0
     # time-averaged from the schedulers' own queue and batch counts, not from the requests' latencies,
