@@ -39,6 +39,49 @@ def _answer(puzzle, key, **changes):
     return Prediction(**values)
 
 
+# --- the reveal ------------------------------------------------------------------------------------
+
+def test_the_takeaway_names_the_bound_the_winner_and_the_runner_up(kv01):
+    from puzzles.reveal import takeaway_lines
+
+    puzzle, key = kv01
+    first, second = takeaway_lines(key, puzzle.objective, WORDS)
+    assert first.startswith(f"Bound by <bottleneck:{key.bottleneck}>")
+    assert second.startswith(f"So <lever:{key.best_lever}> wins: ")
+    ranked = [lv for lv in key.levers if lv.gain is not None and lv.name != key.best_lever]
+    assert (f"the next best, <lever:{ranked[0].name}>" in second) or "no other lever moves it" in second
+
+
+def test_the_comparison_rows_mark_each_part_and_the_deciding_one(kv01):
+    from puzzles.reveal import comparison_rows
+
+    puzzle, key = kv01
+    wrong = next(lv for lv in puzzle.levers if lv != key.best_lever)
+    judged = grade(puzzle, key, _answer(puzzle, key, lever=wrong))
+    rows = comparison_rows({"certainty": "high"}, key, judged, WORDS)
+    assert rows[0] == ("", "You", "The engine", "")
+    assert rows[-1][0] == "Certainty"
+    lever_row = next(row for row in rows if f"<lever:{wrong}>" == row[1])
+    assert lever_row[2] == f"<lever:{key.best_lever}>" and lever_row[3].startswith("✗")
+    assert any("◆" in row[3] for row in rows[1:-1]), "the part that decided the outcome is marked"
+
+
+def test_why_not_leaves_out_the_true_verdict_and_the_keyed_reason(kv01):
+    from puzzles.reveal import why_not_lines
+
+    puzzle, key = kv01
+    verdicts, reasons = why_not_lines(puzzle, key, WORDS)
+    assert len(verdicts) == len([v for v in puzzle.verdicts if v != objective_bottleneck(key)])
+    assert len(reasons) == len([r for r in puzzle.reasons if r != key.reason])
+
+
+def test_a_retried_puzzle_says_when_it_comes_back():
+    from puzzles.reveal import retry_note
+
+    assert retry_note(0, WORDS) == "Queued: it comes back next."
+    assert retry_note(2, WORDS) == "Queued: it comes back after 2 other puzzles."
+
+
 # --- stats -----------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("level, count, share, verdict", [
