@@ -111,3 +111,24 @@ def test_outcomes_over_time_keep_the_last_days_with_their_symbols():
     assert len(lines) == 14 and lines[0].startswith("2026-01-07  ccm ")
     assert lines[-1].endswith("2 cleared, 1 missed")
     assert outcome_lines({}, WORDS.outcome_symbol) == ["No attempts yet: your results will build up here, day by day."]
+
+
+# --- hot-seat --------------------------------------------------------------------------------------
+
+def test_the_hotseat_reveal_and_board_rank_each_players_grade(kv01):
+    from puzzles.boards import hotseat_board, hotseat_reveal_lines
+
+    puzzle, key = kv01
+    wrong = next(lv for lv in puzzle.levers if lv != key.best_lever)
+    judged = {"Ada": grade(puzzle, key, _answer(puzzle, key)),
+              "Grace": grade(puzzle, key, _answer(puzzle, key, lever=wrong))}
+    lines = hotseat_reveal_lines(key, ["Ada", "Grace"], judged, WORDS)
+    assert lines[1].startswith(f"Best lever  <lever:{key.best_lever}>, <band:{key.gain_band}>")
+    ada = next(line for line in lines if line.startswith("Ada "))
+    grace = next(line for line in lines if line.startswith("Grace "))
+    assert f"<outcome:{Outcome.CLEARED}>" in ada and "✗" not in ada
+    assert f"<outcome:{judged['Grace'].outcome}>" in grace and "✗" in grace
+    turn = types.SimpleNamespace
+    board = hotseat_board(["Ada", "Grace"], [{name: turn(judged=j) for name, j in judged.items()}])
+    assert [s.entry.player for s in board.players] == ["Ada", "Grace"]
+    assert board.players[0].entry.score == 30 and board.players[1].entry.score < 0
