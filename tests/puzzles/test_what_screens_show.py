@@ -132,3 +132,35 @@ def test_the_hotseat_reveal_and_board_rank_each_players_grade(kv01):
     board = hotseat_board(["Ada", "Grace"], [{name: turn(judged=j) for name, j in judged.items()}])
     assert [s.entry.player for s in board.players] == ["Ada", "Grace"]
     assert board.players[0].entry.score == 30 and board.players[1].entry.score < 0
+
+
+# --- the drill -------------------------------------------------------------------------------------
+
+def test_the_drill_set_up_says_what_is_due_and_what_comes_first():
+    import datetime as dt
+
+    from puzzles.drill import reachable, today_lines
+
+    now = dt.datetime(2026, 3, 2, 9, tzinfo=dt.timezone.utc)
+    lines = today_lines(None, 2, now)
+    assert lines[0].endswith(f"(of {len(reachable(2))} concepts)")
+    assert lines[-1].startswith("First up: ") and lines[-1].count(" · ") == 2
+    refused = today_lines(None, 2, now, problem="the exam date is in the past")
+    assert refused[-2] == "✗ the exam date is in the past"
+    planned = today_lines(None, 2, now, exam=dt.date(2026, 3, 20))
+    assert len(planned) == len(lines) + 1 and planned[-1] == lines[-1]
+
+
+def test_the_drill_summary_lists_each_answer_and_when_it_comes_back():
+    import datetime as dt
+
+    from puzzles.drill import Answered, after_lines, summary_rows
+
+    answered = [Answered("kv-cache", "gen-1", Outcome.CLEARED, 20, "in 3 days", False),
+                Answered("batching", "gen-2", Outcome.MISSED, -60, "in 10 minutes", True)]
+    rows = summary_rows(answered, WORDS.outcome)
+    assert rows[0].split() == ["#", "Concept", "Outcome", "Pts", "Next", "review"]
+    assert f"<outcome:{Outcome.CLEARED}>" in rows[1] and rows[1].rstrip().endswith("+20  in 3 days")
+    assert rows[2].endswith("-60  in 10 minutes  (timed out)")
+    now = dt.datetime(2026, 3, 2, 9, tzinfo=dt.timezone.utc)
+    assert len(after_lines(None, 2, {}, now)) == 2
