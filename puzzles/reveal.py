@@ -132,3 +132,25 @@ def why_not_lines(puzzle, key, words: Words) -> tuple[list[str], list[str]]:
     reasons = [f"‘{REASONS.get(r, r)}’: {words.humanize(reason_fact(r, key.solution))}"
                for r in getattr(puzzle, "reasons", ()) if r != key.reason]
     return verdicts, reasons
+
+
+def lock_summary(prediction: dict, words, hints: int = 0, hint_cost: int = 0) -> str:
+    """The answer about to be locked in, a row per part (each value wrapped under itself), for the
+    confirmation every mode asks before a lock-in; `words` gives an id's words by kind (the app's
+    `labels.words`). A blank certainty is said to count as low, as the grader counts it."""
+    from engine.text import aligned
+
+    p = prediction
+    rows = [("Bottleneck", words("bottleneck", p.get("bottleneck", ""))),
+            ("Best lever", words("lever", p.get("lever", ""))),
+            ("Its gain", words("band", p.get("gain_band", "")))]
+    if p.get("reason"):
+        rows.append(("Because", words("reason", p["reason"])))
+    for est, value in (p.get("estimates") or {}).items():
+        rows.append(("Estimate", f"{words('estimate', est)} ≈ {value:,.4g}"))
+    if p.get("spec_helps"):
+        rows.append(("Speculation", f"helps? {p['spec_helps']}"))
+    rows.append(("Certainty", p.get("certainty") or "(blank: counts as low)"))
+    if hints:
+        rows.append(("Hints taken", f"{hints} (−{hints * hint_cost} points)"))
+    return "\n".join(aligned(name, value) for name, value in rows) + "\n\nOnce locked in, this answer cannot change."

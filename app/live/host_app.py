@@ -100,7 +100,7 @@ def who_lines(players: list[dict], width: int = 60) -> list[str]:
 
 
 def reveal_lines(answer: dict, width: int = 60) -> list[str]:
-    from app.widgets.hanging import aligned
+    from engine.text import aligned
 
     width = max(24, width)
     rows = [("Bottleneck", labels.bottleneck(answer["bottleneck"])),
@@ -112,7 +112,7 @@ def reveal_lines(answer: dict, width: int = 60) -> list[str]:
 
 def card_lines(card: dict, width: int = 60) -> list[str]:
     """The whole card as the players see it: scenario, every input row, what is ruled out, the ask."""
-    from app.widgets.hanging import aligned
+    from engine.text import aligned
 
     width = max(24, width)
     lines = textwrap.wrap(card.get("scenario", ""), width) + [""]

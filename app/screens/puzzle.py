@@ -17,19 +17,9 @@ from app.screens.base import RidgeScreen
 from app.widgets.card import DeploymentCard
 from app.widgets.footer import RidgeFooter
 from app.widgets.form import PredictionForm, form_spec
-from app.widgets.hanging import aligned
 from app.widgets.napkin_pad import NapkinPad
 from app.widgets.titlebar import TitleBar
-
-HINT_COST_DEFAULT = 3
-
-
-def hint_cost() -> int:
-    try:
-        from puzzles.scoring import HINT_COST
-    except ImportError:  # pragma: no cover
-        return HINT_COST_DEFAULT
-    return HINT_COST
+from puzzles.scoring import HINT_COST
 
 
 class HintBox(Vertical):
@@ -132,7 +122,7 @@ first part of your prediction still unanswered.
                                      ruled_out=getattr(puzzle, "ruled_out", None), load=getattr(puzzle, "load", None),
                                      objective=getattr(puzzle, "objective", None), id="card")
                 yield Label("Hints", classes="section-title", id="hints-title")
-                yield HintBox(tuple(getattr(puzzle, "hints", ()) or ()), hint_cost(), id="hintbox")
+                yield HintBox(tuple(getattr(puzzle, "hints", ()) or ()), HINT_COST, id="hintbox")
                 yield Label("Napkin", classes="section-title", id="napkin-title")
                 yield NapkinPad(cursor_blink=app.blink, id="napkin")
             with VerticalScroll(id="answer", can_focus=False):  # its controls take focus and scroll it
@@ -240,18 +230,9 @@ first part of your prediction still unanswered.
             return
         from app.screens.dialogs import ConfirmDialog
 
-        p = form.prediction()
-        rows = [("Bottleneck", labels.bottleneck(p["bottleneck"])), ("Best lever", labels.lever(p["lever"])),
-                ("Its gain", labels.band(p["gain_band"]))]
-        if p["reason"]:
-            rows.append(("Because", dict(form.spec.reasons).get(p["reason"], p["reason"])))
-        for est, value in p["estimates"].items():
-            rows.append(("Estimate", f"{labels.estimate(est)} ≈ {value:,.4g}"))
-        rows.append(("Certainty", p["certainty"]))
-        if self.hints_used:
-            rows.append(("Hints taken", f"{self.hints_used} (−{self.hints_used * hint_cost()} points)"))
-        summary = [aligned(name, value) for name, value in rows]
-        body = "\n".join(summary) + "\n\nOnce locked in, this answer cannot change."
+        from puzzles.reveal import lock_summary
+
+        body = lock_summary(form.prediction(), labels.words, self.hints_used, HINT_COST)
         self.app.push_screen(ConfirmDialog("Lock in this prediction?", body, yes="Lock in", no="Keep thinking",
                                            dialog_id="lock-confirm"), self._confirmed)
 

@@ -485,22 +485,10 @@ class ModeScreen(RidgeScreen):
         return found.first() if found else None
 
     def lock_summary(self, view: ItemView) -> str:
-        """The locked-in answer in a few lines, for the confirmation."""
-        p = view.prediction()
-        from app.widgets.hanging import aligned
+        """The locked-in answer in a few lines, for the confirmation (`puzzles.reveal.lock_summary`)."""
+        from puzzles.reveal import lock_summary
 
-        rows = [("Bottleneck", words("bottleneck", p.get("bottleneck", ""))),
-                ("Best lever", words("lever", p.get("lever", ""))),
-                ("Its gain", words("band", p.get("gain_band", "")))]
-        if p.get("reason"):
-            rows.append(("Because", words("reason", p["reason"])))
-        for est, value in (p.get("estimates") or {}).items():
-            rows.append(("Estimate", f"{labels.estimate(est)} ≈ {value:,.4g}"))
-        if p.get("spec_helps"):
-            rows.append(("Speculation", f"helps? {p['spec_helps']}"))
-        rows.append(("Certainty", p.get("certainty") or "(blank: counts as low)"))
-        lines = [aligned(name, value) for name, value in rows]  # long values wrap under themselves
-        return "\n".join(lines) + "\n\nOnce locked in, this answer cannot change."
+        return lock_summary(view.prediction(), words)
 
 
 def gaps_notice(screen: Screen, view: ItemView) -> bool:

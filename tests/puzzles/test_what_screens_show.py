@@ -164,3 +164,20 @@ def test_the_drill_summary_lists_each_answer_and_when_it_comes_back():
     assert rows[2].endswith("-60  in 10 minutes  (timed out)")
     now = dt.datetime(2026, 3, 2, 9, tzinfo=dt.timezone.utc)
     assert len(after_lines(None, 2, {}, now)) == 2
+
+
+# --- the confirmation before a lock-in (the campaign's puzzle and every timed mode ask it alike) -----
+
+def test_the_lock_in_summary_lists_every_part_and_what_a_blank_counts_as():
+    from puzzles.reveal import lock_summary
+
+    answer = {"bottleneck": "b", "lever": "l", "gain_band": "g", "reason": "", "certainty": "",
+              "estimates": {"intensity": 57.0}}
+    text = lock_summary(answer, WORDS.words)
+    assert text.splitlines()[:3] == ["Bottleneck   <bottleneck:b>", "Best lever   <lever:l>", "Its gain     <band:g>"]
+    assert "Because" not in text and "Estimate     <estimate:intensity> ≈ 57" in text
+    assert "Certainty    (blank: counts as low)" in text and "Hints" not in text
+    assert text.endswith("\n\nOnce locked in, this answer cannot change.")
+    hinted = lock_summary({**answer, "reason": "r", "certainty": "high"}, WORDS.words, hints=2, hint_cost=3)
+    assert "Because      <reason:r>" in hinted and "Hints taken  2 (−6 points)" in hinted
+
