@@ -32,6 +32,7 @@ from app.widgets.form import PredictionForm, form_spec
 from app.widgets.napkin_pad import NapkinPad
 from app.widgets.picker import Picker
 from engine.text import refusal
+from engine.units import countdown
 from saves.players import check_player
 
 DIFFICULTY_TEXT = {
@@ -121,12 +122,10 @@ class Countdown(Static):
         if self.stopped:
             return
         if self.paused_at is not None:
-            whole = int(self.left + 0.999)
-            self.update(f"⏸ {whole // 60}:{whole % 60:02d} left (paused)")
+            self.update(f"⏸ {countdown(self.left)} left (paused)")
             return
         left = self.left
-        whole = int(left + 0.999)
-        self.update(f"⏱ {whole // 60}:{whole % 60:02d} left")
+        self.update(f"⏱ {countdown(left)} left")
         self.set_class(left <= 15, "-low")
         if left <= 0 and not self.fired:
             self.fired = True

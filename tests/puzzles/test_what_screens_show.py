@@ -181,3 +181,47 @@ def test_the_lock_in_summary_lists_every_part_and_what_a_blank_counts_as():
     hinted = lock_summary({**answer, "reason": "r", "certainty": "high"}, WORDS.words, hints=2, hint_cost=3)
     assert "Because      <reason:r>" in hinted and "Hints taken  2 (−6 points)" in hinted
 
+
+# --- a live match: the host's projector and the terminal player -----------------------------------
+
+def test_who_answered_what_is_grouped_in_the_graders_order_then_late_and_unanswered():
+    from puzzles.live import LATE, NO_ANSWER
+    from puzzles.live_views import who_lines
+
+    players = [{"name": "Eve", "outcome": NO_ANSWER}, {"name": "Bo", "outcome": Outcome.MISSED},
+               {"name": "Al", "outcome": LATE}, {"name": "Cy", "outcome": Outcome.CLEARED},
+               {"name": "Di", "outcome": Outcome.CLEARED}]
+    assert who_lines(players, WORDS) == ["c cleared (2): Cy, Di", "m missed (1): Bo", "⊘ late (1): Al",
+                                         "· no answer (1): Eve"]
+    assert who_lines([], WORDS) == ["No one answered."]
+
+
+def test_the_players_board_shows_the_top_and_their_own_row_below_it():
+    from puzzles.live_views import board_text, podium_text
+
+    rows = [{"rank": n, "name": f"P{n}", "points": 100 - n, "cleared": 1} for n in range(1, 9)]
+    text = board_text({"players": rows}, me="P7", top=3).splitlines()
+    assert [line.split()[1] for line in text[:3]] == ["P1", "P2", "P3"]
+    assert text[3] == "  …" and text[4].startswith("  7. P7") and text[4].endswith("◀ you")
+    assert len(board_text({"players": rows}, me="P2", top=3).splitlines()) == 3
+    assert board_text({}) == "No one on the board yet."
+    assert podium_text({"players": rows}).splitlines() == ["1st  P1  99 pts", "2nd  P2  98 pts", "3rd  P3  97 pts"]
+
+
+def test_the_projected_answer_and_spread_fit_their_pane():
+    from puzzles.live_views import answer_lines, spread_lines
+
+    answer = {"bottleneck": "b", "best_lever": "l", "gain_band": "g", "reason": "r", "deciding": "x " * 40}
+    lines = answer_lines(answer, WORDS, width=40)
+    assert lines[:3] == ["Bottleneck  <bottleneck:b>", "Best lever  <lever:l> (<band:g>)", "Because     r"]
+    assert all(len(line) <= 40 for line in lines)
+    spread = {"locked": 3, "bottleneck": {"b": 2 / 3}, "lever": {"l": 1.0}}
+    wide, narrow = spread_lines(spread, WORDS, 80), spread_lines(spread, WORDS, 30)
+    assert wide[0] == "3 locked in on time" and wide[3].endswith(" 67%") and len(narrow) == len(wide) + 2
+    assert all(len(line) <= 30 for line in narrow)
+
+
+def test_every_clock_counts_a_started_second_whole():
+    from engine.units import countdown
+
+    assert [countdown(s) for s in (0, 0.2, 59.5, 60, 90.01)] == ["0:00", "0:01", "1:00", "1:00", "1:31"]
