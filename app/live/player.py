@@ -36,18 +36,6 @@ def _warm_up() -> None:
     builtin_catalog()
 
 
-def form_spec_from_card(card: dict):
-    """The prediction form's choices from the card's `ask` (ids in their fixed order)."""
-    from app.widgets.form import FormSpec
-
-    ask = card.get("ask") or {}
-    texts = card.get("reason_texts") or {}
-    return FormSpec(bottlenecks=tuple(ask.get("bottleneck") or ()), levers=tuple(ask.get("lever") or ()),
-                    bands=tuple(ask.get("gain_band") or ()),
-                    reasons=tuple((r, texts.get(r, labels.tidy(r))) for r in ask.get("reason") or ()),
-                    estimates=tuple(ask.get("estimates") or ()))
-
-
 FOCUS_WORDS = {"pin": "pin", "name": "nickname", "join": "join", "bottleneck": "bottleneck", "lever": "best lever",
                "band": "its gain", "reason": "because", "certainty": "how sure", "lock-in": "lock in"}
 FOCUS_TIPS = {"pin": "type the pin, then Enter", "name": "type a nickname, then Enter", "join": "Enter joins",
@@ -281,6 +269,7 @@ class PlayerApp(App[None]):
     async def show_question(self, card: dict, index: int, count: int) -> None:
         from app.widgets.card import DeploymentCard
         from app.widgets.form import PredictionForm
+        from puzzles.cards import card_form_spec
 
         dep = card_deployment(card)
         rows = [Label(card.get("title", ""), classes="title", markup=False),
@@ -298,7 +287,7 @@ class PlayerApp(App[None]):
         if asked:
             rows.append(Static(asked, id="asked", classes="muted", markup=False))
         rows += [
-                 PredictionForm(form_spec_from_card(card), id="form"),
+                 PredictionForm(card_form_spec(card, labels), id="form"),
                  Label("", id="form-error", classes="error", markup=False),
                  Button("Lock in (final)", variant="primary", id="lock-in")]
         await self.set_stage(("question", index), VerticalScroll(*rows, id="question"))

@@ -16,7 +16,7 @@ from app.messages import PredictionLocked
 from app.screens.base import RidgeScreen
 from app.widgets.card import DeploymentCard
 from app.widgets.footer import RidgeFooter
-from app.widgets.form import PredictionForm, form_spec
+from app.widgets.form import PredictionForm
 from app.widgets.napkin_pad import NapkinPad
 from app.widgets.titlebar import TitleBar
 from puzzles.scoring import HINT_COST
@@ -114,6 +114,7 @@ first part of your prediction still unanswered.
                 yield Label(puzzle.title, classes="screen-title", markup=False, id="brief-top")
                 yield Label(f"{where} · difficulty {getattr(puzzle, 'difficulty', '?')}/5", classes="subtle",
                             markup=False)
+                from puzzles.cards import form_spec
                 from puzzles.chapters import reflow
 
                 yield Static(reflow(puzzle.scenario), id="scenario", markup=False)
@@ -127,7 +128,7 @@ first part of your prediction still unanswered.
                 yield NapkinPad(cursor_blink=app.blink, id="napkin")
             with VerticalScroll(id="answer", can_focus=False):  # its controls take focus and scroll it
                 yield Label("Your prediction", classes="section-title")
-                yield PredictionForm(form_spec(puzzle), cursor_blink=app.blink, id="form")
+                yield PredictionForm(form_spec(puzzle, labels), cursor_blink=app.blink, id="form")
                 yield Button("Lock in", variant="primary", id="lock-in")
                 yield Label("Asked once, then final.", classes="subtle", id="lock-note")
         yield RidgeFooter()

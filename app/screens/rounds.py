@@ -9,7 +9,6 @@ napkin pad.
 """
 from __future__ import annotations
 
-import dataclasses
 import time
 from typing import Any, Callable
 
@@ -28,7 +27,7 @@ from app.errors import keep_going
 from app.screens.base import RidgeScreen
 from app.widgets.card import DeploymentCard
 from app.widgets.footer import RidgeFooter
-from app.widgets.form import PredictionForm, form_spec
+from app.widgets.form import PredictionForm
 from app.widgets.napkin_pad import NapkinPad
 from app.widgets.picker import Picker
 from engine.text import refusal
@@ -137,15 +136,6 @@ class Countdown(Static):
 
 # --- one question -----------------------------------------------------------------------------------
 
-def item_form_spec(item):
-    """The prediction form for an item: the puzzle's choices, no reasons when the mode does not
-    ask for one, and the napkin question's estimates."""
-    spec = form_spec(item.puzzle)
-    if not item.ask_reason:
-        spec = dataclasses.replace(spec, reasons=())
-    return spec
-
-
 class ItemView(Horizontal):
     """One question: the scenario and deployment card beside the prediction form, with the napkin
     question (and its yes/no) above the form when the item asks one."""
@@ -167,6 +157,7 @@ typed as sums, like `2 * 80 * 8 * 128 * 2`). Lock in with **l**.
         self.frozen = False
 
     def compose(self) -> ComposeResult:
+        from puzzles.cards import form_spec
         from puzzles.chapters import reflow
         from puzzles.questions import SPEC_CHOICES
 
@@ -189,7 +180,8 @@ typed as sums, like `2 * 80 * 8 * 128 * 2`). Lock in with **l**.
                     yield Picker([(text, value) for value, text in SPEC_CHOICES], prompt="yes or no?",
                                  id="spec-helps")
             yield Label("Your prediction", classes="section-title")
-            yield PredictionForm(item_form_spec(self.item), cursor_blink=self.blink, id="form")
+            yield PredictionForm(form_spec(self.item.puzzle, labels, self.item.ask_reason), cursor_blink=self.blink,
+                                 id="form")
             yield Button("Lock in", variant="primary", id="lock-in")
             yield Label("Final once locked in.", classes="subtle", id="lock-note")
 

@@ -23,7 +23,8 @@ WORDS = types.SimpleNamespace(
     estimate_short=_marked("estimate"), humanize=lambda text: text,
     plural=lambda count, word: f"{count} {word}{'' if count == 1 else 's'}",
     words=lambda kind, identifier: f"<{kind}:{identifier}>" if identifier else "(blank)",
-    outcome=_marked("outcome"), outcome_symbol=lambda identifier: identifier[0])
+    outcome=_marked("outcome"), outcome_symbol=lambda identifier: identifier[0], tidy=_marked("tidy"),
+    estimate_with_unit=_marked("estimate-with-unit"), bottleneck_question=_marked("question"))
 
 
 @pytest.fixture(scope="module")
@@ -225,3 +226,21 @@ def test_every_clock_counts_a_started_second_whole():
     from engine.units import countdown
 
     assert [countdown(s) for s in (0, 0.2, 59.5, 60, 90.01)] == ["0:00", "0:01", "1:00", "1:00", "1:31"]
+
+
+# --- the prediction form a card asks for -----------------------------------------------------------
+
+def test_the_form_offers_the_puzzles_own_choices_and_the_live_card_the_same():
+    from puzzles import live
+    from puzzles.cards import card_form_spec, form_spec, puzzle_json
+
+    puzzle = bank.get("two-phases-02")
+    spec = form_spec(puzzle, WORDS)
+    assert spec.bottlenecks == tuple(puzzle.verdicts) and spec.levers == tuple(puzzle.levers)
+    assert spec.bottleneck_question == f"<question:{puzzle.objective}>"
+    assert [rid for rid, _ in spec.reasons] == list(puzzle.reasons)
+    assert spec.estimate_labels == {e: f"<estimate-with-unit:{e}>" for e in puzzle.estimates}
+    assert form_spec(puzzle, WORDS, ask_reason=False).reasons == ()
+    card = card_form_spec(live.public_card(puzzle_json(puzzle), 0), WORDS)
+    assert (card.bottlenecks, card.levers, card.bands) == (spec.bottlenecks, spec.levers, spec.bands)
+    assert [rid for rid, _ in card.reasons] == [rid for rid, _ in spec.reasons]
