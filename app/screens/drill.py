@@ -111,10 +111,7 @@ to the answer · **Escape** leave
         self.query_one("#start", Button).focus()
 
     def _profile(self, name: str):
-        store = self.app.store
-        if not name or check_player(name) or name.casefold() not in {p.casefold() for p in store.profiles()}:
-            return None
-        return store.load(name)
+        return None if not name or check_player(name) else self.app.store.load_if_any(name)
 
     def update_today(self) -> None:
         """Today's streak, reviews and due concepts for the player named in the set-up."""

@@ -121,7 +121,7 @@ runs a real toy serving loop on this machine.
             self.ask_name()  # a shared server (`ridge serve`): every browser says who it is
             return
         try:
-            if requested and requested.casefold() not in {n.casefold() for n in store.profiles()}:
+            if requested and not store.has_profile(requested):
                 store.create_profile(requested)
             name = store.choose_profile(requested)
         except SaveError as error:

@@ -244,3 +244,19 @@ def test_the_form_offers_the_puzzles_own_choices_and_the_live_card_the_same():
     card = card_form_spec(live.public_card(puzzle_json(puzzle), 0), WORDS)
     assert (card.bottlenecks, card.levers, card.bands) == (spec.bottlenecks, spec.levers, spec.bands)
     assert [rid for rid, _ in card.reasons] == [rid for rid, _ in spec.reasons]
+
+
+# --- the exam's set-up -----------------------------------------------------------------------------
+
+def test_the_exam_set_up_lists_the_last_five_sittings_or_says_where_they_will_show():
+    import datetime as dt
+
+    from puzzles.exam import history_text
+
+    assert history_text("Ada", ()).startswith("Your earlier sittings appear here.")
+    day = dt.datetime(2026, 3, 2, 9, tzinfo=dt.timezone.utc)
+    answers = [types.SimpleNamespace(mode="exam", outcome=Outcome.CLEARED, points=20,
+                                     locked_at=day + dt.timedelta(days=n)) for n in range(1, 8)]  # one sitting a day
+    text = history_text("Ada", answers, dt.timezone.utc).splitlines()
+    assert text[0].startswith("Ada's earlier sittings") and len(text) == 6
+    assert text[-1].startswith("  2026-03-09 09:00: 1 answered, 1 cleared, +20 points")

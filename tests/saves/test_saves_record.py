@@ -84,3 +84,12 @@ def test_home_lines_follow_the_recorded_answers(tmp_path):
     puzzle, missed = _graded()
     session.record(puzzle, missed, 0, 30.0, WHEN)
     assert "□" in session.chapter_lines(100)[0]
+
+
+def test_a_typed_name_finds_its_save_in_any_case_or_none(tmp_path):
+    """What a mode's set-up asks of the store for a name typed there: the save under that name in
+    any case, or None before the first answer is recorded."""
+    store = SaveStore(tmp_path)
+    assert not store.has_profile("Ada") and store.load_if_any("Ada") is None
+    store.create_profile("Ada")
+    assert store.has_profile("ADA") and store.load_if_any("ada").name == "Ada"
