@@ -58,3 +58,12 @@ def one_line(message: object, limit: int = 1000, *, escape: bool = False) -> str
     words = (escaped_text(message) if escape else clean_text(message)).split(" ")
     text = " ".join(w if len(w) <= MAX_SHOWN else shown(w) for w in words)
     return shown(text, limit)
+
+
+def aligned(name: str, value: str, width: int = 62, indent: int = 13) -> str:
+    """`name` then `value` as plain text, the value wrapped under itself, never back under the
+    name (a confirmation's summary of an answer, the rows of a projected card)."""
+    import textwrap
+
+    return textwrap.fill(value, width=width, initial_indent=f"{name:<{indent}}",
+                         subsequent_indent=" " * indent, break_on_hyphens=False)

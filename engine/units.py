@@ -71,3 +71,10 @@ def dollars(x: float, axis: bool = False) -> str:
 
 def ratio(x: float) -> str:
     return f"{x:.2f}x" if x < 10 else f"{x:.1f}x"
+
+
+def countdown(seconds: float) -> str:
+    """Seconds left as m:ss, a started second counted whole (0.2 s left shows 0:01): every clock
+    a player watches (a timed round, the host's projector, the terminal player)."""
+    whole = int(seconds + 0.999)
+    return f"{whole // 60}:{whole % 60:02d}"

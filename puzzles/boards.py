@@ -9,7 +9,7 @@ the players around you. Imports no Textual.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -147,3 +147,49 @@ def entry_for(player: str, team: str, answers: Iterable[tuple[str, str, float | 
     cleared = sum(o == Outcome.CLEARED for o, _, _ in answers)
     bold = sum(c == Certainty.HIGH and o in (Outcome.CLOSE, Outcome.MISSED) for o, c, _ in answers)
     return Entry(player, team, score, len(answers), cleared, bold)
+
+
+# --- hot-seat: several players answer each puzzle in turn on one screen -----------------------
+
+def hotseat_board(players: Sequence[str], answers: Sequence[Mapping[str, Any]]) -> Board:
+    """The running board: each player's graded answers so far (`answers` holds, per puzzle, a
+    turn with its `judged` grade under each name that has answered it)."""
+    entries = []
+    for name in players:
+        turns = [puzzle[name] for puzzle in answers if name in puzzle]
+        entries.append(entry_for(name, "", ((t.judged.outcome, t.judged.certainty, None) for t in turns)))
+    return build_board(entries)
+
+
+PART_LETTERS = {"bottleneck": "B", "lever": "L", "gain_band": "G", "reason": "R"}
+
+
+def hotseat_reveal_lines(key, players: Sequence[str], judged: Mapping[str, Any], words) -> list[str]:
+    """The shared reveal of one puzzle: the engine's answer, then each player's outcome, points,
+    a mark per part and their certainty, with the part that decided it and every estimate or
+    deciding miss beside the engine's. `judged` is each player's grade; `words` the app's labels
+    (a `puzzles.reveal.Words`)."""
+    from puzzles.grading import decided_text, objective_bottleneck, part_title, value_text
+    from puzzles.keys import shown_gain
+
+    said = words.words
+    gain = shown_gain(key) if key.gain is not None else "makes it fit"
+    lines = [f"Bottleneck  {words.bottleneck(objective_bottleneck(key))}",
+             f"Best lever  {words.lever(key.best_lever)}, {words.band(key.gain_band)} ({gain})",
+             f"Because     {said('reason', key.reason)}",
+             f"Deciding    {words.humanize(key.deciding)}", ""]
+    width = max(6, max(len(p) for p in players))
+    heads = " ".join("E" if part.estimate else PART_LETTERS.get(part.name, "?") for part in judged[players[0]].parts)
+    lines.append(f"{'Player':<{width}}  {'Outcome':<9}  {'Pts':>4}  {('Parts ' + heads):<22}  Sure")
+    for name in players:
+        j = judged[name]
+        marks = " ".join("✓" if part.right else "✗" for part in j.parts)
+        lines.append(f"{name:<{width}}  {words.outcome(j.outcome):<9}  {j.points:>+4}  {('      ' + marks):<22}  {j.certainty}")
+        lines.append(f"{'':<{width}}  {words.humanize(decided_text(j, said))}")
+        for part in j.parts:
+            if part.estimate is not None or (part.decided and not part.right):
+                mark = "✓" if part.right else "✗"
+                flag = " ◆" if part.decided else ""
+                lines.append(f"{'':<{width}}  {mark}{flag} {part_title(part, said)}: {value_text(part, part.yours, said)}"
+                             f" → engine: {value_text(part, part.engine, said)}")
+    return lines

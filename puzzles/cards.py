@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import math
 import textwrap
+from dataclasses import dataclass, field
 
-from engine.ids import Allocator, Lever, Scheduler
+from engine.ids import Allocator, GainBand, Lever, Scheduler
 from engine.bands import GAIN_BANDS, gain_band
 from engine.catalog import PRECISION_BYTES
 from engine.levers import DEFAULT_SPEC_K, lever_change
@@ -331,3 +332,44 @@ def card_lines(puzzle: Puzzle, hints: int = 0, width: int = 96) -> list[str]:
     if shown < len(puzzle.hints):
         lines.append(f"Hints        {len(puzzle.hints) - shown} more available (each costs points)")
     return lines
+
+
+# -- the prediction form a card asks for ---------------------------------------------------------
+
+@dataclass(frozen=True)
+class FormSpec:
+    """What a prediction form offers, all as ids in their fixed order (the form shows their
+    words), with the texts that belong to this puzzle: its reasons', its estimates' names with
+    their units, and the bottleneck question its objective asks."""
+
+    bottlenecks: tuple[str, ...]
+    levers: tuple[str, ...]
+    bands: tuple[str, ...]
+    reasons: tuple[tuple[str, str], ...] = ()  # (id, text)
+    estimates: tuple[str, ...] = ()
+    certainties: tuple[str, ...] = ("low", "medium", "high")
+    estimate_labels: dict[str, str] = field(default_factory=dict)
+    bottleneck_question: str = "Bottleneck"
+
+
+def form_spec(puzzle: Puzzle, words, ask_reason: bool = True) -> FormSpec:
+    """What the form offers for this puzzle: only the verdicts that can bound its objective,
+    asked in words ("What bounds the time to first token here?"), and no reasons when the mode
+    does not ask for one. Every mode's question view starts from it; `words` is the app's labels
+    (tidy, estimate_with_unit, bottleneck_question)."""
+    reasons = tuple((rid, REASONS.get(rid, words.tidy(rid))) for rid in getattr(puzzle, "reasons", ()) or ())
+    estimates = tuple(getattr(puzzle, "estimates", ()) or ())
+    return FormSpec(bottlenecks=tuple(puzzle.verdicts), levers=tuple(puzzle.levers), bands=tuple(GainBand),
+                    reasons=reasons if ask_reason else (), estimates=estimates,
+                    estimate_labels={est: words.estimate_with_unit(est) for est in estimates},
+                    bottleneck_question=words.bottleneck_question(puzzle.objective))
+
+
+def card_form_spec(card: dict, words) -> FormSpec:
+    """The form for a live card (the JSON a host sends): the choices of its `ask`, in its order."""
+    ask = card.get("ask") or {}
+    texts = card.get("reason_texts") or {}
+    return FormSpec(bottlenecks=tuple(ask.get("bottleneck") or ()), levers=tuple(ask.get("lever") or ()),
+                    bands=tuple(ask.get("gain_band") or ()),
+                    reasons=tuple((r, texts.get(r, words.tidy(r))) for r in ask.get("reason") or ()),
+                    estimates=tuple(ask.get("estimates") or ()))

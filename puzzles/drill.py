@@ -16,7 +16,7 @@ is deterministic from the seed. Imports no Textual.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from engine.errors import RidgeError
@@ -216,3 +216,56 @@ def plan_review(answered: Sequence[Answered], difficulty: int, seed: int) -> lis
     fresh = [p for p in plan_round(missed, difficulty, seed, len(missed) + len(seen))
              if p.item.puzzle.id not in seen][:len(missed)]
     return fresh or plan_round(missed, difficulty, seed, len(missed))
+
+
+# -- what the set-up and the summary say ---------------------------------------------------------
+
+def round_order(concepts: Sequence[str], cards, now, exam=None, tz=None) -> list[str]:
+    """The concepts in the order a round takes them: due first; with an exam ahead, what the
+    exam would find weakest first."""
+    return review.exam_order(concepts, cards, now, exam, tz) if exam else review.due_order(concepts, cards, now)
+
+
+def _streak(profile, now, tz):
+    from puzzles.stats import derive
+
+    return derive(profile, now=now, tz=tz).streak if profile else derive((), now=now).streak
+
+
+def today_lines(profile, difficulty: int, now, exam=None, problem: str = "", tz=None) -> list[str]:
+    """What the set-up tells a player before a round: the concepts due, new and learning at this
+    difficulty, the streak, today's review cap, the exam plan (or why the date is refused) and
+    the first three concepts up. `profile` is None for a player with no save yet."""
+    attempts = profile.attempts if profile else ()
+    cards = review.profile_cards(profile)
+    concepts = reachable(difficulty)
+    order = round_order(concepts, cards, now, exam, tz)
+    due = review.due_count(concepts, cards, now)
+    first = " · ".join(f"{CONCEPT_TITLES.get(c, c)} ({review.describe_due(cards.get(c), now)})" for c in order[:3])
+    streak = _streak(profile, now, tz)
+    lines = [f"{review.counts(concepts, cards, now).describe()}  (of {len(concepts)} concepts)",
+             streak.describe(), streak.freeze_note(), review.cap_status(attempts, now, tz).describe(due)]
+    if problem:
+        lines.append(f"✗ {problem}")
+    elif exam is not None:
+        lines.append(review.exam_plan(concepts, cards, now, exam, tz).describe())
+    lines.append(f"First up: {first}.")
+    return lines
+
+
+def summary_rows(answered: Sequence[Answered], outcome: Callable[[str], str]) -> list[str]:
+    """The round's table: each answer's concept, outcome (in `outcome`'s words), points and when
+    the concept comes back."""
+    rows = [f"{'#':>2}  {'Concept':<32} {'Outcome':<10} {'Pts':>4}  Next review"]
+    for n, a in enumerate(answered, 1):
+        rows.append(f"{n:>2}  {CONCEPT_TITLES.get(a.concept, a.concept)[:32]:<32} "
+                    f"{outcome(a.outcome):<10} {a.points:>+4}  {a.next_review}"
+                    + ("  (timed out)" if a.timed_out else ""))
+    return rows
+
+
+def after_lines(profile, difficulty: int, cards, now, tz=None) -> list[str]:
+    """Under the round's table: the streak, and today's reviews against the concepts still due."""
+    attempts = profile.attempts if profile else ()
+    waiting = review.due_count(reachable(difficulty), cards, now)
+    return [_streak(profile, now, tz).describe(), review.cap_status(attempts, now, tz).describe(waiting)]

@@ -132,6 +132,17 @@ def sitting_line(sitting: Sitting, tz: _dt.tzinfo | None = None) -> str:
             f"{sitting.points:+d} points")
 
 
+def history_text(name: str, attempts: Iterable, tz: _dt.tzinfo | None = None) -> str:
+    """The exam's own history, as its set-up shows it: `name`'s last five sittings, or where they
+    will appear (exam answers count toward no chapter of the campaign, and it says so)."""
+    past = sittings(attempts) if name else []
+    if not past:
+        return "Your earlier sittings appear here. Exam answers count toward no chapter of the campaign."
+    lines = [f"{name}'s earlier sittings (they count toward no chapter of the campaign):"]
+    lines += [f"  {sitting_line(sitting, tz)}" for sitting in past[-5:]]
+    return "\n".join(lines)
+
+
 def part_marks(judged: Grade) -> dict[str, bool]:
     """The item's three questions, right or wrong."""
     return {"bottleneck": judged.right("bottleneck"), "lever": judged.right("lever") and judged.right("gain_band"),

@@ -66,6 +66,15 @@ class MatchCode:
     def puzzle_ids(self) -> list[str]:
         return [self.puzzle_id(n) for n in range(1, self.count + 1)]
 
+    def items(self) -> list:
+        """The match's questions, each a generated puzzle with its key (`puzzles.questions.Item`):
+        the same on every machine that plays this code."""
+        from puzzles.generator import make
+        from puzzles.questions import make_item
+
+        made = (make(self.seed, self.difficulty, n) for n in range(self.count))
+        return [make_item(gen.puzzle, gen.key) for gen in made]
+
 
 def check_name(text: str, what: str = "player") -> str:
     text = str(text).strip()
@@ -82,6 +91,14 @@ def speed_bonus(outcome: str, seconds: float | None) -> int:
     if outcome != Outcome.CLEARED or seconds is None or not math.isfinite(seconds) or seconds < 0:
         return 0
     return round(SPEED_BONUS_MAX * max(0.0, 1.0 - seconds / SPEED_WINDOW_SECONDS))
+
+
+def speed_note(outcome: str, seconds: float) -> str:
+    """What the reveal says about the speed bonus of a match that has one."""
+    bonus = speed_bonus(outcome, seconds)
+    if bonus:
+        return f"Speed bonus: +{bonus} ({seconds:.0f} s)"
+    return f"No speed bonus ({'only cleared answers earn one' if outcome != Outcome.CLEARED else f'{seconds:.0f} s'})."
 
 
 def answer_score(outcome: str, certainty: str, seconds: float | None = None, with_speed: bool = False) -> int:

@@ -46,3 +46,25 @@ def grade_prediction(result: Result | None, bottleneck: str, lever: str, band: s
             raise RidgeError(f"{what} must be one of {', '.join(known)}, got {value!r}")
     prediction = {"bottleneck": bottleneck, "lever": lever, "gain_band": band, "certainty": "low"}
     return grade(sim_puzzle(result), sim_key(result), prediction, ask_reason=False, strict=False)
+
+
+def grade_lines(g, words) -> list[str]:
+    """The simulator's verdict on a locked prediction: cleared or missed, the part that decided
+    it, then every part judged (`words` gives an id's words by kind)."""
+    from engine.ids import Outcome
+    from puzzles.grading import decided_text, part_lines
+
+    head = "✓ Cleared" if g.outcome == Outcome.CLEARED else "✗ Missed"
+    return [f"{head}. {decided_text(g, words)}", *part_lines(g, words)]
+
+
+def knee_lines(guess: float, curve, short) -> list[str]:
+    """The Load tab's verdict on the player's knee against the engine's (its knee, or its
+    capacity where the curve has none): right within the estimates' factor of 1.5. `short`
+    writes a rate as the plots do."""
+    from puzzles.grading import estimate_right
+
+    truth = curve.knee_qps if curve.knee_qps is not None else curve.saturation_qps
+    verdict = "✓ right" if estimate_right(guess, truth) else "✗ off"
+    return [f"{verdict}: your knee {short(guess)} req/s, the engine's {short(truth)} req/s "
+            "(right within a factor of 1.5)", ""]

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import datetime as _dt
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
-from engine.ids import Outcome
-from puzzles.scoring import CERTAINTIES, OUTCOMES
+from engine.ids import Certainty, Outcome
+from puzzles.scoring import CERTAINTIES, OUTCOMES, pays_above
 from puzzles.streak import Streak, streak_for
 
 
@@ -128,3 +128,47 @@ def derive(profile: Any, *, now: _dt.datetime | None = None,
         streak_days=streak.days, longest_streak_days=streak.longest, streak=streak,
         calibration={c: Calibration(*v) for c, v in calibration.items()},
         outcomes_over_time=dict(sorted(over_time.items())))
+
+
+FEW = 5  # answers at a certainty level before its share is judged
+
+
+def calibration_verdict(level: str, count: int, share: float | None) -> str:
+    """Whether a certainty level is said as often as it pays: below the share where it starts to
+    pay it is over-confident, above the next level's it is under-confident (`pays_above` reads
+    those shares from the marking table: medium beats low above 2/3, high beats medium above 4/5)."""
+    if count < FEW:
+        return f"too few to say ({count} of {FEW})"
+    if level == Certainty.HIGH and share < pays_above(Certainty.HIGH):
+        return "over-confident: say medium more often"
+    if level == Certainty.MEDIUM and share < pays_above(Certainty.MEDIUM):
+        return "over-confident: say low more often"
+    if level == Certainty.MEDIUM and share > pays_above(Certainty.HIGH):
+        return "under-confident: high would pay"
+    if level == Certainty.LOW and share > pays_above(Certainty.MEDIUM):
+        return "under-confident: medium would pay"
+    return "well judged"
+
+
+def calibration_lines(calibration: dict) -> list[str]:
+    """One row per certainty level: answers, cleared share, where it pays, and a verdict."""
+    rows = [f"{'certainty':<10} {'answers':>7} {'cleared':>8}  {'pays above':>10}  verdict"]
+    for level in (Certainty.LOW, Certainty.MEDIUM, Certainty.HIGH):
+        cal = calibration.get(level)
+        count = getattr(cal, "count", 0)
+        share = getattr(cal, "share_cleared", None)
+        shown = "—" if share is None else f"{share:.0%}"
+        pays = "always" if level == Certainty.LOW else f"{pays_above(level):.0%}"
+        rows.append(f"{level:<10} {count:>7} {shown:>8}  {pays:>10}  {calibration_verdict(level, count, share)}")
+    return rows
+
+
+def outcome_lines(over_time: dict, symbol: Callable[[str], str], days: int = 14) -> list[str]:
+    """The last `days` active days, each with its outcomes as symbols (`symbol` gives an
+    outcome's) and counts."""
+    lines = []
+    for day, counts in list(over_time.items())[-days:]:
+        marks = "".join(symbol(o) * n for o, n in counts.items())
+        summary = ", ".join(f"{n} {o}" for o, n in counts.items() if n)
+        lines.append(f"{day}  {marks[:30]:<30}  {summary}")
+    return lines or ["No attempts yet: your results will build up here, day by day."]

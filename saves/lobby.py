@@ -71,6 +71,15 @@ def lobby_path(folder: Path, match_id: str) -> Path:
     return Path(folder) / "lobby" / f"{match_id}.sqlite"
 
 
+def kept_lobby(text: str, folder: Path) -> Path:
+    """The lobby file a host names for a kept match's report: the path itself when it exists,
+    else a bare name (with or without .sqlite) in the data folder's lobby/."""
+    path = Path(text)
+    if not path.exists() and "/" not in text and "\\" not in text:
+        path = lobby_path(folder, text.removesuffix(".sqlite"))
+    return path
+
+
 def report_folder(folder: Path, lobby: Path) -> Path:
     """Where the report of the match kept in `lobby` is written, inside the host's data folder."""
     return Path(folder) / "reports" / Path(lobby).stem

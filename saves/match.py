@@ -131,6 +131,20 @@ def result_path(folder: Path, code: MatchCode | str, player: str) -> Path:
     return Path(folder) / f"{code}-{player.replace(' ', '_')}.toml"
 
 
+def done_lines(code: MatchCode, player: str, scores: Sequence[int], outcomes: Sequence[str], path: Path,
+               practice: bool = False) -> list[str]:
+    """The end of a match played here: the player's points and clears, their result file and the
+    host's command that merges everyone's (a replay is practice: its first play's file stands)."""
+    from engine.ids import Outcome
+
+    cleared = list(outcomes).count(Outcome.CLEARED)
+    return (["Practice: nothing was written; your first play's result file stands.", ""] if practice else []) + [
+        f"{player}: {sum(scores):+d} points, {cleared} of {len(outcomes)} cleared.", "",
+        "Your result file:", f"  {path}", "",
+        "Send it to the host. The host puts everyone's files in one folder and runs:",
+        f"  ridge match results {Path(path).parent if path else '.'}/{code}-*.toml --me NAME"]
+
+
 @dataclass(frozen=True)
 class Answer:
     seq: int

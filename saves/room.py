@@ -400,6 +400,30 @@ class Room:
     def close(self) -> None:
         self.store.close()
 
+    @classmethod
+    def kept(cls, lobby: Path, save_dir: Path, words: RoomWords) -> Room:
+        """The match kept in the lobby file `lobby`, read as it is (for its report): its seed,
+        count and difficulty come from the file; RidgeError (one line) when it does not say."""
+        store = LobbyStore(lobby, existing=True)
+        meta = store.meta()
+        store.close()
+        seed, count, difficulty = meta.get("seed"), meta.get("count"), meta.get("difficulty")
+        if not isinstance(seed, int) or not isinstance(count, int) or not 1 <= count <= 50:
+            raise RidgeError(f"{lobby}: the lobby does not say which match it holds (seed, count)")
+        return cls(Settings(seed=seed, count=count, difficulty=difficulty, pin="0000"), save_dir, words,
+                   existing=lobby)
+
+    def status_line(self) -> str:
+        """Where the match is, in one line (what the headless host prints as each phase begins)."""
+        n, count = self.index + 1, self.count
+        if self.phase == "lobby":
+            return f"lobby open: {len(self.active())} joined"
+        if self.phase == "question":
+            return f"question {n} of {count} open"
+        if self.phase == "closed":
+            return f"question {n} of {count} closed: {len(self.locked_now())} of {len(self.active())} locked in"
+        return f"match done: {count} questions, {len(self.active())} players"
+
 
 def _stored(write: Callable[[], Any]) -> Any:
     """A lobby write; a disk that is full or read-only refuses the request in one line (503)

@@ -169,6 +169,38 @@ class Session:
         return campaign.returns_after(self._order(), self._outcomes, self._retries, puzzle_id, self.answered(),
                                       chapter.puzzle_ids if chapter is not None else None)
 
+    # -- what the home screen shows --------------------------------------------------------
+    def next_text(self) -> str:
+        """Where Continue leads, in a few words: the next puzzle's title and chapter, or that
+        every chapter is cleared."""
+        pid = self.next_puzzle()
+        if pid is None:
+            return "every chapter cleared: replay any from the map"
+        chapter = self.chapter_of(pid)
+        try:
+            title = self.puzzle(pid).title
+        except Exception:  # noqa: BLE001 - a missing puzzle still lets the player go on
+            title = pid
+        return f"{title} (chapter {chapter.number})" if chapter else title
+
+    def chapter_lines(self, room: int = 76) -> list[str]:
+        """One line per chapter: done or not, a box per puzzle (cleared, tried, not yet) and the
+        count cleared. Titles get what `room` leaves beside the boxes and counts, and are
+        shortened (with …) only when even that is too little."""
+        lines = []
+        most = max((len(ch.puzzle_ids) for ch in self.chapters), default=0)
+        width = max((len(ch.title) for ch in self.chapters), default=10)
+        width = min(width, max(20, room - 6 - most - 2 - 7))
+        for ch in self.chapters:
+            prog = self.progress(ch)
+            boxes = "".join("■" if self.cleared(p) else ("□" if self.outcomes(p) else "·")
+                            for p in ch.puzzle_ids).ljust(most)
+            mark = "✓" if prog.done else "·"
+            title = ch.title if len(ch.title) <= width else ch.title[: width - 1] + "…"
+            lines.append(f"{mark} {ch.number:>2}. {title.ljust(width)} {boxes}  {prog.cleared}/{prog.total}")
+        lines.append("■ cleared  □ tried  · not yet")
+        return lines
+
     # -- recording -------------------------------------------------------------------------
     def record(self, puzzle, grade, hints_used: int, seconds_taken: float, locked_at: _dt.datetime,
                mode: str = campaign.MODE):

@@ -494,6 +494,15 @@ class SaveStore:
         except SaveError:
             return None
 
+    def has_profile(self, name: str) -> bool:
+        """True when a profile is saved under `name`, in any case (two names never differ by case alone)."""
+        return name.casefold() in {n.casefold() for n in self.profiles()}
+
+    def load_if_any(self, name: str) -> Profile | None:
+        """`name`'s profile when one is saved, else None: a name typed in a mode's set-up has no
+        save until its first answer is recorded."""
+        return self.load(name) if self.has_profile(name) else None
+
     def last_profile(self) -> str | None:
         """The profile used last in this folder, if settings.toml names one that exists."""
         settings = self._folder_settings()

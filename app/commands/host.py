@@ -175,26 +175,15 @@ def open_room(settings, save_dir):
 
 def report(args: argparse.Namespace) -> int:
     """`ridge host --report LOBBY`: the facilitator's report of a kept (e.g. archived) match."""
-    from pathlib import Path
-
     from app import labels
     from engine.errors import RidgeError
-    from saves.lobby import LobbyError, LobbyStore
+    from saves.lobby import LobbyError, kept_lobby
     from saves.locations import data_dir
-    from saves.room import Room, Settings
+    from saves.room import Room
 
     folder = data_dir(args.save_dir)
-    path = Path(args.report)
-    if not path.exists() and "/" not in args.report and "\\" not in args.report:
-        path = folder / "lobby" / (args.report if args.report.endswith(".sqlite") else args.report + ".sqlite")
     try:
-        store = LobbyStore(path, existing=True)
-        meta = store.meta()
-        store.close()
-        seed, count, difficulty = meta.get("seed"), meta.get("count"), meta.get("difficulty")
-        if not isinstance(seed, int) or not isinstance(count, int) or not 1 <= count <= 50:
-            raise RidgeError(f"{path}: the lobby does not say which match it holds (seed, count)")
-        room = Room(Settings(seed=seed, count=count, difficulty=difficulty, pin="0000"), folder, labels, existing=path)
+        room = Room.kept(kept_lobby(args.report, folder), folder, labels)
     except LobbyError as exc:
         raise RidgeError(str(exc)) from None
     try:
@@ -256,7 +245,7 @@ def _headless(room, site, sock) -> int:
         if what != "phase" or (said and said[-1] == now):
             return
         said.append(now)
-        print(_line(room), flush=True)
+        print(room.status_line(), flush=True)
         if room.phase == "done":
             for row in room.rows():
                 print(f"  {row.rank:>3}. {row.name:<24} {row.points:>5} pts  {row.cleared} cleared", flush=True)
@@ -285,13 +274,3 @@ def _headless(room, site, sock) -> int:
     asyncio.run(main())
     return 0
 
-
-def _line(room) -> str:
-    n, count = room.index + 1, room.count
-    if room.phase == "lobby":
-        return f"lobby open: {len(room.active())} joined"
-    if room.phase == "question":
-        return f"question {n} of {count} open"
-    if room.phase == "closed":
-        return f"question {n} of {count} closed: {len(room.locked_now())} of {len(room.active())} locked in"
-    return f"match done: {count} questions, {len(room.active())} players"

@@ -23,10 +23,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Digits, Footer, Input, Label, Static
 
 from app import labels
-from engine.ids import Outcome
-from puzzles.live import LATE, NO_ANSWER, LiveRefusal
+from engine.units import countdown
+from puzzles.live import LiveRefusal
+from puzzles.live_views import answer_lines, board_lines, card_lines, podium_lines, spread_lines, who_lines
 
-BAR_WIDTH = 24
 REFRESH_SECONDS = 0.25
 # A QR code is read by a phone's camera: it needs dark modules on a light ground whatever the
 # terminal's theme, so these two colours are fixed on purpose (the only fixed colours here).
@@ -44,94 +44,6 @@ def qr_text(url: str) -> Text:
     glyph = {(1, 1): "█", (1, 0): "▀", (0, 1): "▄", (0, 0): " "}
     lines = ["".join(glyph[(bool(a), bool(b))] for a, b in zip(top, bottom)) for top, bottom in zip(rows[::2], rows[1::2])]
     return Text("\n".join(lines), style=QR_STYLE, no_wrap=True)
-
-
-def bar(share: float, width: int = BAR_WIDTH) -> str:
-    filled = round(max(0.0, min(1.0, share)) * width)
-    return "█" * filled + "░" * (width - filled)
-
-
-def spread_lines(spread: dict, width: int = 80) -> list[str]:
-    """What share of the locked answers named each bottleneck and each lever, as bars (shown only
-    once the question has closed); in a narrow pane each option's name sits above its bar."""
-    lines = [f"{spread['locked']} locked in on time"]
-    bar_w = max(8, min(BAR_WIDTH, width - 7))
-    for part, words, title in (("bottleneck", labels.bottleneck, "Bottleneck"), ("lever", labels.lever, "Best lever")):
-        lines += ["", title]
-        for option, share in spread.get(part, {}).items():
-            if width >= 2 + 30 + 1 + BAR_WIDTH + 5:
-                lines.append(f"  {words(option)[:30]:<30} {bar(share)} {share:>4.0%}")
-            else:
-                lines += [f"  {words(option)[:width - 2]}", f"  {bar(share, bar_w)} {share:>4.0%}"]
-    return lines
-
-
-def board_lines(rows, top: int = 10, width: int = 60) -> list[str]:
-    """The board, its name column narrowed so every row fits `width` (no row wraps)."""
-    if not rows:
-        return ["No one has joined yet."]
-    name_w = max(6, min(24, width - 21))
-    lines = [f"{'#':>3}  {'Player':<{name_w}} {'Points':>6}  Cleared"]
-    for r in rows[:top]:
-        lines.append(f"{r.rank:>3}  {r.name[:name_w]:<{name_w}} {r.points:>6}  {f'{r.cleared}/{r.answered}':>7}")
-    if len(rows) > top:
-        lines.append(f"     … and {len(rows) - top} more")
-    return lines
-
-
-OUTCOME_ORDER = (*Outcome, LATE, NO_ANSWER)  # the grader's outcomes in their order, then the live ones
-OUTCOME_WORDS = {LATE: ("⊘", "late"), NO_ANSWER: ("·", "no answer")}
-
-
-def who_lines(players: list[dict], width: int = 60) -> list[str]:
-    """Who answered what on a closed question, grouped by outcome, each group a symbol and a word."""
-    groups: dict[str, list[str]] = {}
-    for p in players:
-        groups.setdefault(p["outcome"], []).append(p["name"])
-    lines = []
-    for outcome in OUTCOME_ORDER:
-        names = groups.get(outcome)
-        if not names:
-            continue
-        symbol, word = OUTCOME_WORDS.get(outcome) or (labels.outcome_symbol(outcome), outcome)
-        lines += textwrap.wrap(f"{symbol} {word} ({len(names)}): {', '.join(names)}", max(24, width),
-                               subsequent_indent="    ")
-    return lines or ["No one answered."]
-
-
-def reveal_lines(answer: dict, width: int = 60) -> list[str]:
-    from app.widgets.hanging import aligned
-
-    width = max(24, width)
-    rows = [("Bottleneck", labels.bottleneck(answer["bottleneck"])),
-            ("Best lever", f"{labels.lever(answer['best_lever'])} ({labels.band(answer['gain_band'])})"),
-            ("Because", answer.get("reason_text") or answer["reason"])]
-    lines = [line for name, value in rows for line in aligned(name, value, width=width, indent=12).splitlines()]
-    return lines + textwrap.wrap(f"What decides it: {answer.get('deciding', '')}", width, subsequent_indent="  ")
-
-
-def card_lines(card: dict, width: int = 60) -> list[str]:
-    """The whole card as the players see it: scenario, every input row, what is ruled out, the ask."""
-    from app.widgets.hanging import aligned
-
-    width = max(24, width)
-    lines = textwrap.wrap(card.get("scenario", ""), width) + [""]
-    for row in card.get("card") or ():
-        lines += aligned(str(row.get("field", "")), str(row.get("value", "")), width=width, indent=15).splitlines()
-    for lever, why in (card.get("ruled_out") or {}).items():
-        lines += textwrap.wrap(f"Ruled out: {labels.lever(lever)}: {why}", width, subsequent_indent="  ")
-    ask = card.get("ask") or {}
-    if ask.get("bottleneck_question"):
-        lines += [""] + textwrap.wrap(ask["bottleneck_question"], width)
-    return lines
-
-
-def podium_lines(rows) -> list[str]:
-    from puzzles.live import podium
-
-    places = {1: "1st", 2: "2nd", 3: "3rd"}
-    return [f"{places.get(r.rank, r.rank)}  {r.name}  ·  {r.points} points, {r.cleared} cleared"
-            for r in podium(rows)] or ["No one played."]
 
 
 class RemoveDialog(ModalScreen[str | None]):
@@ -281,8 +193,7 @@ class HostApp(App[None]):
         clock = self.query_one("#clock", Digits)
         note = self.query_one("#clock-note", Label)
         if phase == "question" and left is not None:
-            whole = int(left + 0.999)
-            clock.update(f"{whole // 60}:{whole % 60:02d}")
+            clock.update(countdown(left))
             clock.set_class(left <= 10, "-low")
             note.update("paused (p resumes)" if room.paused else "left")
         else:
@@ -303,7 +214,7 @@ class HostApp(App[None]):
             locked = len(room.locked_now())
             head = (f"Question {n} of {count}: {card['title']} · {locked} of {len(players)} locked in"
                     + (" · paused" if room.paused else "") + locked_room + " · n closes it now")
-            left_title, left_text = card["title"], "\n".join(card_lines(card, left_w))
+            left_title, left_text = card["title"], "\n".join(card_lines(card, labels, left_w))
             locked_digits.update(f"{locked}/{len(players)}")
             right_title = "Locked in"
             right_text = ("Who answered what, and the spread of answers, show when the question closes.")
@@ -312,9 +223,10 @@ class HostApp(App[None]):
             head = (f"Question {n} of {count} closed{locked_room} · "
                     + ("n: next question" if n < count else "n: the podium"))
             left_title = "The answer"
-            left_text = "\n".join(reveal_lines(reveal["answer"], left_w) + [""] + spread_lines(reveal["spread"], left_w))
+            left_text = "\n".join(answer_lines(reveal["answer"], labels, left_w) + [""]
+                                  + spread_lines(reveal["spread"], labels, left_w))
             right_title = "Who answered what"
-            right_text = "\n".join(who_lines(reveal["players"], right_w) + ["", "The board"]
+            right_text = "\n".join(who_lines(reveal["players"], labels, right_w) + ["", "The board"]
                                    + board_lines(room.rows(), width=right_w))
         else:
             if self.exported is None:

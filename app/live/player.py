@@ -18,24 +18,12 @@ from textual.widgets import Button, Footer, Input, Label, Static
 
 from app import labels
 from app.live.client import LobbyClient, LobbyRefused, LobbyUnreachable
+from engine.units import countdown
 from puzzles.live import NO_ANSWER
+from puzzles.live_views import board_text, card_deployment, podium_text
 from app.widgets.picker import ChoiceList, Picker
 
 POLL_SECONDS = 1.0
-
-
-def card_deployment(card: dict):
-    """The card's deployment as the engine's Deployment (for the game's card widget), or None
-    when this build cannot rebuild it (then the card is shown as plain rows)."""
-    try:
-        from engine.catalog import builtin_catalog
-        from engine.deployment import build_deployment
-
-        values = dict(card.get("deployment") or {})
-        model, gpu, route = values.pop("model"), values.pop("gpu"), values.pop("route_model", None)
-        return build_deployment(builtin_catalog(), model, gpu, route_model=route, **values)
-    except Exception:  # noqa: BLE001 - fall back to plain rows rather than fail the question
-        return None
 
 
 def _warm_up() -> None:
@@ -48,31 +36,12 @@ def _warm_up() -> None:
     builtin_catalog()
 
 
-def form_spec_from_card(card: dict):
-    """The prediction form's choices from the card's `ask` (ids in their fixed order)."""
-    from app.widgets.form import FormSpec
-
-    ask = card.get("ask") or {}
-    texts = card.get("reason_texts") or {}
-    return FormSpec(bottlenecks=tuple(ask.get("bottleneck") or ()), levers=tuple(ask.get("lever") or ()),
-                    bands=tuple(ask.get("gain_band") or ()),
-                    reasons=tuple((r, texts.get(r, labels.tidy(r))) for r in ask.get("reason") or ()),
-                    estimates=tuple(ask.get("estimates") or ()))
-
-
 FOCUS_WORDS = {"pin": "pin", "name": "nickname", "join": "join", "bottleneck": "bottleneck", "lever": "best lever",
                "band": "its gain", "reason": "because", "certainty": "how sure", "lock-in": "lock in"}
 FOCUS_TIPS = {"pin": "type the pin, then Enter", "name": "type a nickname, then Enter", "join": "Enter joins",
               "certainty": "arrows move, Enter picks", "lock-in": "Enter locks in (final)"}
 for _select in ("bottleneck", "lever", "band", "reason"):
     FOCUS_TIPS[_select] = "Enter opens the list; Tab moves on"
-
-
-def clock_text(seconds: float | None) -> str:
-    if seconds is None:
-        return ""
-    whole = int(seconds + 0.999)
-    return f"⏱ {whole // 60}:{whole % 60:02d}"
 
 
 class PlayerApp(App[None]):
@@ -255,7 +224,7 @@ class PlayerApp(App[None]):
         left = max(0.0, self.ends_at - self.clock())
         if self.state.get("paused"):
             left = float(self.state.get("seconds_left") or 0)
-        text = clock_text(left)
+        text = f"⏱ {countdown(left)}"
         if text != self.clock_shown:  # redraw only when the second changes
             self.clock_shown = text
             label.update(text)
@@ -300,6 +269,7 @@ class PlayerApp(App[None]):
     async def show_question(self, card: dict, index: int, count: int) -> None:
         from app.widgets.card import DeploymentCard
         from app.widgets.form import PredictionForm
+        from puzzles.cards import card_form_spec
 
         dep = card_deployment(card)
         rows = [Label(card.get("title", ""), classes="title", markup=False),
@@ -317,7 +287,7 @@ class PlayerApp(App[None]):
         if asked:
             rows.append(Static(asked, id="asked", classes="muted", markup=False))
         rows += [
-                 PredictionForm(form_spec_from_card(card), id="form"),
+                 PredictionForm(card_form_spec(card, labels), id="form"),
                  Label("", id="form-error", classes="error", markup=False),
                  Button("Lock in (final)", variant="primary", id="lock-in")]
         await self.set_stage(("question", index), VerticalScroll(*rows, id="question"))
@@ -451,19 +421,3 @@ class PlayerApp(App[None]):
             Label("The board", classes="title"),
             Static(board_text(board, name, top=10), id="board", classes="text", markup=False)))
 
-
-def board_text(board: dict, me: str = "", top: int = 5) -> str:
-    """The top rows of the board, plus this player's row when it is further down."""
-    rows = board.get("players") or []
-    shown = rows[:top]
-    lines = [f"{r['rank']:>3}. {r['name']:<24} {r['points']:>5} pts  {r['cleared']} cleared" for r in shown]
-    mine = next((r for r in rows if r["name"] == me), None)
-    if mine is not None and mine not in shown:
-        lines += ["  …", f"{mine['rank']:>3}. {mine['name']:<24} {mine['points']:>5} pts  {mine['cleared']} cleared  ◀ you"]
-    return "\n".join(lines) or "No one on the board yet."
-
-
-def podium_text(board: dict) -> str:
-    places = board.get("podium") or [r for r in board.get("players") or [] if r["rank"] <= 3]
-    medals = {1: "1st", 2: "2nd", 3: "3rd"}
-    return "\n".join(f"{medals.get(r['rank'], r['rank'])}  {r['name']}  {r['points']} pts" for r in places) or "-"

@@ -111,49 +111,22 @@ to the answer · **Escape** leave
         self.query_one("#start", Button).focus()
 
     def _profile(self, name: str):
-        store = self.app.store
-        if not name or check_player(name) or name.casefold() not in {p.casefold() for p in store.profiles()}:
-            return None
-        return store.load(name)
+        return None if not name or check_player(name) else self.app.store.load_if_any(name)
 
     def update_today(self) -> None:
         """Today's streak, reviews and due concepts for the player named in the set-up."""
-        from puzzles.drill import CONCEPT_TITLES, reachable
-        from puzzles.review import cap_status, counts, describe_due, due_count, exam_plan, profile_cards
-        from puzzles.stats import derive
+        from puzzles.drill import today_lines
 
         found = self.query("#player-name")
         name = found.first(Input).value.strip() if found else self.player
-        now = self.app.now()
         try:
             profile = self._profile(name)
         except Exception as error:  # noqa: BLE001 - a damaged save is named, not fatal
             self.query_one("#drill-today", Static).update(refusal(f"{name}'s save cannot be read: {error}"))
             return
-        attempts = profile.attempts if profile else ()
-        cards = profile_cards(profile)
-        difficulty = self._difficulty()
-        concepts = reachable(difficulty)
         exam, problem = self._exam_date()
-        order = self._order(concepts, cards, now, exam)
-        cap = cap_status(attempts, now, self.tz)
-        due = due_count(concepts, cards, now)
-        first = " · ".join(f"{CONCEPT_TITLES.get(c, c)} ({describe_due(cards.get(c), now)})" for c in order[:3])
-        streak = derive(profile, now=now, tz=self.tz).streak if profile else derive((), now=now).streak
-        lines = [f"{counts(concepts, cards, now).describe()}  (of {len(concepts)} concepts)",
-                 streak.describe(), streak.freeze_note(), cap.describe(due)]
-        if problem:
-            lines.append(f"✗ {problem}")
-        elif exam is not None:
-            lines.append(exam_plan(concepts, cards, now, exam, self.tz).describe())
-        lines.append(f"First up: {first}.")
+        lines = today_lines(profile, self._difficulty(), self.app.now(), exam, problem, self.tz)
         self.query_one("#drill-today", Static).update("\n".join(lines))
-
-    def _order(self, concepts, cards, now, exam) -> list[str]:
-        """Due first; with an exam ahead, what the exam would find weakest first."""
-        from puzzles.review import due_order, exam_order
-
-        return exam_order(concepts, cards, now, exam, self.tz) if exam else due_order(concepts, cards, now)
 
     def _exam_text(self) -> str:
         try:
@@ -197,7 +170,7 @@ to the answer · **Escape** leave
             return
         if self.phase != "setup":
             return
-        from puzzles.drill import plan_round, reachable
+        from puzzles.drill import plan_round, reachable, round_order
         from puzzles.review import profile_cards
 
         name = self.typed_player()
@@ -221,7 +194,7 @@ to the answer · **Escape** leave
         self.cards = profile_cards(profile)  # campaign answers since the last drill included
         if profile is not None and str(profile.settings.get(EXAM_SETTING, "")) != (exam.isoformat() if exam else ""):
             self.app.store.update_settings(profile.name, **{EXAM_SETTING: exam.isoformat() if exam else None})
-        order = self._order(reachable(self.difficulty), self.cards, now, exam)
+        order = round_order(reachable(self.difficulty), self.cards, now, exam, self.tz)
         seed = self.seed if self.seed is not None else int(now.timestamp()) % 1_000_000
         self.planned = plan_round(order, self.difficulty, seed, self.length)
         self.position = 0
@@ -310,26 +283,17 @@ to the answer · **Escape** leave
     # -- the round's summary -----------------------------------------------------------------------
     async def show_summary(self) -> None:
         from app import labels
-        from puzzles.drill import CONCEPT_TITLES, reachable
-        from puzzles.review import cap_status, due_count
-        from puzzles.stats import derive
+        from puzzles.drill import after_lines, summary_rows
 
         now = self.app.now()
         score = sum(a.points for a in self.answered)
         cleared = sum(a.outcome == Outcome.CLEARED for a in self.answered)
-        rows = [f"{'#':>2}  {'Concept':<32} {'Outcome':<10} {'Pts':>4}  Next review"]
-        for n, a in enumerate(self.answered, 1):
-            rows.append(f"{n:>2}  {CONCEPT_TITLES.get(a.concept, a.concept)[:32]:<32} "
-                        f"{labels.outcome(a.outcome):<10} {a.points:>+4}  {a.next_review}"
-                        + ("  (timed out)" if a.timed_out else ""))
+        rows = summary_rows(self.answered, labels.outcome)
         try:
             profile = self._profile(self.player)
         except Exception:  # noqa: BLE001
             profile = None
-        attempts = profile.attempts if profile else ()
-        waiting = due_count(reachable(self.difficulty), self.cards, now)
-        streak = derive(profile, now=now, tz=self.tz).streak if profile else derive((), now=now).streak
-        lines = [streak.describe(), cap_status(attempts, now, self.tz).describe(waiting)]
+        lines = after_lines(profile, self.difficulty, self.cards, now, self.tz)
         body = VerticalScroll(
             Label(f"Round done: {cleared} of {len(self.answered)} cleared, {score:+d} points", classes="screen-title"),
             Static("\n".join(rows), id="drill-table", classes="mode-text", markup=False),

@@ -87,23 +87,17 @@ Markdown file in your data folder.
         from saves.errors import SaveError
 
         try:
-            if name.casefold() not in {n.casefold() for n in self.app.store.profiles()}:
-                return ()
-            return tuple(self.app.store.load(name).counted_attempts())
+            profile = self.app.store.load_if_any(name)
+            return tuple(profile.counted_attempts()) if profile else ()
         except SaveError:
             return ()
 
     def history_text(self) -> str:
         """The exam's own history: the sittings of the player named in the set-up."""
-        from puzzles.exam import sitting_line, sittings
+        from puzzles.exam import history_text
 
         name = self.player or default_player(self.app)
-        past = sittings(self.answers_of(name)) if name else []
-        if not past:
-            return "Your earlier sittings appear here. Exam answers count toward no chapter of the campaign."
-        lines = [f"{name}'s earlier sittings (they count toward no chapter of the campaign):"]
-        lines += [f"  {sitting_line(sitting, self.tz)}" for sitting in past[-5:]]
-        return "\n".join(lines)
+        return history_text(name, self.answers_of(name) if name else (), self.tz)
 
     @on(Input.Submitted, "#player-name")
     @on(Button.Pressed, "#start")

@@ -121,7 +121,7 @@ runs a real toy serving loop on this machine.
             self.ask_name()  # a shared server (`ridge serve`): every browser says who it is
             return
         try:
-            if requested and requested.casefold() not in {n.casefold() for n in store.profiles()}:
+            if requested and not store.has_profile(requested):
                 store.create_profile(requested)
             name = store.choose_profile(requested)
         except SaveError as error:
@@ -297,16 +297,7 @@ runs a real toy serving loop on this machine.
         if session is not None and not self.app.bank_ready:
             nxt = "loading the puzzles…"
         elif session is not None:
-            pid = session.next_puzzle()
-            if pid is None:
-                nxt = "every chapter cleared: replay any from the map"
-            else:
-                ch = session.chapter_of(pid)
-                try:
-                    title = session.puzzle(pid).title
-                except Exception:  # noqa: BLE001 - a missing puzzle still lets the player go on
-                    title = pid
-                nxt = f"{title} (chapter {ch.number})" if ch else title
+            nxt = session.next_text()
         options = [
             Option(f"Continue (c)   ▶ {nxt}" if nxt else "Continue (c)", id="continue"),
             Option("Map (m)        every chapter, in any order", id="map"),
@@ -347,29 +338,11 @@ runs a real toy serving loop on this machine.
         self._fill_ways()
         if self.app.bank_ready:
             self.query_one("#chapter-strip", Static).update(
-                "\n".join(self.chapter_lines(session, self.app.size.width - 4)))
+                "\n".join(session.chapter_lines(self.app.size.width - 4)))
         else:
             self.query_one("#chapter-strip", Static).update("Loading the chapters…")
         self.refresh_bindings()
         self.query_one("#ways", OptionList).focus()
-
-    @staticmethod
-    def chapter_lines(session, room: int = 76) -> list[str]:
-        """One line per chapter; titles get what `room` leaves beside the boxes and counts, and are
-        shortened (with …) only when even that is too little."""
-        lines = []
-        most = max((len(ch.puzzle_ids) for ch in session.chapters), default=0)
-        width = max((len(ch.title) for ch in session.chapters), default=10)
-        width = min(width, max(20, room - 6 - most - 2 - 7))
-        for ch in session.chapters:
-            prog = session.progress(ch)
-            boxes = "".join("■" if session.cleared(p) else ("□" if session.outcomes(p) else "·")
-                            for p in ch.puzzle_ids).ljust(most)
-            mark = "✓" if prog.done else "·"
-            title = ch.title if len(ch.title) <= width else ch.title[: width - 1] + "…"
-            lines.append(f"{mark} {ch.number:>2}. {title.ljust(width)} {boxes}  {prog.cleared}/{prog.total}")
-        lines.append("■ cleared  □ tried  · not yet")
-        return lines
 
     # -- the ways to play ------------------------------------------------------------------
     @on(OptionList.OptionSelected, "#ways")

@@ -16,7 +16,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, Label, Static
 
 from app import labels
-from app.screens.rounds import DIFFICULTY_TEXT, ModeScreen, record, setup_field, words
+from app.screens.rounds import DIFFICULTY_TEXT, ModeScreen, record, setup_field
 from app.widgets.picker import Picker
 from saves.players import MAX_PLAYERS, MIN_PLAYERS, parse_players
 
@@ -175,56 +175,20 @@ were, the more a right answer earns and the more a wrong one costs.
             await self.show_reveal()
 
     # -- the shared reveal ------------------------------------------------------------------------
-    def board(self):
-        from puzzles.boards import build_board, entry_for
-
-        entries = []
-        for name in self.players:
-            turns = [answers[name] for answers in self.answers if name in answers]
-            entries.append(entry_for(name, "", ((t.judged.outcome, t.judged.certainty, None) for t in turns)))
-        return build_board(entries)
-
-    def reveal_lines(self) -> list[str]:
-        from puzzles.grading import decided_text, objective_bottleneck, part_title, value_text
-
-        item = self.items[self.puzzle_index]
-        key = item.key
-        from puzzles.keys import shown_gain
-
-        gain = shown_gain(key) if key.gain is not None else "makes it fit"
-        lines = [f"Bottleneck  {labels.bottleneck(objective_bottleneck(key))}",
-                 f"Best lever  {labels.lever(key.best_lever)}, {labels.band(key.gain_band)} ({gain})",
-                 f"Because     {words('reason', key.reason)}",
-                 f"Deciding    {labels.humanize(key.deciding)}", ""]
-        width = max(6, max(len(p) for p in self.players))
-        judged_parts = self.answers[self.puzzle_index][self.players[0]].judged.parts
-        heads = " ".join("E" if part.estimate else {"bottleneck": "B", "lever": "L", "gain_band": "G",
-                                                     "reason": "R"}.get(part.name, "?") for part in judged_parts)
-        lines.append(f"{'Player':<{width}}  {'Outcome':<9}  {'Pts':>4}  {('Parts ' + heads):<22}  Sure")
-        for name in self.players:
-            turn = self.answers[self.puzzle_index][name]
-            j = turn.judged
-            marks = " ".join("✓" if part.right else "✗" for part in j.parts)
-            lines.append(f"{name:<{width}}  {labels.outcome(j.outcome):<9}  {j.points:>+4}  {('      ' + marks):<22}  {j.certainty}")
-            lines.append(f"{'':<{width}}  {labels.humanize(decided_text(j, words))}")
-            for part in j.parts:
-                if part.estimate is not None or (part.decided and not part.right):
-                    mark = "✓" if part.right else "✗"
-                    flag = " ◆" if part.decided else ""
-                    lines.append(f"{'':<{width}}  {mark}{flag} {part_title(part, words)}: {value_text(part, part.yours, words)}"
-                                 f" → engine: {value_text(part, part.engine, words)}")
-        return lines
-
     async def show_reveal(self) -> None:
-        from puzzles.boards import board_lines
+        from puzzles.boards import board_lines, hotseat_board, hotseat_reveal_lines
 
         k, n = self.puzzle_index + 1, len(self.items)
+        judged = {name: turn.judged for name, turn in self.answers[self.puzzle_index].items()}
+        reveal = hotseat_reveal_lines(self.items[self.puzzle_index].key, self.players, judged, labels)
+        board = hotseat_board(self.players, self.answers)
         last = k >= n
         body = VerticalScroll(
             Label(f"Puzzle {k} of {n}: the engine's answer", classes="screen-title"),
-            Static("\n".join(self.reveal_lines()), id="hotseat-reveal", classes="mode-text", markup=False),
+            Static("\n".join(reveal), id="hotseat-reveal", classes="mode-text", markup=False),
             Label("Final standings" if last else f"Leaderboard after {k} of {n}", classes="section-title"),
-            Static("\n".join(board_lines(self.board(), width=76, top=MAX_PLAYERS)), id="hotseat-board", classes="board", markup=False),
+            Static("\n".join(board_lines(board, width=76, top=MAX_PLAYERS)), id="hotseat-board", classes="board",
+                   markup=False),
             Button("Leave (Escape)" if last else "Next puzzle (n)", variant="primary", id="leave" if last else "next"),
             classes="mode-body")
         self.status(f"Hot-seat · puzzle {k}/{n} · reveal")

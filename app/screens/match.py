@@ -4,7 +4,6 @@ with a tamper-evident result file written after every answer for the host to mer
 from __future__ import annotations
 
 import secrets
-from pathlib import Path
 
 from textual import on
 from textual.binding import Binding
@@ -12,7 +11,6 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Input, Label, Static
 
 from app.screens.rounds import ModeScreen, default_player, record, setup_field
-from engine.ids import Outcome
 from saves.locations import matches_dir
 from saves.players import check_player
 
@@ -136,11 +134,7 @@ first play's result file counts.
         await go()
 
     async def begin(self) -> None:
-        from puzzles.generator import make
-        from puzzles.questions import make_item
-
-        code = self.code
-        self.items = [make_item(*_made(make(code.seed, code.difficulty, n))) for n in range(code.count)]
+        self.items = self.code.items()
         self.position = 0
         self.scores, self.outcomes = [], []
         await self.show_question()
@@ -153,7 +147,7 @@ first play's result file counts.
     async def lock_answer(self) -> None:
         if not self.claim_lock():
             return
-        from puzzles.match import answer_score, speed_bonus
+        from puzzles.match import answer_score, speed_note
         from saves.match import answer_record
 
         item = self.items[self.position]
@@ -175,9 +169,7 @@ first play's result file counts.
         record(self.app, self.player, item, judged, "match", seconds, now)
         score = answer_score(judged.outcome, judged.certainty, seconds, self.code.speed_bonus)
         if self.code.speed_bonus:
-            bonus = speed_bonus(judged.outcome, seconds)
-            notes.insert(0, f"Speed bonus: +{bonus} ({seconds:.0f} s)" if bonus else
-                         f"No speed bonus ({'only cleared answers earn one' if judged.outcome != Outcome.CLEARED else f'{seconds:.0f} s'}).")
+            notes.insert(0, speed_note(judged.outcome, seconds))
         self.scores.append(score)
         self.outcomes.append(judged.outcome)
         last = self.position + 1 >= len(self.items)
@@ -196,17 +188,12 @@ first play's result file counts.
             await self.show_done()
 
     async def show_done(self) -> None:
-        cleared = self.outcomes.count(Outcome.CLEARED)
+        from saves.match import done_lines, result_path
+
         path = self.writer.path if self.writer else None
         if path is None:
-            from saves.match import result_path
-
             path = result_path(matches_dir(getattr(self.app, "save_dir", None)), self.code, self.player)
-        text = (["Practice: nothing was written; your first play's result file stands.", ""] if self.writer is None else []) + [
-                f"{self.player}: {sum(self.scores):+d} points, {cleared} of {len(self.outcomes)} cleared.", "",
-                "Your result file:", f"  {path}", "",
-                "Send it to the host. The host puts everyone's files in one folder and runs:",
-                f"  ridge match results {Path(path).parent if path else '.'}/{self.code}-*.toml --me NAME"]
+        text = done_lines(self.code, self.player, self.scores, self.outcomes, path, practice=self.writer is None)
         body = VerticalScroll(
             Label(f"Match {self.code}: done", classes="screen-title"),
             Static("\n".join(text), id="match-done", classes="mode-text", markup=False),
@@ -223,6 +210,3 @@ first play's result file counts.
             return
         self.leave()
 
-
-def _made(gen):
-    return gen.puzzle, gen.key

@@ -16,20 +16,10 @@ from app.messages import PredictionLocked
 from app.screens.base import RidgeScreen
 from app.widgets.card import DeploymentCard
 from app.widgets.footer import RidgeFooter
-from app.widgets.form import PredictionForm, form_spec
-from app.widgets.hanging import aligned
+from app.widgets.form import PredictionForm
 from app.widgets.napkin_pad import NapkinPad
 from app.widgets.titlebar import TitleBar
-
-HINT_COST_DEFAULT = 3
-
-
-def hint_cost() -> int:
-    try:
-        from puzzles.scoring import HINT_COST
-    except ImportError:  # pragma: no cover
-        return HINT_COST_DEFAULT
-    return HINT_COST
+from puzzles.scoring import HINT_COST
 
 
 class HintBox(Vertical):
@@ -124,6 +114,7 @@ first part of your prediction still unanswered.
                 yield Label(puzzle.title, classes="screen-title", markup=False, id="brief-top")
                 yield Label(f"{where} · difficulty {getattr(puzzle, 'difficulty', '?')}/5", classes="subtle",
                             markup=False)
+                from puzzles.cards import form_spec
                 from puzzles.chapters import reflow
 
                 yield Static(reflow(puzzle.scenario), id="scenario", markup=False)
@@ -132,12 +123,12 @@ first part of your prediction still unanswered.
                                      ruled_out=getattr(puzzle, "ruled_out", None), load=getattr(puzzle, "load", None),
                                      objective=getattr(puzzle, "objective", None), id="card")
                 yield Label("Hints", classes="section-title", id="hints-title")
-                yield HintBox(tuple(getattr(puzzle, "hints", ()) or ()), hint_cost(), id="hintbox")
+                yield HintBox(tuple(getattr(puzzle, "hints", ()) or ()), HINT_COST, id="hintbox")
                 yield Label("Napkin", classes="section-title", id="napkin-title")
                 yield NapkinPad(cursor_blink=app.blink, id="napkin")
             with VerticalScroll(id="answer", can_focus=False):  # its controls take focus and scroll it
                 yield Label("Your prediction", classes="section-title")
-                yield PredictionForm(form_spec(puzzle), cursor_blink=app.blink, id="form")
+                yield PredictionForm(form_spec(puzzle, labels), cursor_blink=app.blink, id="form")
                 yield Button("Lock in", variant="primary", id="lock-in")
                 yield Label("Asked once, then final.", classes="subtle", id="lock-note")
         yield RidgeFooter()
@@ -240,18 +231,9 @@ first part of your prediction still unanswered.
             return
         from app.screens.dialogs import ConfirmDialog
 
-        p = form.prediction()
-        rows = [("Bottleneck", labels.bottleneck(p["bottleneck"])), ("Best lever", labels.lever(p["lever"])),
-                ("Its gain", labels.band(p["gain_band"]))]
-        if p["reason"]:
-            rows.append(("Because", dict(form.spec.reasons).get(p["reason"], p["reason"])))
-        for est, value in p["estimates"].items():
-            rows.append(("Estimate", f"{labels.estimate(est)} ≈ {value:,.4g}"))
-        rows.append(("Certainty", p["certainty"]))
-        if self.hints_used:
-            rows.append(("Hints taken", f"{self.hints_used} (−{self.hints_used * hint_cost()} points)"))
-        summary = [aligned(name, value) for name, value in rows]
-        body = "\n".join(summary) + "\n\nOnce locked in, this answer cannot change."
+        from puzzles.reveal import lock_summary
+
+        body = lock_summary(form.prediction(), labels.words, self.hints_used, HINT_COST)
         self.app.push_screen(ConfirmDialog("Lock in this prediction?", body, yes="Lock in", no="Keep thinking",
                                            dialog_id="lock-confirm"), self._confirmed)
 

@@ -20,6 +20,8 @@ from app.screens.base import RidgeScreen
 from app.widgets.charts import LeverChart, RooflinePlot, TextBlock, columns
 from app.widgets.footer import RidgeFooter
 from app.widgets.titlebar import TitleBar
+from puzzles.reveal import (comparison_rows, fidelity_table, measured_start, retry_note, takeaway_lines,
+                            why_not_lines)
 
 _DERIVATION_LABEL = re.compile(r"^([A-Z][A-Za-z/ ]{1,11}?)\s{2,}(.*)$")
 
@@ -60,93 +62,6 @@ def bullets(items: list[str], width: int) -> list[str]:
     for item in items:
         out += textwrap.wrap(item, max(20, width), initial_indent="• ", subsequent_indent="  ") or ["•"]
     return out
-
-
-OBJECTIVE_NOUNS = {"cost": "the cost per million output tokens", "tpot": "the time per output token",
-                   "ttft": "the time to first token", "stall": "the longest stall"}
-
-
-def takeaway_lines(key, objective: str) -> list[str]:
-    """Two lines to remember from this deployment: what bounds it, with the number that shows
-    it, and the lever that wins, by how much, against the next best."""
-    from puzzles.keys import realistic_gain
-    from puzzles.reasons import reason_fact
-
-    bound = f"Bound by {labels.bottleneck(key.bottleneck)}"
-    lines = [f"{bound} — {labels.humanize(reason_fact(key.reason, key.solution))}." if key.reason else f"{bound}."]
-    ranked = [lv for lv in key.levers if lv.gain is not None]
-    best = next((lv for lv in ranked if lv.name == key.best_lever), None)
-    runner = next((lv for lv in ranked if lv.name != key.best_lever), None)
-    noun = OBJECTIVE_NOUNS.get(objective, "the objective")
-    if best is not None:  # the realistic gains where the engine has them: the figures that key the band
-        gain = key.band_gain if key.band_gain is not None else best.gain
-        after = realistic_gain(key, runner.name) if runner is not None else None
-        after = runner.gain if after is None and runner is not None else after
-        line = f"So {labels.lever(best.name)} wins: {gain:.2f}× on {noun}"
-        if runner is None or after <= 1.005:
-            line += "; no other lever moves it."
-        else:
-            line += f"; the next best, {labels.lever(runner.name)}, gives {after:.2f}×."
-        lines.append(line)
-    return lines
-
-
-def retry_note(ahead: int) -> str:
-    """When a puzzle put back with r comes round again."""
-    if ahead == 0:
-        return "Queued: it comes back next."
-    return f"Queued: it comes back after {labels.plural(ahead, 'other puzzle')}."
-
-
-def comparison_rows(prediction: dict, key, grade) -> list[tuple[str, str, str, str]]:
-    """(part, yours, the engine's, mark) for every part judged, estimates included: ✓ right,
-    ✗ wrong, ◆ beside the mark of a part that decided the outcome."""
-    from puzzles.grading import PART_TITLES, value_text
-
-    rows = [("", "You", "The engine", "")]
-    for part in grade.parts:
-        title = labels.estimate_short(part.estimate) if part.estimate else PART_TITLES.get(part.name, part.name)
-        engine = value_text(part, part.engine, labels.words)
-        if part.name == "gain_band" and getattr(key, "gain", None):
-            real = getattr(key, "band_gain", None)
-            engine += (f" ({real:.2f}×; floor {key.gain:.2f}×)" if real is not None and real != key.gain
-                       else f" ({key.gain:.2f}×)")
-        if part.estimate is not None and part.engine is not None:
-            engine = f"{part.engine:,.4g}"
-        yours = ("—" if part.yours is None else f"{part.yours:,.4g}") if part.estimate is not None \
-            else value_text(part, part.yours, labels.words)
-        rows.append((title, yours, engine, ("✓" if part.right else "✗") + ("◆" if part.decided else "")))
-    rows.append(("Certainty", prediction["certainty"], "", ""))
-    return rows
-
-
-def measured_start(key) -> str | None:
-    """What the measured column shows before its worker answers: PENDING when the worker will
-    fill it, else why it stays empty (None when there is no table)."""
-    solution = getattr(key, "realistic", None) or getattr(key, "solution", None)
-    if solution is None:
-        return None
-    from engine.compare import measured_placeholder
-
-    return measured_placeholder(solution.report.deployment)
-
-
-def fidelity_table(key, measured=None) -> tuple[list[tuple[str, ...]], list[str]] | None:
-    """The floor, the realistic figure and, once known, the measured one side by side, for the
-    objective and every lever, and what moved them, in words (None when the key has no solution
-    to compare). `measured` is the measured Solution, or the line the column shows instead."""
-    solution = getattr(key, "solution", None)
-    if solution is None:
-        return None
-    from engine.compare import correction_lines, fidelity_rows, measured_lines, realistic_of
-
-    real = getattr(key, "realistic", None) or realistic_of(solution)
-    rows = [tuple(labels.humanize(cell) for cell in row) for row in fidelity_rows(real, measured)]
-    levers = {lv.name for lv in real.levers}
-    rows = [tuple(labels.lever(cell) if cell in levers else cell for cell in row) for row in rows]
-    notes = [labels.humanize(line) for line in correction_lines(real.report)]
-    notes += [labels.humanize(line) for line in measured_lines(measured)]
-    return rows, notes
 
 
 def fidelity_lines(table, width: int = 60) -> list[str]:
@@ -248,10 +163,10 @@ of a band edge accepts both bands.
                 banner += "\n" + feedback[0]
             banner += "\n" + labels.humanize(decided_text(grade, labels.words))
             yield Static(banner, id="verdict", classes=f"-{grade.outcome}", markup=False)
-            remember = takeaway_lines(key, self.locked.puzzle.objective)
+            remember = takeaway_lines(key, self.locked.puzzle.objective, labels)
             yield TextBlock(lambda w: bullets(remember, w), title="What to remember",
                             width_hint=self.app.size.width - 5, id="takeaway")
-            rows = comparison_rows(self.locked.prediction, key, grade)
+            rows = comparison_rows(self.locked.prediction, key, grade, labels)
             with Horizontal(id="reveal-columns"):
                 with Vertical(id="reveal-left", classes="reveal-column"):
                     yield TextBlock(lambda w: comparison_lines(rows, w), title="Your answer and the engine's",
@@ -263,7 +178,7 @@ of a band edge accepts both bands.
                     if misconceptions:
                         yield TextBlock(lambda w: bullets(misconceptions, w), title="A slip worth naming",
                                         width_hint=left, id="misconceptions")
-                    why_not, other_reasons = self.why_not_lines()
+                    why_not, other_reasons = why_not_lines(self.locked.puzzle, key, labels)
                     yield TextBlock(lambda w: bullets(why_not, w), title="Why not the other bottlenecks",
                                     width_hint=left, id="why-not")
                     if other_reasons:
@@ -275,8 +190,8 @@ of a band edge accepts both bands.
                                      key.best_lever, self.locked.prediction["lever"], label=labels.lever,
                                      title="Every lever, ranked by its gain", width_hint=right, id="lever-chart")
                     self.measured = measured_start(key)
-                    if fidelity_table(key) is not None:
-                        yield TextBlock(lambda w: fidelity_lines(fidelity_table(key, self.measured), w),
+                    if fidelity_table(key, labels) is not None:
+                        yield TextBlock(lambda w: fidelity_lines(fidelity_table(key, labels, self.measured), w),
                                         title="The course's floor, the realistic figure and measured kernels",
                                         width_hint=right, id="fidelities")
                     roofline = self.roofline(right)
@@ -287,20 +202,6 @@ of a band edge accepts both bands.
                                     title="The derivation, with this deployment's numbers", width_hint=right,
                                     id="derivation")
         yield RidgeFooter()
-
-    def why_not_lines(self) -> tuple[list[str], list[str]]:
-        """Why each other verdict does not hold here, and what each other offered reason
-        measures for this deployment (so a wrong pick can be checked against the numbers)."""
-        from puzzles.explain import why_not_verdict
-        from puzzles.grading import objective_bottleneck
-        from puzzles.reasons import REASONS, reason_fact
-
-        key, puzzle = self.locked.key, self.locked.puzzle
-        truth = objective_bottleneck(key)
-        verdicts = [labels.humanize(why_not_verdict(v, key, truth)) for v in puzzle.verdicts if v != truth]
-        reasons = [f"‘{REASONS.get(r, r)}’: {labels.humanize(reason_fact(r, key.solution))}"
-                   for r in getattr(puzzle, "reasons", ()) if r != key.reason]
-        return verdicts, reasons
 
     def roofline(self, width_hint: int = 0) -> RooflinePlot | None:
         report = self.locked.key.solution.report
@@ -401,7 +302,7 @@ of a band edge accepts both bands.
                 self.notify(told(f"Could not save the retry queue: {error}"), severity="error")
                 return
             self.queued = True
-        self.notify(retry_note(self.app.session.returns_after(self.locked.puzzle.id)), title="Retry later")
+        self.notify(retry_note(self.app.session.returns_after(self.locked.puzzle.id), labels), title="Retry later")
         self.post_message(ContinueCampaign(after=self.locked.puzzle.id, replace=True))
 
     async def action_map(self) -> None:

@@ -9,7 +9,6 @@ napkin pad.
 """
 from __future__ import annotations
 
-import dataclasses
 import time
 from typing import Any, Callable
 
@@ -28,10 +27,11 @@ from app.errors import keep_going
 from app.screens.base import RidgeScreen
 from app.widgets.card import DeploymentCard
 from app.widgets.footer import RidgeFooter
-from app.widgets.form import PredictionForm, form_spec
+from app.widgets.form import PredictionForm
 from app.widgets.napkin_pad import NapkinPad
 from app.widgets.picker import Picker
 from engine.text import refusal
+from engine.units import countdown
 from saves.players import check_player
 
 DIFFICULTY_TEXT = {
@@ -121,12 +121,10 @@ class Countdown(Static):
         if self.stopped:
             return
         if self.paused_at is not None:
-            whole = int(self.left + 0.999)
-            self.update(f"⏸ {whole // 60}:{whole % 60:02d} left (paused)")
+            self.update(f"⏸ {countdown(self.left)} left (paused)")
             return
         left = self.left
-        whole = int(left + 0.999)
-        self.update(f"⏱ {whole // 60}:{whole % 60:02d} left")
+        self.update(f"⏱ {countdown(left)} left")
         self.set_class(left <= 15, "-low")
         if left <= 0 and not self.fired:
             self.fired = True
@@ -137,15 +135,6 @@ class Countdown(Static):
 
 
 # --- one question -----------------------------------------------------------------------------------
-
-def item_form_spec(item):
-    """The prediction form for an item: the puzzle's choices, no reasons when the mode does not
-    ask for one, and the napkin question's estimates."""
-    spec = form_spec(item.puzzle)
-    if not item.ask_reason:
-        spec = dataclasses.replace(spec, reasons=())
-    return spec
-
 
 class ItemView(Horizontal):
     """One question: the scenario and deployment card beside the prediction form, with the napkin
@@ -168,6 +157,7 @@ typed as sums, like `2 * 80 * 8 * 128 * 2`). Lock in with **l**.
         self.frozen = False
 
     def compose(self) -> ComposeResult:
+        from puzzles.cards import form_spec
         from puzzles.chapters import reflow
         from puzzles.questions import SPEC_CHOICES
 
@@ -190,7 +180,8 @@ typed as sums, like `2 * 80 * 8 * 128 * 2`). Lock in with **l**.
                     yield Picker([(text, value) for value, text in SPEC_CHOICES], prompt="yes or no?",
                                  id="spec-helps")
             yield Label("Your prediction", classes="section-title")
-            yield PredictionForm(item_form_spec(self.item), cursor_blink=self.blink, id="form")
+            yield PredictionForm(form_spec(self.item.puzzle, labels, self.item.ask_reason), cursor_blink=self.blink,
+                                 id="form")
             yield Button("Lock in", variant="primary", id="lock-in")
             yield Label("Final once locked in.", classes="subtle", id="lock-note")
 
@@ -485,22 +476,10 @@ class ModeScreen(RidgeScreen):
         return found.first() if found else None
 
     def lock_summary(self, view: ItemView) -> str:
-        """The locked-in answer in a few lines, for the confirmation."""
-        p = view.prediction()
-        from app.widgets.hanging import aligned
+        """The locked-in answer in a few lines, for the confirmation (`puzzles.reveal.lock_summary`)."""
+        from puzzles.reveal import lock_summary
 
-        rows = [("Bottleneck", words("bottleneck", p.get("bottleneck", ""))),
-                ("Best lever", words("lever", p.get("lever", ""))),
-                ("Its gain", words("band", p.get("gain_band", "")))]
-        if p.get("reason"):
-            rows.append(("Because", words("reason", p["reason"])))
-        for est, value in (p.get("estimates") or {}).items():
-            rows.append(("Estimate", f"{labels.estimate(est)} ≈ {value:,.4g}"))
-        if p.get("spec_helps"):
-            rows.append(("Speculation", f"helps? {p['spec_helps']}"))
-        rows.append(("Certainty", p.get("certainty") or "(blank: counts as low)"))
-        lines = [aligned(name, value) for name, value in rows]  # long values wrap under themselves
-        return "\n".join(lines) + "\n\nOnce locked in, this answer cannot change."
+        return lock_summary(view.prediction(), words)
 
 
 def gaps_notice(screen: Screen, view: ItemView) -> bool:

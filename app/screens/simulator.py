@@ -8,7 +8,6 @@ redrawn for the others when they are shown.
 """
 from __future__ import annotations
 
-import re
 import textwrap
 import time
 from pathlib import Path
@@ -35,10 +34,10 @@ from app.widgets.picker import Picker
 from app.widgets.sheet import Sheet, SheetRow, SheetTitle
 from engine.errors import RidgeError
 from engine.ids import Outcome
-from engine.sim.inputs import FIELD_BY_NAME, FIELDS, Field
+from engine.sim.inputs import FIELD_BY_NAME, FIELDS, Field, player_words
 from engine.sim.result import changed_inputs
 from engine.sim.state import Simulator
-from puzzles.sim import grade_prediction
+from puzzles.sim import grade_lines, grade_prediction, knee_lines
 from saves import own_pack
 
 TABS = (("tab-results", "Results"), ("tab-roofline", "Roofline"), ("tab-spec", "Spec"),
@@ -114,9 +113,6 @@ def wrap_lines(lines: list[str], width: int) -> list[str]:
     return out
 
 
-_FIELD_WORD = re.compile(r"\b(" + "|".join(sorted((f.name for f in FIELDS), key=len, reverse=True)) + r")\b")
-
-
 LABEL_WIDTH = 13          # the fields' label column, its padding included
 PREDICT_LABEL_WIDTH = 14  # the prediction's
 SWITCH_WIDTH = 4          # a switch, borderless (its on/off follows it)
@@ -124,12 +120,6 @@ BUDGET_WIDTH = 10         # the TPOT budget field (its "ms" follows it)
 INPUTS_WIDTH = 36  # the inputs column, its border included (#sim-inputs in simulator.tcss)
 MAIN_PADDING = 1  # the results column's left padding (#sim-main)
 ERROR_WIDTH = 31  # the inputs column less its padding, scrollbar and the message's indent
-
-
-def player_words(message: str) -> str:
-    """An engine message in the words on the screen: `gpus must be >= 1` → `GPUs must be >= 1`
-    (the field names the player sees, never the engine's identifiers)."""
-    return _FIELD_WORD.sub(lambda m: FIELD_BY_NAME[m.group(1)].label, message) if message else message
 
 
 # The text each Static of this screen shows, as set_text last set it (a Static keeps no public copy).
@@ -502,12 +492,7 @@ while a number field has focus.
         lines = sp.load_lines(curve, width, height, sim.knee_guess())
         guess = sim.knee_guess()
         if self.predict_first and guess is not None:
-            from puzzles.grading import estimate_right
-
-            truth = curve.knee_qps if curve.knee_qps is not None else curve.saturation_qps
-            verdict = "✓ right" if estimate_right(guess, truth) else "✗ off"
-            lines = [f"{verdict}: your knee {sp.short(guess)} req/s, the engine's {sp.short(truth)} req/s "
-                     "(right within a factor of 1.5)", ""] + lines
+            lines = knee_lines(guess, curve, sp.short) + lines
         return lines
 
     @on(Input.Submitted, "#in-config")
@@ -684,15 +669,9 @@ while a number field has focus.
             grade.display = show_grade
         if show_grade:
             width = max(20, (grade.content_size.width or self.size.width - 44))
-            set_text(grade, "\n".join(wrap_lines(self._grade_lines(self.last_grade), width)))
+            set_text(grade, "\n".join(wrap_lines(grade_lines(self.last_grade, labels.words), width)))
             grade.set_class(self.last_grade.outcome == Outcome.CLEARED, "-right")
             grade.set_class(self.last_grade.outcome != Outcome.CLEARED, "-wrong")
-
-    def _grade_lines(self, g) -> list[str]:
-        from puzzles.grading import decided_text, part_lines
-
-        head = "✓ Cleared" if g.outcome == Outcome.CLEARED else "✗ Missed"
-        return [f"{head}. {decided_text(g, labels.words)}", *part_lines(g, labels.words)]
 
     def _plot_size(self) -> tuple[int, int]:
         tabs = self.query_one("#sim-tabs")

@@ -11,48 +11,7 @@ from app import labels, plots
 from app.screens.base import RidgeScreen
 from app.widgets.footer import RidgeFooter
 from app.widgets.titlebar import TitleBar
-from engine.ids import Certainty
-from puzzles.scoring import pays_above
-
-# The share of right answers above which each certainty level earns more than the one below it,
-# read from the marking table (medium beats low above 2/3, high beats medium above 4/5).
-PAYS_ABOVE = {c: pays_above(c) for c in Certainty}
-FEW = 5
-
-
-def calibration_lines(calibration: dict) -> list[str]:
-    """One row per certainty level: answers, cleared share, where it pays, and a verdict."""
-    rows = [f"{'certainty':<10} {'answers':>7} {'cleared':>8}  {'pays above':>10}  verdict"]
-    for level in (Certainty.LOW, Certainty.MEDIUM, Certainty.HIGH):
-        cal = calibration.get(level)
-        count = getattr(cal, "count", 0)
-        share = getattr(cal, "share_cleared", None)
-        shown = "—" if share is None else f"{share:.0%}"
-        pays = "always" if level == Certainty.LOW else f"{PAYS_ABOVE[level]:.0%}"
-        if count < FEW:
-            verdict = f"too few to say ({count} of {FEW})"
-        elif level == Certainty.HIGH and share < PAYS_ABOVE[Certainty.HIGH]:
-            verdict = "over-confident: say medium more often"
-        elif level == Certainty.MEDIUM and share < PAYS_ABOVE[Certainty.MEDIUM]:
-            verdict = "over-confident: say low more often"
-        elif level == Certainty.MEDIUM and share > PAYS_ABOVE[Certainty.HIGH]:
-            verdict = "under-confident: high would pay"
-        elif level == Certainty.LOW and share > PAYS_ABOVE[Certainty.MEDIUM]:
-            verdict = "under-confident: medium would pay"
-        else:
-            verdict = "well judged"
-        rows.append(f"{level:<10} {count:>7} {shown:>8}  {pays:>10}  {verdict}")
-    return rows
-
-
-def outcome_lines(over_time: dict, days: int = 14) -> list[str]:
-    """The last `days` active days, each with its outcomes as symbols and counts."""
-    lines = []
-    for day, counts in list(over_time.items())[-days:]:
-        marks = "".join(labels.outcome_symbol(o) * n for o, n in counts.items())
-        summary = ", ".join(f"{n} {o}" for o, n in counts.items() if n)
-        lines.append(f"{day}  {marks[:30]:<30}  {summary}")
-    return lines or ["No attempts yet: your results will build up here, day by day."]
+from puzzles.stats import calibration_lines, outcome_lines
 
 
 class StatsScreen(RidgeScreen):
@@ -106,7 +65,7 @@ which that level starts to pay: saying *high* pays only above four right in five
             recent = [a.outcome for a in session.attempts]
             strip = plots.outcome_strip(recent, 60)
             yield Static((f"Last {len(strip)}: {strip}\n\n" if strip else "")
-                         + "\n".join(outcome_lines(stats.outcomes_over_time)), id="outcomes", markup=False)
+                         + "\n".join(outcome_lines(stats.outcomes_over_time, labels.outcome_symbol)), id="outcomes", markup=False)
             yield Label("Calibration: are you as sure as you should be?", classes="section-title")
             yield Static("\n".join(calibration_lines(stats.calibration)), id="calibration", markup=False)
         yield RidgeFooter()

@@ -3,7 +3,8 @@ where the puzzle asks for them, and how sure the player is. Locking it makes eve
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import ComposeResult
@@ -16,37 +17,11 @@ from puzzles.napkin import NapkinError, evaluate, format_number, measure
 from app.widgets.inputs import OrderedInput
 from app.widgets.picker import ChoiceList, Picker
 
+if TYPE_CHECKING:
+    from puzzles.cards import FormSpec
+
 CERTAINTY_STAKES = {"low": "+10 or 0", "medium": "+20 or −20",  # points if right, or if wrong
                     "high": "+30 or −60"}
-
-
-@dataclass(frozen=True)
-class FormSpec:
-    """What the form offers, all as ids; the form shows their labels."""
-
-    bottlenecks: tuple[str, ...]
-    levers: tuple[str, ...]
-    bands: tuple[str, ...]
-    reasons: tuple[tuple[str, str], ...] = ()  # (id, text)
-    estimates: tuple[str, ...] = ()
-    certainties: tuple[str, ...] = ("low", "medium", "high")
-    estimate_labels: dict[str, str] = field(default_factory=dict)
-    bottleneck_question: str = "Bottleneck"
-
-
-def form_spec(puzzle) -> FormSpec:
-    """What the form offers for this puzzle, as ids: only the verdicts that can bound its
-    objective, asked in words ("What bounds the time to first token here?"). Every mode's
-    question view starts from it."""
-    from engine.ids import GainBand
-    from puzzles.reasons import REASONS
-
-    reasons = tuple((rid, REASONS.get(rid, labels.tidy(rid))) for rid in getattr(puzzle, "reasons", ()) or ())
-    estimates = tuple(getattr(puzzle, "estimates", ()) or ())
-    estimate_labels = {est: labels.estimate_with_unit(est) for est in estimates}
-    return FormSpec(bottlenecks=tuple(puzzle.verdicts), levers=tuple(puzzle.levers), bands=tuple(GainBand),
-                    reasons=reasons, estimates=estimates, estimate_labels=estimate_labels,
-                    bottleneck_question=labels.bottleneck_question(puzzle.objective))
 
 
 FIELD_HELP = {

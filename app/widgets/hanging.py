@@ -22,11 +22,3 @@ def paragraphs(*parts) -> Group:
     """Blocks one under the other: strings become wrapped text, "" a blank line."""
     return Group(*(Text(part) if isinstance(part, str) else part for part in parts))
 
-
-def aligned(name: str, value: str, width: int = 62, indent: int = 13) -> str:
-    """`name` then `value` as plain text, the value wrapped under itself, never back under the
-    name (for a dialog's summary of an answer)."""
-    import textwrap
-
-    return textwrap.fill(value, width=width, initial_indent=f"{name:<{indent}}",
-                         subsequent_indent=" " * indent, break_on_hyphens=False)

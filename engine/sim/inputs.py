@@ -82,6 +82,13 @@ FIELDS: tuple[Field, ...] = (
 )
 FIELD_BY_NAME = {f.name: f for f in FIELDS}
 DEPLOYMENT_FIELDS = tuple(f.name for f in FIELDS if f.name not in ("model", "gpu", "config"))
+_FIELD_WORD = re.compile(r"\b(" + "|".join(sorted((f.name for f in FIELDS), key=len, reverse=True)) + r")\b")
+
+
+def player_words(message: str) -> str:
+    """An engine message in the words on the simulator's screen: `gpus must be >= 1` → `GPUs must
+    be >= 1` (the field names the player sees, never the engine's identifiers)."""
+    return _FIELD_WORD.sub(lambda m: FIELD_BY_NAME[m.group(1)].label, message) if message else message
 
 DEFAULT_RAW: dict[str, object] = {
     "model": "llama-3.1-70b", "gpu": "h100-sxm", "gpus": "4", "config": "",

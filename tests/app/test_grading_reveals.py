@@ -91,7 +91,7 @@ async def test_the_drill_reveal_shows_the_estimate_that_decided_lucky(tmp_path, 
 
 
 async def test_a_ttft_form_asks_what_bounds_the_time_to_first_token():
-    from app.screens.puzzle import form_spec
+    from puzzles.cards import form_spec
     from app.widgets.form import PredictionForm
     from puzzles import bank
 
@@ -100,7 +100,7 @@ async def test_a_ttft_form_asks_what_bounds_the_time_to_first_token():
 
     class FormScreen(Screen):
         def compose(self):
-            yield PredictionForm(form_spec(puzzle), cursor_blink=False, id="form")
+            yield PredictionForm(form_spec(puzzle, labels), cursor_blink=False, id="form")
 
     app = make_app(solo=FormScreen, strict=True, cursor_blink=False)
     async with app.run_test(size=(80, 40)) as pilot:

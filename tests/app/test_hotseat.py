@@ -7,6 +7,7 @@ import datetime as dt
 from app.widgets.picker import ChoiceList, Picker
 
 from app.screens.hotseat import HotseatScreen
+from puzzles.boards import hotseat_board
 from saves.players import parse_players
 from app.game import make_app
 from saves.store import SaveStore
@@ -79,7 +80,7 @@ async def test_three_players_lock_in_privately_then_share_one_reveal(tmp_path):
             assert f"{30 * number:>6}" in board[1]
             if number == 1:
                 await settle(pilot, "n")
-        standings = {s.entry.player: s.entry.score for s in screen.board().players}
+        standings = {s.entry.player: s.entry.score for s in hotseat_board(screen.players, screen.answers).players}
         assert standings["Ada"] == 60 and standings["Linus"] == 20 and standings["Grace"] < 0
     store = SaveStore(tmp_path)
     for name in PLAYERS:

@@ -6,7 +6,8 @@ import threading
 
 import pytest
 
-from app.screens.reveal import fidelity_lines, fidelity_table, measured_start
+from app import labels
+from app.screens.reveal import fidelity_lines
 from engine import compare
 from engine.catalog import builtin_catalog
 from engine.deployment import build_deployment
@@ -14,6 +15,7 @@ from helpers.pilot import settle, until
 from helpers.snapshots import build_app
 from helpers.forms import fill_right
 from helpers.sim import SimApp
+from puzzles.reveal import fidelity_table, measured_start
 
 CAT = builtin_catalog()
 
@@ -74,7 +76,7 @@ def test_an_uncovered_accelerator_says_so_in_the_column():
     key = key_from_solution(real.floor, real)
     start = measured_start(key)
     assert start == "no measured kernels for this accelerator"
-    lines = fidelity_lines(fidelity_table(key, start), 90)
+    lines = fidelity_lines(fidelity_table(key, labels, start), 90)
     assert "measured" in lines[0] and any("no measured kernels" in line for line in lines)
 
 

@@ -343,3 +343,26 @@ def test_simulator_reserve_default_is_the_engines():
     assert not sim.errors and sim.result.deployment.reserve_gib is None
     sim.edit("mfu", "")  # only a field with a stated default may be left empty
     assert "mfu" in sim.errors
+
+
+def test_messages_grades_and_the_knee_in_the_simulators_words(sim):
+    """What the simulator's screen shows, without it: engine messages with the fields' own
+    labels, a locked prediction's verdict lines, and the player's knee against the engine's."""
+    import types
+
+    from engine.sim.inputs import FIELD_BY_NAME, player_words
+    from puzzles.sim import grade_lines, knee_lines
+
+    assert player_words("gpus must be >= 1") == f"{FIELD_BY_NAME['gpus'].label} must be >= 1"
+    assert player_words("") == ""
+    r = sim.result
+    key = sim_key(r)
+    right = grade_prediction(r, objective_bottleneck(key), key.best_lever, key.gain_band)
+    lines = grade_lines(right, lambda kind, identifier: f"<{identifier}>")
+    assert lines[0].startswith("✓ Cleared. ") and len(lines) == 1 + len(right.parts)
+    other = next(lv.name for lv in key.levers if lv.name != key.best_lever)
+    wrong = grade_prediction(r, objective_bottleneck(key), other, key.gain_band)
+    assert grade_lines(wrong, lambda kind, identifier: identifier)[0].startswith("✗ Missed. ")
+    curve = types.SimpleNamespace(knee_qps=None, saturation_qps=10.0)
+    assert knee_lines(14.0, curve, str)[0].startswith("✓ right: your knee 14.0 req/s, the engine's 10.0 req/s")
+    assert knee_lines(16.0, curve, str)[0].startswith("✗ off")

@@ -318,3 +318,30 @@ def test_wrong_pins_block_one_address_for_a_while_and_never_another():
     guard.miss("10.0.0.3")
     guard.miss("10.0.0.4")  # a third address: the oldest (10.0.0.2) is forgotten
     assert not guard.blocked("10.0.0.2")
+
+
+def test_the_room_says_its_phase_in_one_line_and_a_kept_lobby_reopens_by_name(tmp_path, made):
+    """What the headless host prints as each phase begins, and `ridge host --report NAME` finding
+    the kept match's lobby by its bare name (with or without .sqlite) and its match in the file."""
+    from saves.lobby import kept_lobby
+
+    clock = Clock(5_000.0)
+    room = room_for(tmp_path, made, clock)
+    assert room.status_line() == "lobby open: 0 joined"
+    ana = room.join("4321", "ana")
+    room.join("4321", "bo")
+    room.start()
+    assert room.status_line() == "question 1 of 3 open"
+    room.answer(ana, body(0, right_prediction(made[0])))
+    clock.now += 31
+    room.tick()
+    assert room.status_line() == "question 1 of 3 closed: 1 of 2 locked in"
+    path = room.path
+    room.close()
+    for name in (path.stem, path.name, str(path)):
+        assert kept_lobby(name, tmp_path) == path
+    kept = Room.kept(path, tmp_path, labels)
+    try:
+        assert (kept.count, kept.settings.seed, kept.phase) == (3, 5, "closed")
+    finally:
+        kept.close()

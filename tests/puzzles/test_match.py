@@ -80,6 +80,20 @@ def test_the_speed_bonus_rewards_fast_cleared_answers_only(tmp_path):
     path = tmp_path / "fast.toml"
     write_result(path, result_doc(fast, "Ada", "", START, answers("right", seconds=24)))
     assert read_result(path).entry().score == 90 + 3 * 4     # 24 s of the 120 s window keeps 4 of 5
+    assert rules.speed_note("cleared", 24) == "Speed bonus: +4 (24 s)"
+    assert rules.speed_note("cleared", 500) == "No speed bonus (500 s)."
+    assert rules.speed_note("missed", 1) == "No speed bonus (only cleared answers earn one)."
+
+
+def test_a_code_names_the_same_items_everywhere_and_its_end_names_the_merge(tmp_path):
+    code = MatchCode(42, 2, 2)
+    items = code.items()
+    assert [item.puzzle.id for item in items] == code.puzzle_ids() and items[0].key.best_lever
+    path = match.result_path(tmp_path, code, "Ada Lee")
+    lines = match.done_lines(code, "Ada Lee", [30, -20], ["cleared", "missed"], path)
+    assert lines[0] == "Ada Lee: +10 points, 1 of 2 cleared." and f"  {path}" in lines
+    assert lines[-1] == f"  ridge match results {tmp_path}/{code}-*.toml --me NAME"
+    assert match.done_lines(code, "Ada Lee", [], [], path, practice=True)[0].startswith("Practice:")
 
 
 def _edit(path, change):

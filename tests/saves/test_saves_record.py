@@ -68,3 +68,28 @@ def test_a_refused_attempt_is_one_line_and_nothing_is_written(tmp_path):
         record_graded(store, "../Ada", puzzle, graded, mode="drill", locked_at=WHEN)
     assert "\n" not in str(refused.value) and len(str(refused.value)) <= 300
     assert store.profiles() == []
+
+
+def test_home_lines_follow_the_recorded_answers(tmp_path):
+    """What the home screen shows, asked of the session: where Continue leads, and a box per
+    puzzle that turns from not yet (·) to tried (□) to cleared (■)."""
+    store = SaveStore(tmp_path)
+    store.create_profile("Ada")
+    session = Session(store, "Ada", Bank())
+    first = session.chapters[0]
+    assert session.next_text() == f"{session.puzzle(first.puzzle_ids[0]).title} (chapter {first.number})"
+    before = session.chapter_lines(100)
+    assert len(before) == len(session.chapters) + 1 and before[-1] == "■ cleared  □ tried  · not yet"
+    assert before[0].startswith(f"·  {first.number}. ") and "□" not in before[0] and "■" not in before[0]
+    puzzle, missed = _graded()
+    session.record(puzzle, missed, 0, 30.0, WHEN)
+    assert "□" in session.chapter_lines(100)[0]
+
+
+def test_a_typed_name_finds_its_save_in_any_case_or_none(tmp_path):
+    """What a mode's set-up asks of the store for a name typed there: the save under that name in
+    any case, or None before the first answer is recorded."""
+    store = SaveStore(tmp_path)
+    assert not store.has_profile("Ada") and store.load_if_any("Ada") is None
+    store.create_profile("Ada")
+    assert store.has_profile("ADA") and store.load_if_any("ada").name == "Ada"
