@@ -394,7 +394,7 @@ while a number field has focus.
     def on_mount(self) -> None:
         if self.initial_tab:
             self.query_one("#sim-tabs", TabbedContent).active = self.initial_tab
-        self._refresh(changed=True)
+        self._show_figures(changed=True)
         if self.focused is None:
             try:
                 self.query_one("#sim-guess-bottleneck" if self._armed() else "#in-model").focus()
@@ -533,7 +533,7 @@ while a number field has focus.
             changed = False
         if name == "config":
             self._sync_choices()
-        self._refresh(changed)
+        self._show_figures(changed)
         self.last_edit_finished = time.perf_counter()
         self.last_redraw_seconds = self.last_edit_finished - started
         return changed
@@ -563,12 +563,12 @@ while a number field has focus.
         if on_:
             self.locked_version = None
             self.last_grade = None
-        self._refresh(changed=False)
+        self._show_figures(changed=False)
         if on_:
             self.query_one("#sim-guess-bottleneck").focus()
 
     # -- drawing ---------------------------------------------------------------------------
-    def _refresh(self, changed: bool) -> None:
+    def _show_figures(self, changed: bool) -> None:
         sim = self.sim
         sheet = self.query_one("#sim-fields", Sheet)
         for f in FIELDS:
@@ -763,7 +763,7 @@ while a number field has focus.
         err.set_class(False, "-shown")
         self.last_grade = grade_prediction(self.sim.result, choices["bottleneck"], choices["lever"], choices["band"])
         self.locked_version = self.sim.version
-        self._refresh(changed=False)
+        self._show_figures(changed=False)
 
     def action_toggle_predict(self) -> None:
         switch = self.query_one("#sim-predict-first", Switch)
