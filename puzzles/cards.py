@@ -261,7 +261,7 @@ def _load_rows(dep, rows, levers, ruled_out, objective, load) -> list[tuple[str,
             rows.append(("Split lever", f"the same GPUs as {split[0]} prefill + {split[1]} decode; each average prompt's "
                                         f"KV cache ({fmt.gb(dep.model.kv_values_per_token * _kv_bytes(dep) * dep.prompt)}) "
                                         f"crosses {links.label(load)} in {ms:.3g} ms, added to its TTFT"))
-    if "admission-control" in levers:
+    if Lever.ADMISSION_CONTROL in levers:
         cap = load.lever_queue_cap if load.lever_queue_cap is not None else load.max_running
         rows.append(("Queue-cap lever", f"shed arrivals that find {cap} requests already waiting"))
     rows += [("Reserve", f"{dep.reserve_gib_per_gpu:.3g} GiB per GPU for activations and workspace"),

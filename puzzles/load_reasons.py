@@ -107,13 +107,13 @@ def reason_holds(reason: str, view) -> bool:
     if reason == Reason.BURSTY_ARRIVALS:
         return spec.arrival == "bursty"
     if reason == Reason.PROMPTS_AHEAD:
-        return _shares(view, "ttft").get("prefill-interference", 0.0) >= SHARE
+        return _shares(view, "ttft").get(Verdict.PREFILL_INTERFERENCE, 0.0) >= SHARE
     if reason == Reason.PREFILL_STALL:
-        return _shares(view, "tpot").get("prefill-interference", 0.0) >= SHARE
+        return _shares(view, "tpot").get(Verdict.PREFILL_INTERFERENCE, 0.0) >= SHARE
     if reason == Reason.PREFILL_FLOPS:
         return _shares(view, "ttft").get(Verdict.PREFILL_COMPUTE, 0.0) >= SHARE
     if reason == Reason.SLOW_LINK:
-        return spec.disaggregate is not None and _shares(view, "ttft").get("kv-transfer", 0.0) >= SHARE
+        return spec.disaggregate is not None and _shares(view, "ttft").get(Verdict.KV_TRANSFER, 0.0) >= SHARE
     if reason == Reason.KV_EXHAUSTED:
         return f["preemptions"] >= 0.01 * f["requests"]
     if reason == Reason.RUNNING_CAP:
@@ -123,8 +123,8 @@ def reason_holds(reason: str, view) -> bool:
     if reason == Reason.PHASE_INTERFERENCE:
         if spec.disaggregate is not None:
             return False
-        return (_shares(view, "ttft").get("prefill-interference", 0.0) >= SHARE
-                or _shares(view, "tpot").get("prefill-interference", 0.0) >= SHARE)
+        return (_shares(view, "ttft").get(Verdict.PREFILL_INTERFERENCE, 0.0) >= SHARE
+                or _shares(view, "tpot").get(Verdict.PREFILL_INTERFERENCE, 0.0) >= SHARE)
     if reason == Reason.RECOMPUTED_PREFIX:
         return bool(dep.shared_prefix) and not dep.prefix_caching
     if reason == Reason.SMALL_CHUNKS:
@@ -208,12 +208,12 @@ def candidate_reasons(reason: str, view, count: int = 3, pick=None, also=()) -> 
 # --- verdicts and levers, in words -----------------------------------------------------------------
 
 _PART_WORDS = {
-    "queueing": "waiting for a first step (or, split, for a decode slot)",
+    Verdict.QUEUEING: "waiting for a first step (or, split, for a decode slot)",
     Verdict.PREFILL_COMPUTE: "the request's own prompt computed alone",
-    "prefill-interference": "other requests' prompts in the same steps",
-    "kv-transfer": "the KV cache crossing the link",
+    Verdict.PREFILL_INTERFERENCE: "other requests' prompts in the same steps",
+    Verdict.KV_TRANSFER: "the KV cache crossing the link",
     "decode": "the decode steps' own time",
-    "preemption": "time evicted and recomputed",
+    Verdict.PREEMPTION: "time evicted and recomputed",
 }
 
 
