@@ -22,7 +22,7 @@ from engine.levers import DEFAULT_SPEC_K, lever_change
 from engine.physics import constants
 
 from puzzles import fmt
-from puzzles.keys import Key, objective_bottleneck
+from puzzles.keys import Key, objective_bottleneck, unmeasured
 from puzzles.puzzle import ESTIMATE_UNITS, MODULE_TITLES, OBJECTIVE_TEXT, Puzzle, goal_text
 from puzzles.reasons import REASONS
 
@@ -81,11 +81,20 @@ def measured_fidelity_json(key: Key) -> dict:
     from engine import measured as kernels
 
     g = m.best.gain if m.report.fits else None
-    return {"measured": {"bottleneck": objective_bottleneck(m.report), "best_lever": m.best_lever,
-                         "gain": _clean(g), "gain_band": gain_band(g) if g is not None else None,
-                         "levers": [{"name": lv.name, "gain": _clean(lv.gain), "note": lv.note} for lv in m.levers],
-                         "backend": kernels.backend_label(dep.gpu)},
-            "measured_reason": None}
+    best, untimed = m.best_lever, None
+    if unmeasured(m, key.best_lever):
+        # The kernels could not time the key's lever (a precision without measured kernels), so
+        # the best of the levers they did time is not the measured best: saying so would read
+        # as a flip of the key (clearing-test-12: int8 on an A100 left chunked prefill "best").
+        untimed = next((lv.note for lv in m.levers if lv.name == key.best_lever), "not offered there")
+        best, g = None, None
+    out = {"bottleneck": objective_bottleneck(m.report), "best_lever": best,
+           "gain": _clean(g), "gain_band": gain_band(g) if g is not None else None,
+           "levers": [{"name": lv.name, "gain": _clean(lv.gain), "note": lv.note} for lv in m.levers],
+           "backend": kernels.backend_label(dep.gpu)}
+    if untimed is not None:
+        out["best_lever_reason"] = f"{key.best_lever}, the key's lever, was not timed: {untimed}"
+    return {"measured": out, "measured_reason": None}
 
 
 def puzzle_json(puzzle: Puzzle, key: Key | None = None, measured: bool = False) -> dict:

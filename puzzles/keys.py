@@ -160,7 +160,7 @@ class Key:
             verdict = objective_bottleneck(solution.report)
             if verdict != self.bottleneck:
                 out.append(("bottleneck", fidelity, self.bottleneck, verdict))
-            if fidelity == Fidelity.MEASURED and _unmeasured(solution, self.best_lever):
+            if fidelity == Fidelity.MEASURED and unmeasured(solution, self.best_lever):
                 continue
             if solution.best_lever != self.best_lever:
                 out.append(("best_lever", fidelity, self.best_lever, solution.best_lever))
@@ -183,7 +183,7 @@ class Key:
                                                    f"more than 5% below it"))
         for fidelity, solution in self.judged(measured)[1:]:
             other = _finite_gain(solution, self.best_lever)
-            if other is None or _unmeasured(solution, self.best_lever):
+            if other is None or unmeasured(solution, self.best_lever):
                 continue
             if gain_band(other) not in self.bands:
                 out.append((fidelity, f"{self.best_lever} gains {other:.2f}x ({gain_band(other)}) at the {fidelity} "
@@ -240,7 +240,7 @@ def gain_words(gain: float | None, band_gain: float | None) -> str:
     return f"{fmt.gain(band_gain)} realistic; the course's floor gives {fmt.gain(gain)}"
 
 
-def _unmeasured(solution: Solution, lever: str) -> bool:
+def unmeasured(solution: Solution, lever: str) -> bool:
     """Whether the measured kernels could not time `lever` (`engine.levers.evaluate_lever` says
     so in its note and carries no report)."""
     result = next((lv for lv in solution.levers if lv.name == lever), None)
@@ -360,7 +360,7 @@ def robustness_problems(key: Key, offered, ruled_out=(), measured: bool = False)
     for fidelity, message in key.band_problems(measured):
         out.append(("deployment", f"not robust ({fidelity}): {message}"))
     for fidelity, solution in key.judged(measured):
-        if fidelity == Fidelity.MEASURED and _unmeasured(solution, key.best_lever):
+        if fidelity == Fidelity.MEASURED and unmeasured(solution, key.best_lever):
             continue   # the key's lever has no measured figure to hold the others against
         for result in unoffered_winners(solution, offered, ruled_out):
             best = solution.best

@@ -13,8 +13,25 @@ def build(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ask-name", action="store_true", help=argparse.SUPPRESS)  # `ridge serve`: each browser names itself
 
 
+def check(args: argparse.Namespace) -> None:
+    """Refuse, in one line on the command line, what the game could only report in a notice after
+    opening: a --profile that is no profile name, and a save folder that is a file (nothing could
+    be saved there, yet the game opened and asked for a name)."""
+    from saves.errors import SaveError
+    from saves.locations import data_dir
+    from saves.model import check_profile_name
+
+    if args.profile is not None:
+        check_profile_name(args.profile)
+    folder = data_dir(args.save_dir)
+    if folder.exists() and not folder.is_dir():
+        raise SaveError(f"could not open the save folder {folder}: it is a file, not a folder")
+
+
 def run(args: argparse.Namespace) -> int:
     import gc
+
+    check(args)
 
     # Starting allocates a great deal (modules, styles, widgets) and frees next to nothing, so
     # collecting meanwhile only costs time: the app resumes collection after its first frame.

@@ -164,6 +164,9 @@ CASES: dict[str, tuple[str, ...]] = {
                                   "--output", "/dev/full"),
     "saves export to a folder": ("saves", "export", "--format", "csv", "--save-dir", "good-saves",
                                  "--output", "."),
+    # the game: refused before it opens (it used to open, tell the problem in a notice and wait)
+    "play with a file as the save folder": ("play", "--save-dir", "nan.json"),
+    "play as an empty profile name": ("play", "--profile", ""),
 }
 
 

@@ -83,3 +83,44 @@ def test_an_id_reads_as_its_string_everywhere():
     assert repr(member) == repr("decode-kv") and repr([member]) == "['decode-kv']"
     assert json.dumps({member: [ids.Lever.ROUTING]}) == '{"decode-kv": ["routing"]}'
     assert type(levers.LEVERS[0]) is str and type(puzzle.MODULES[0]) is str
+
+
+def _quoted_ids(rooms=("engine", "puzzles", "saves", "app")) -> list[tuple[str, int, str]]:
+    """(file, line, id) for every lever or verdict id spelled as a string literal in the rooms'
+    code, outside the vocabulary's own homes (engine/ids.py and the words table, app/labels.py).
+    The tokenizer sees literals only, so a comment or a longer text that mentions an id is not
+    counted; a literal that is an id's spelling is, even where it means the English word."""
+    import ast
+    import io
+    import tokenize
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    spelled = {str(m) for m in ids.Lever} | {str(m) for m in ids.Verdict}
+    homes = {"engine/ids.py", "app/labels.py"}
+    out = []
+    for room in rooms:
+        for path in sorted((root / room).rglob("*.py")):
+            name = path.relative_to(root).as_posix()
+            if name in homes:
+                continue
+            for tok in tokenize.generate_tokens(io.StringIO(path.read_text(encoding="utf-8")).readline):
+                if tok.type != tokenize.STRING:
+                    continue
+                try:
+                    value = ast.literal_eval(tok.string)
+                except (ValueError, SyntaxError):
+                    continue
+                if isinstance(value, str) and value in spelled:
+                    out.append((name, tok.start[0], value))
+    return out
+
+
+def test_lever_and_verdict_ids_are_quoted_in_few_places():
+    """Issue 26's scripted count: lever and verdict ids spelled as quoted strings outside
+    engine/ids.py, the packs and the words table number at most 10, so a new lever or verdict is
+    named through its enum member (it was 18, 10 of them in puzzles/load_reasons.py and
+    puzzles/cards.py; the load engine's own six and two chapter titles that are English words
+    remain)."""
+    found = _quoted_ids()
+    assert len(found) <= 10, found

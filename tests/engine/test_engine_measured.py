@@ -190,3 +190,16 @@ def test_a_mixed_step_without_drafts_is_the_package_own_and_with_them_is_a_verif
     wide = kern._h.mixed_step_breakdown(512, 80, 4096, 2)[0] / 1e3
     assert kern.mixed(512, 16, 4096, 4096, k=4) == pytest.approx(wide - over, rel=1e-9)
     assert kern.mixed(512, 16, 4096, 4096) < kern.mixed(512, 16, 4096, 4096, k=4) < wide
+
+
+@needs_measured
+def test_the_measured_answer_names_no_best_lever_when_the_keys_lever_was_not_timed():
+    """clearing-test-12 is keyed on quantization to int8, which the A100's vLLM tables cannot time;
+    the best of the levers they did time (chunked prefill, 1.04x) is not the measured best, and
+    naming it read, from outside, as a flip of the key. The lever is null and the reason says why."""
+    j = json.loads(ridge("puzzles", "show", "clearing-test-12", "--answer", "--json").stdout)
+    answer = j["answer"]
+    measured = answer["fidelities"]["measured"]
+    assert answer["best_lever"] == "quantization"
+    assert measured["best_lever"] is None and measured["gain"] is None
+    assert measured["best_lever_reason"].startswith("quantization") and "int8" in measured["best_lever_reason"]
