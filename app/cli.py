@@ -10,7 +10,6 @@ import argparse
 import errno
 import importlib
 import os
-import re
 import sys
 
 # name -> (module, one-line help). `play` is the default when no command is given.
@@ -31,21 +30,21 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-_INT = re.compile(r"[+-]?[0-9]{1,18}")
-_FLOAT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]{1,3})?")
-
-
 def ascii_int(text: str) -> int:
     """A whole-number flag: ASCII digits only (Python's int() also reads '١٢', '１２', '1_000'
     and ' 12 ', which a player never means)."""
-    if not _INT.fullmatch(text):
+    from engine.bounds import is_ascii_whole
+
+    if not is_ascii_whole(text):
         raise argparse.ArgumentTypeError(f"expected a whole number in digits 0-9, got '{_shown(text)}'")
     return int(text)
 
 
 def ascii_float(text: str) -> float:
     """A numeric flag: ASCII decimal notation only, and finite (no 'nan', 'inf' or '1e999')."""
-    if not _FLOAT.fullmatch(text) or not -1e300 < float(text) < 1e300:
+    from engine.bounds import is_ascii_decimal
+
+    if not is_ascii_decimal(text, 3) or not -1e300 < float(text) < 1e300:
         raise argparse.ArgumentTypeError(f"expected a finite number like 0.5 or 3e-2, got '{_shown(text)}'")
     return float(text)
 
