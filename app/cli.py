@@ -8,7 +8,6 @@ Bad input anywhere surfaces as `RidgeError` and becomes one line on stderr with 
 from __future__ import annotations
 
 import errno
-import importlib
 import os
 import sys
 
@@ -74,12 +73,13 @@ def _command(argv: list[str]) -> int:
         return 2
     module_name, help_text = COMMANDS[name]
     try:
-        module = importlib.import_module(module_name)
+        __import__(module_name)  # not importlib.import_module: importing importlib is ~2% of `ridge solve`
     except ModuleNotFoundError as exc:
         if exc.name == module_name:
             print(f"ridge {name}: not available in this build", file=sys.stderr)
             return 2
         raise
+    module = sys.modules[module_name]
     args = _arguments(name, help_text, module, argv[1:])
     from engine.errors import RidgeError
 
