@@ -1,16 +1,14 @@
 """The `ridge` command line: a thin dispatcher that imports only the subcommand it runs.
 
 Each subcommand lives in `app/commands/<name>.py` with `build(parser)` and `run(args) -> int`.
-Importing lazily keeps `ridge solve --json` fast: it never loads Textual, numpy or pydantic.
+Importing lazily keeps `ridge solve --json` fast: it never loads Textual, numpy or pydantic, and a
+plain command line is read by app/flags.py without argparse (app/parser.py reads the rest).
 Bad input anywhere surfaces as `RidgeError` and becomes one line on stderr with exit status 2.
 """
 from __future__ import annotations
 
-import argparse
 import errno
-import importlib
 import os
-import re
 import sys
 
 # name -> (module, one-line help). `play` is the default when no command is given.
@@ -31,31 +29,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-_INT = re.compile(r"[+-]?[0-9]{1,18}")
-_FLOAT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]{1,3})?")
-
-
-def ascii_int(text: str) -> int:
-    """A whole-number flag: ASCII digits only (Python's int() also reads '١٢', '１２', '1_000'
-    and ' 12 ', which a player never means)."""
-    if not _INT.fullmatch(text):
-        raise argparse.ArgumentTypeError(f"expected a whole number in digits 0-9, got '{_shown(text)}'")
-    return int(text)
-
-
-def ascii_float(text: str) -> float:
-    """A numeric flag: ASCII decimal notation only, and finite (no 'nan', 'inf' or '1e999')."""
-    if not _FLOAT.fullmatch(text) or not -1e300 < float(text) < 1e300:
-        raise argparse.ArgumentTypeError(f"expected a finite number like 0.5 or 3e-2, got '{_shown(text)}'")
-    return float(text)
-
-
-def _shown(text: object) -> str:
-    from engine.bounds import shown
-
-    return shown(text, 60)
-
-
 def _one_line(text: object) -> str:
     """A refusal as printed: one line, at most 300 characters, control characters written out."""
     from engine.bounds import refusal
@@ -63,77 +36,51 @@ def _one_line(text: object) -> str:
     return refusal(text)
 
 
-def _columns() -> int:
-    """The terminal's width as shutil.get_terminal_size reads it ($COLUMNS, else the terminal,
-    else 80), without importing shutil."""
-    try:
-        columns = int(os.environ.get("COLUMNS", "0"))
-    except ValueError:
-        columns = 0
-    if columns <= 0:
-        try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
-        except (AttributeError, ValueError, OSError):
-            columns = 0
-    return columns if columns > 0 else 80
-
-
-class _Formatter(argparse.HelpFormatter):
-    """argparse's own formatter at the same width. argparse builds one for every add_argument,
-    and its default sizing imports shutil, which loads three compression modules: a fifth of
-    `ridge solve --json`'s whole run."""
-
-    def __init__(self, prog, indent_increment=2, max_help_position=24, width=None):
-        super().__init__(prog, indent_increment, max_help_position, _columns() - 2 if width is None else width)
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse that exits 2 with one line, never a usage dump the player must decode. Numeric
-    flags declared with type=int or type=float take ASCII digits only (see ascii_int)."""
-
-    _STRICT_TYPES = {int: ascii_int, float: ascii_float}
-
-    def __init__(self, *args, **kwargs):
-        kwargs.setdefault("formatter_class", _Formatter)
-        super().__init__(*args, **kwargs)
-
-    def add_argument(self, *args, **kwargs):  # type: ignore[override]
-        kind = kwargs.get("type")
-        if kind in self._STRICT_TYPES:
-            kwargs["type"] = self._STRICT_TYPES[kind]
-        return super().add_argument(*args, **kwargs)
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, _one_line(f"{self.prog}: error: {message}") + "\n")
-
-
-def _top_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="ridge", description="Ridge: a training game for LLM inference economics.")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, (_, help_text) in COMMANDS.items():
-        sub.add_parser(name, help=help_text)
-    return parser
-
-
 def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0].startswith("-") and argv[0] not in ("-h", "--help"):
-        argv.insert(0, "play")
+    words = list(sys.argv[1:] if argv is None else argv)
+    if not words or words[0].startswith("-") and words[0] not in ("-h", "--help"):
+        words.insert(0, "play")
+    code = _command(words)
+    if argv is None and words[0] in _LEAVE_AT_ONCE and "threading" not in sys.modules:
+        _leave(code)
+    return code
+
+
+# Commands that end their process as soon as their output is out (see _leave).
+_LEAVE_AT_ONCE = frozenset({"solve"})
+
+
+def _leave(code: int) -> None:
+    """End the process now with `code`, once what was printed is flushed. The interpreter's own
+    ending frees every module and object one by one: about a tenth of a whole `ridge solve --json`,
+    for nothing the player sees. Only when `ridge` is the program (main read sys.argv: a test
+    passes its own argv) and no thread was ever started (threading not imported), for commands
+    that write no file and register nothing to run at exit."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        return  # the ordinary ending reports (or silences) what failed
+    os._exit(code)
+
+
+def _command(argv: list[str]) -> int:
     name = argv[0]
     if name not in COMMANDS:
-        _top_parser().parse_args(argv)  # prints help or a one-line error
+        from app.parser import top_parser
+
+        top_parser(COMMANDS).parse_args(argv)  # prints help or a one-line error
         return 2
     module_name, help_text = COMMANDS[name]
     try:
-        module = importlib.import_module(module_name)
+        __import__(module_name)  # not importlib.import_module: importing importlib is ~2% of `ridge solve`
     except ModuleNotFoundError as exc:
         if exc.name == module_name:
             print(f"ridge {name}: not available in this build", file=sys.stderr)
             return 2
         raise
-    parser = _Parser(prog=f"ridge {name}", description=help_text)
-    module.build(parser)
-    args = parser.parse_args(argv[1:])
+    module = sys.modules[module_name]
+    args = _arguments(name, help_text, module, argv[1:])
     from engine.errors import RidgeError
 
     guard = None if name in _OWN_TERMINAL else _OutputGuard(sys.stdout)
@@ -162,6 +109,23 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if guard is not None and sys.stdout is guard:
             sys.stdout = guard.stream
+
+
+def _arguments(name: str, help_text: str, module, argv: list[str]):
+    """The command's arguments: read by app.flags when the line is plain, else by argparse."""
+    from app.flags import Recorder, read
+
+    recorder = Recorder()
+    try:
+        module.build(recorder)
+    except Exception:  # a build that needs the real parser; argparse's build below decides
+        recorder.plain = False
+    args = read(recorder, argv)
+    if args is None:
+        from app.parser import command_parser
+
+        args = command_parser(name, help_text, module).parse_args(argv)
+    return args
 
 
 # Commands that draw on the terminal themselves (Textual); their output is not guarded.

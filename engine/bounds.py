@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import os
-import re
 
 from engine.errors import RidgeError
 from engine.text import (_STRIP, MAX_REFUSAL, MAX_SHOWN, clean_text, escaped_text,  # noqa: F401 - re-exported
@@ -23,13 +22,35 @@ MAX_PACK_BYTES = 8 << 20
 MAX_SAVE_BYTES = 16 << 20
 MAX_DEPTH = 32  # nesting of arrays and tables; real files use three or four levels
 
-_ASCII_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]{1,4})?")
+
+
+def is_ascii_whole(text: str, most_digits: int = 18) -> bool:
+    """`text` is a whole number as a player types it: an optional sign, then 1 to `most_digits`
+    ASCII digits. Checked by hand rather than by a regular expression, because `ridge solve` reads
+    its numeric flags with this and compiling a pattern costs more than the whole check."""
+    body = text[1:] if text[:1] in ("+", "-") else text
+    return 0 < len(body) <= most_digits and body.isascii() and body.isdigit()
+
+
+def is_ascii_decimal(text: str, exponent_digits: int = 4) -> bool:
+    """`text` is decimal notation in ASCII: an optional sign, digits with at most one point (at
+    least one digit), then optionally e or E, a sign and 1 to `exponent_digits` digits. No 'nan',
+    'inf', underscores, spaces or other scripts' digits, all of which float() would read."""
+    if not text.isascii():
+        return False
+    mantissa, e, exponent = (text[1:] if text[:1] in ("+", "-") else text).lower().partition("e")
+    if e:
+        exponent = exponent[1:] if exponent[:1] in ("+", "-") else exponent
+        if not (len(exponent) <= exponent_digits and exponent.isdigit()):
+            return False
+    whole, _, fraction = mantissa.partition(".")
+    return (whole + fraction).isdigit()
 
 
 def ascii_number(text: str) -> float:
     """`text` as a number written in ASCII digits (float() also reads '١٢', '１２' and 'nan');
     ValueError otherwise. Callers strip thousands separators first if they allow them."""
-    if not _ASCII_NUMBER.fullmatch(text):
+    if not is_ascii_decimal(text):
         raise ValueError(f"not a number in digits 0-9: {text!r}")
     return float(text)
 

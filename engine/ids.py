@@ -9,14 +9,19 @@ engine's own text uses `puzzles`/`engine` wording helpers.
 """
 from __future__ import annotations
 
-from enum import StrEnum
+from engine.id_base import _Id
+
+_PLAY_IDS = ("Module", "Certainty", "Outcome")   # in engine/play_ids.py, loaded on first use
 
 
-class _Id(StrEnum):
-    """An id: a string everywhere, including its repr (`'decode-kv'`, not `<Verdict.DECODE_KV: ...>`)."""
+def __getattr__(name: str):
+    """`from engine.ids import Module` (and Certainty, Outcome) keeps working: the enum is built on
+    first use, from engine/play_ids.py."""
+    if name in _PLAY_IDS:
+        from engine import play_ids
 
-    def __repr__(self) -> str:
-        return str.__repr__(self)
+        return getattr(play_ids, name)
+    raise AttributeError(f"module 'engine.ids' has no attribute {name!r}")
 
 
 class Verdict(_Id):
@@ -82,23 +87,6 @@ class Fidelity(_Id):
     MEASURED = "measured"
 
 
-class Module(_Id):
-    """The course's chapters, in course order: a puzzle's `module`, a drill concept, a campaign row."""
-
-    TWO_PHASES = "two-phases"
-    INTENSITY = "intensity"
-    KV_CACHE = "kv-cache"
-    BATCHING = "batching"
-    PAGED_ATTENTION = "paged-attention"
-    PREFIX_CACHING = "prefix-caching"
-    SPECULATIVE_DECODING = "speculative-decoding"
-    QUANTIZATION = "quantization"
-    COST_MODEL = "cost-model"
-    CLEARING_TEST = "clearing-test"
-    LOAD_AND_TAILS = "load-and-tails"
-    SPLITTING_THE_WORK = "splitting-the-work"
-
-
 class Precision(_Id):
     BF16 = "bf16"
     FP8 = "fp8"
@@ -115,19 +103,6 @@ class Scheduler(_Id):
 class Allocator(_Id):
     CONTIGUOUS = "contiguous"
     PAGED = "paged"
-
-
-class Certainty(_Id):
-    LOW = "low"
-    MEDIUM = "medium"
-    HIGH = "high"
-
-
-class Outcome(_Id):
-    CLEARED = "cleared"
-    LUCKY = "lucky"
-    CLOSE = "close"
-    MISSED = "missed"
 
 
 # The six-rule whole-deployment verdicts, in rule order (DESIGN.md, "Engine semantics").

@@ -35,7 +35,7 @@ def build(parser) -> None:
 def parse_estimates(items: list[str]) -> dict[str, float]:
     from argparse import ArgumentTypeError
 
-    from app.cli import ascii_float
+    from app.parser import ascii_float
 
     out: dict[str, float] = {}
     for item in items:

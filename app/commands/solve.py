@@ -5,14 +5,13 @@ whole `ridge solve --json` process stays close to the interpreter's own start-up
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 
 from engine.deployment import ALLOCATORS, FIDELITIES, OBJECTIVES, PRECISIONS, SCHEDULERS, Deployment
 
 
-def build(parser: argparse.ArgumentParser) -> None:
+def build(parser) -> None:
     d = Deployment.FIELDS
     add = parser.add_argument
     add("--model", help="catalog model id (see --list), e.g. llama-3-70b")

@@ -70,7 +70,8 @@ def test_app_uses_no_private_textual_name():
     """Textual's internals (`_dispatch_message`, `textual.widgets._footer`, ...) pin the version and
     break silently on upgrade. No module of app/ imports a private Textual module, and no
     attribute app/ reaches for (or defines on its subclasses) has the name of a private one of
-    Textual's, which would read, override or shadow it."""
+    Textual's, which would read, override or shadow it. (`os._exit` is the standard library's,
+    not Textual's: app/cli.py ends `ridge solve` with it.)"""
     import re
 
     import textual
@@ -85,7 +86,7 @@ def test_app_uses_no_private_textual_name():
         text = path.read_text(encoding="utf-8")
         where = path.relative_to(ROOT)
         found += [f"{where}: imports {m}" for m in re.findall(r"textual\.[a-z_.]*\._[a-z_]+", text)]
-        used = set(re.findall(r"\.(_[a-z][a-z0-9_]*)", text))
+        used = set(re.findall(r"\.(_[a-z][a-z0-9_]*)", text.replace("os._exit(", "os.exit(")))
         found += [f"{where}: {name}" for name in sorted(used & private)]
     assert not found, "private Textual names in app/ (use the public API, or rename): " + "; ".join(found)
 
