@@ -17,6 +17,11 @@ from collections import namedtuple
 from engine.catalog import PRECISION_BYTES
 from engine.ids import Allocator, Fidelity, Objective, Precision, Scheduler, Verdict
 
+# Enum members bound once: a class attribute lookup on an enum costs ~0.2 us on Python 3.11,
+# and an analysis compares these dozens of times (a solve runs a dozen analyses).
+_FLOOR, _STATIC, _NONE, _PAGED = Fidelity.FLOOR, Scheduler.STATIC, Scheduler.NONE, Allocator.PAGED
+_INT4, _EIGHT_BIT = Precision.INT4, (Precision.FP8, Precision.INT8)
+
 GIB = 2**30
 DEFAULT_RESERVE_SHARE = 0.10      # of each GPU's memory, for activations and workspace (DESIGN.md)
 
@@ -101,7 +106,7 @@ def in_flight_length(prompt, output, scheduler):
     lengths (see static_ladder_sum), and then a sequence still in flight has, averaged over the
     time it runs, one whole average answer behind it (the exponential forgets how long it has
     run), so it holds P + O."""
-    return prompt + (output if scheduler == Scheduler.STATIC else output / 2)
+    return prompt + (output if scheduler == _STATIC else output / 2)
 
 
 def max_concurrency(usable, per_sequence, shared=0.0):
@@ -482,20 +487,20 @@ def constants() -> dict:
 def compute_precision(dep) -> str:
     """The precision the matrix units run at: the weights' where the chip has it natively
     (INT4 never), else BF16 (weights are upcast)."""
-    return dep.weights if dep.weights != Precision.INT4 and dep.gpu.native(dep.weights) else "bf16"
+    return dep.weights if dep.weights != _INT4 and dep.gpu.native(dep.weights) else "bf16"
 
 
 def attention_precision(dep) -> str:
     """The precision attention computes in: the KV cache's where the chip has it natively, else
     BF16 (a 16-bit cache is attended in 16 bits whatever the weights are)."""
-    return dep.kv if dep.kv in (Precision.FP8, Precision.INT8) and dep.gpu.native(dep.kv) else "bf16"
+    return dep.kv if dep.kv in _EIGHT_BIT and dep.gpu.native(dep.kv) else "bf16"
 
 
 def effective_peak(dep, precision: str, realistic: bool, c: dict) -> float:
     """Dense peak FLOP/s at `precision`; the realistic fidelity takes 8-bit arithmetic at its
     achieved share of the datasheet figure."""
     peak = dep.gpu.peak_flops(precision)
-    if realistic and precision in (Precision.FP8, Precision.INT8):
+    if realistic and precision in _EIGHT_BIT:
         peak *= c["low_precision_efficiency"]
     return peak
 
@@ -581,7 +586,7 @@ class SharedPasses:
         found = self.found.get(key)
         if found is None:
             found = self.found[key] = make(dep, n)
-            found._decoded = {}
+            found._decoded, found._drains = {}, {}
         return found
 
     def of(self, make):
@@ -605,7 +610,7 @@ class Passes:
         m, g = dep.model, dep.gpu
         c = constants() if c is None else c
         self.dep, self.m, self.c, self.n = dep, m, c, n
-        self.real = real = dep.fidelity != Fidelity.FLOOR
+        self.real = real = dep.fidelity != _FLOOR
         gpus = n["gpus"]
         self.gpus, self.mfu = gpus, n["mfu"]
         self.k, self.alpha = n["spec_k"], n["spec_alpha"]
@@ -625,6 +630,7 @@ class Passes:
         self.per_pass = c["per_step_overhead_us"] * 1e-6
         self._fast = None
         self._decoded = None   # a memo of scalar decode steps, kept by the Passes a solve shares (SharedPasses)
+        self._drains = None    # and of static drains: (batch, KV read, draft KV) -> (decode per token, shares)
         if not real:
             self.overhead = 0.0
             return
@@ -992,7 +998,7 @@ def memory_stage(dep, n: dict, array: bool) -> Memory:
     """Weights, KV per token and per sequence, what is left for the cache, the most sequences it
     holds, whether the deployment fits, and the batch."""
     m, g = dep.model, dep.gpu
-    real = dep.fidelity != Fidelity.FLOOR
+    real = dep.fidelity != _FLOOR
     gpus, prompt, output, conc = n["gpus"], n["prompt"], n["output"], n["concurrency"]
     k = n["spec_k"]
     bpw, kvb = PRECISION_BYTES[dep.weights], PRECISION_BYTES[dep.kv]
@@ -1016,7 +1022,7 @@ def memory_stage(dep, n: dict, array: bool) -> Memory:
         draft_w = where(spec_on, checkpoint_weight_bytes(draft, bpw, real), 0.0)
         draft_tok = where(spec_on, draft.kv_values_per_token * kvb * kv_replication(gpus, draft.kv_heads, draft.is_mla), 0.0)
     usable = usable_kv_bytes(gpus, g.memory_gib, weight_bytes, n["reserve_gib"], draft_w)
-    if dep.allocator == Allocator.PAGED:
+    if dep.allocator == _PAGED:
         held_prefix = tokens_held(prefix, m.layers, m.sliding_layers, m.sliding_window)
         per_seq = stored * (held - held_prefix)
         if draft is not None:
@@ -1039,7 +1045,7 @@ def memory_stage(dep, n: dict, array: bool) -> Memory:
                       per_seq, shared, draft_w, fits, max_conc, None, None, prefix, None)
     if array:
         max_conc = where(fits, max_conc, 0.0)
-    batch = (1.0 + 0.0 * conc) if dep.scheduler == Scheduler.NONE else vmin(conc, max_conc)
+    batch = (1.0 + 0.0 * conc) if dep.scheduler == _NONE else vmin(conc, max_conc)
     draft_held = None
     if draft is not None:
         draft_held = draft_tok * tokens_held(seq, draft.layers, draft.sliding_layers, draft.sliding_window)
@@ -1079,21 +1085,34 @@ def steady_stage(dep, n: dict, mem: Memory, p: Passes, tpot, charge, array: bool
     """The steady state, where each sequence costs one prefill (`charge`) and `output` decode
     tokens (at `tpot` each, or over the ladder of a draining static batch)."""
     output, conc, batch, max_conc = n["output"], n["concurrency"], mem.batch, mem.max_concurrency
-    if dep.scheduler == Scheduler.STATIC:
+    if dep.scheduler == _STATIC:
         kv_seq_read, draft_held = mem.kv_seq_read, mem.draft_held
         if array:
             def step_at(j):
                 return p.decode(j, kv_seq_read, draft_held)
+
+            per_token = static_decode_per_token(p, batch, kv_seq_read, draft_held, n["spec_k"] > 0, array, step_at)
+            shares = static_verdict_shares(batch, step_at)
         else:
-            step_at = StepMemo(p.decode, kv_seq_read, draft_held)
-        decode_time = output * static_decode_per_token(p, batch, kv_seq_read, draft_held, n["spec_k"] > 0, array,
-                                                       step_at)
-        shares = static_verdict_shares(batch, step_at)
+            # The drain depends only on the passes, the batch and each sequence's KV read, not on
+            # the output length or the prefill: levers that keep all three (chunked prefill, the
+            # allocator when the batch stays) reuse the one a solve's shared passes already drained.
+            drains = p._drains
+            key = (batch, kv_seq_read, draft_held)
+            found = drains.get(key) if drains is not None else None
+            if found is None:
+                step_at = StepMemo(p.decode, kv_seq_read, draft_held)
+                found = (static_decode_per_token(p, batch, kv_seq_read, draft_held, n["spec_k"] > 0, array, step_at),
+                         static_verdict_shares(batch, step_at))
+                if drains is not None:
+                    drains[key] = found
+            per_token, shares = found
+        decode_time = output * per_token
     else:
         decode_time = output * tpot
         shares = None
     tput = throughput(batch, output, charge, decode_time)
-    capacity = _div(conc, max_conc) if dep.scheduler != Scheduler.NONE else 0.0 * conc
+    capacity = _div(conc, max_conc) if dep.scheduler != _NONE else 0.0 * conc
     return Steady(shares, prefill_share(batch, charge, decode_time), tput, cost_per_million(n["price"], n["gpus"], tput),
                   capacity, capacity > 1.0)
 
@@ -1181,10 +1200,14 @@ RULES = {
 }
 
 
+# RULES with each verdict as its plain id, built once for rule_ratios (called by every analysis).
+_RULE_IDS = {objective: (tuple((str(verdict), ratio) for verdict, ratio in rules), str(default))
+             for objective, (rules, default) in RULES.items()}
+
+
 def rule_ratios(f: dict, objective: str) -> list[tuple[str, object]]:
     """(verdict, deciding ratio) of each rule that decides `objective`, in order (threshold 1)."""
-    rules, _ = RULES[objective]
-    return [(str(verdict), ratio(f)) for verdict, ratio in rules]
+    return [(verdict, ratio(f)) for verdict, ratio in _RULE_IDS[objective][0]]
 
 
 def rule_verdict(ratios, objective: str) -> str:
@@ -1194,7 +1217,7 @@ def rule_verdict(ratios, objective: str) -> str:
     for verdict, value in ratios:
         if value > 1:
             return verdict
-    return str(RULES[objective][1])
+    return _RULE_IDS[objective][1]
 
 
 def objective_verdict_code(f: dict, objective: str):
