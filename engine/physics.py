@@ -223,6 +223,12 @@ class StepMemo:
     __slots__ = ("decode", "kv_seq_bytes", "draft_held", "known")
 
     def __init__(self, decode, kv_seq_bytes, draft_held=None) -> None:
+        # A plain Passes' decode only wraps _decode in a memo of its own, which a drain's steps
+        # never hit twice (this memo already holds them): call _decode and skip that lookup. A
+        # Passes that times its steps its own way (the measured kind) keeps its decode.
+        owner = getattr(decode, "__self__", None)
+        if owner is not None and getattr(decode, "__func__", None) is Passes.decode:
+            decode = owner._decode
         self.decode, self.kv_seq_bytes, self.draft_held, self.known = decode, kv_seq_bytes, draft_held, {}
 
     def __call__(self, j):
@@ -423,8 +429,12 @@ def static_verdict_shares(batch, step_at):
         weights = static_ladder_sum(j_kv - 1.0, tpot)
     else:   # one pass over the ladder, its rungs split at the two counts (the same sums)
         sums = [0.0, 0.0, 0.0]
+        get = known.get if known is not None else None
         for count, mid, which in share_rungs(batch, j_kv - 1.0, j_compute - 1.0):
-            sums[which] += count * tpot(mid) / mid
+            parts = get(mid) if get is not None else None
+            if parts is None:
+                parts = step_at(mid)
+            sums[which] += count * parts[7] / mid
         weights, kv, compute = sums
     total = compute + kv + weights
     return _div(compute, total), _div(kv, total), _div(weights, total)
@@ -1131,8 +1141,18 @@ def static_decode_per_token(p: Passes, batch, kv_seq_read, draft_held, spec_on, 
                                   kv_seq_read / (p.gpus * p.bw), p.fpt / (p.gpus * p.peak * p.mfu))
         if not array and not spec_on:
             return closed
-        ladder = static_ladder_sum(batch, lambda j: step_at(j)[7])
-        return where(spec_on, ladder, closed)
+        if array:
+            return where(spec_on, static_ladder_sum(batch, lambda j: step_at(j)[7]), closed)
+    if not array and type(step_at) is StepMemo:
+        # static_ladder_sum's scalar sum (the same terms in the same order), reading the memo's
+        # steps directly: a realistic drain adds a dozen or more, each through two calls otherwise.
+        known, total = step_at.known, 0.0
+        for count, mid in ladder_rungs(batch, 0.0):
+            parts = known.get(mid)
+            if parts is None:
+                parts = step_at(mid)
+            total += count * parts[7] / mid
+        return total
     return static_ladder_sum(batch, lambda j: step_at(j)[7])
 
 
