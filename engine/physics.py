@@ -228,7 +228,7 @@ class StepMemo:
         # Passes that times its steps its own way (the measured kind) keeps its decode.
         owner = getattr(decode, "__self__", None)
         if owner is not None and getattr(decode, "__func__", None) is Passes.decode:
-            decode = owner._decode
+            decode = owner._decode if owner.real else owner._floor_decode   # _decode's own dispatch
         self.decode, self.kv_seq_bytes, self.draft_held, self.known = decode, kv_seq_bytes, draft_held, {}
 
     def __call__(self, j):
@@ -403,6 +403,26 @@ def first_count(batch, holds, lo=None, hi=None):
         lo = where(wide & ~ok, mid, lo) if hasattr(gap, "shape") else (lo if ok else mid)
 
 
+def _first_step_count(batch, memo: StepMemo, above: int, below: int, lo=None, hi=None):
+    """first_count(batch, lambda j: memo(j)[above] > memo(j)[below], lo, hi) for one count: the
+    same bisection, reading the memo's steps directly (a drain runs two, each probe otherwise
+    three calls deep)."""
+    lo = 0.0 * batch if lo is None else lo
+    hi = batch + 1.0 if hi is None else hi
+    known, floor = memo.known, math.floor
+    while hi - lo > 1:
+        mid = float(floor((lo + hi) / 2.0))
+        j = mid if mid > 1.0 else 1.0
+        parts = known.get(j)
+        if parts is None:
+            parts = memo(j)
+        if parts[above] > parts[below]:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
 def static_verdict_shares(batch, step_at):
     """(compute, KV, weights): the share of a draining static batch's decode time during which
     each decode verdict holds. With j sequences left a step is compute-bound once its FLOP time
@@ -421,8 +441,12 @@ def static_verdict_shares(batch, step_at):
         return parts[1] > parts[0]
 
     known = getattr(step_at, "known", None)
-    j_compute = vmin(first_count(batch, compute_bound, *_bracket(known, batch, 4, 3)), batch + 1.0)
-    j_kv = vmin(first_count(batch, kv_bound, *_bracket(known, j_compute - 1.0, 1, 0)), j_compute)
+    if type(step_at) is StepMemo and type(batch) in _PLAIN:
+        j_compute = vmin(_first_step_count(batch, step_at, 4, 3, *_bracket(known, batch, 4, 3)), batch + 1.0)
+        j_kv = vmin(_first_step_count(batch, step_at, 1, 0, *_bracket(known, j_compute - 1.0, 1, 0)), j_compute)
+    else:
+        j_compute = vmin(first_count(batch, compute_bound, *_bracket(known, batch, 4, 3)), batch + 1.0)
+        j_kv = vmin(first_count(batch, kv_bound, *_bracket(known, j_compute - 1.0, 1, 0)), j_compute)
     if hasattr(batch, "shape"):
         compute = static_ladder_sum(batch, tpot, j_compute - 1.0)
         kv = static_ladder_sum(j_compute - 1.0, tpot, j_kv - 1.0)
@@ -744,22 +768,31 @@ class Passes:
         lin = lin + (hi * (1.0 + (lo / hi) ** sharp) ** (1.0 / sharp) if hi > 0 else 0.0)
         comp_t = t_body_c + t_head_c
         flops = f_body + f_head
-        if m.experts:
+        if m.experts:   # experts_touched, ramped_seconds and smooth_max for scalars, inline
             c = self.c
-            touched = experts_touched(m.experts, m.experts_per_token, route)
+            experts, picks = m.experts, m.experts_per_token
+            if route <= 1:
+                touched = float(picks) if route >= 1 else 0.0
+            else:
+                touched = experts * (1.0 - (1.0 - picks / experts) ** route)
             w_exp = m.moe_layers * touched * m.expert_params * self.bpw
             f_exp = self.expert_flops * tokens
             eff = c["moe_efficiency"]
-            rows_e = tokens * m.experts_per_token / (touched if touched > 1.0 else 1.0)
-            t_exp_m, t_exp_c = w_exp / (body_bw * eff), ramped_seconds(f_exp, rows_e, half, rate * eff)
-            lin = lin + smooth_max(t_exp_m, t_exp_c, sharp)
+            rows_e = tokens * picks / (touched if touched > 1.0 else 1.0)
+            rate_e = rate * eff
+            t_exp_m = w_exp / (body_bw * eff)
+            t_exp_c = f_exp * (rows_e + half) / (rows_e * rate_e) if rows_e > 0 else 0.0 * f_exp
+            hi, lo = (t_exp_m, t_exp_c) if t_exp_m > t_exp_c else (t_exp_c, t_exp_m)
+            lin = lin + (hi * (1.0 + (lo / hi) ** sharp) ** (1.0 / sharp) if hi > 0 else 0.0)
             mem_t, comp_t = mem_t + t_exp_m, comp_t + t_exp_c
             w_bytes, flops = w_bytes + w_exp, flops + f_exp
         t_kv = kv_bytes / kv_bw
-        if self.kv8:
+        if self.kv8:   # vmin(vmax(t_kv, dequant), the 16-bit read's time), inline
             values = kv_bytes / self.kv_value_bytes
             dequant = values * self.c["kv8_dequant_flops"] / (self.tp * self.attn_peak_16)
-            t_kv = vmin(vmax(t_kv, dequant), t_kv * (2.0 / self.kv_value_bytes))
+            slower = t_kv if t_kv > dequant else dequant
+            cap = t_kv * (2.0 / self.kv_value_bytes)
+            t_kv = slower if slower < cap else cap
         extra = fixed + per_token * tokens + overhead
         elementwise = m.layers * tokens * m.hidden * elem / self.bw
         if attn_flops:
@@ -802,7 +835,11 @@ class Passes:
         if not self.real:
             return self._floor_decode(j, kv_seq_bytes, draft_held)
         groups = self.groups
-        j = vmax(j, groups * vmin(j, 1.0))
+        if type(j) in _PLAIN and type(groups) in _PLAIN:   # vmax(j, groups * vmin(j, 1.0)), inline
+            least = groups * (j if j < 1.0 else 1.0)
+            j = j if j > least else least
+        else:
+            j = vmax(j, groups * vmin(j, 1.0))
         jg = j / groups
         kv_read = j * kv_seq_bytes
         scalar = self._fast is not None and type(jg) in _PLAIN and type(kv_seq_bytes) in _PLAIN
