@@ -16,6 +16,10 @@ from engine.physics import LADDER, harmonic, static_dense_sum, static_ladder_sum
 from engine.record import REQUIRED, Record
 
 GIB = 2**30
+# Enum members bound once (an enum class attribute costs ~0.2 us on Python 3.11; a solve runs a
+# dozen analyses).
+_FLOOR, _MEASURED, _NONE = Fidelity.FLOOR, Fidelity.MEASURED, Scheduler.NONE
+_COST, _TPOT, _STALL, _PREFILL_WEIGHTS = Objective.COST, Objective.TPOT, Objective.STALL, Verdict.PREFILL_WEIGHTS
 VERDICTS = tuple(str(v) for v in DEPLOYMENT_VERDICTS)   # the six-rule whole-deployment verdicts, in rule order
 ALL_VERDICTS = physics.VERDICT_CODES   # the six plus prefill-weights, in the fixed option order
 
@@ -64,11 +68,11 @@ class Report(Record):
         objective = objective or self.deployment.objective
         if not self.fits:
             return None
-        if objective == Objective.COST:
+        if objective == _COST:
             return self.cost_per_million_output_tokens
-        if objective == Objective.TPOT:
+        if objective == _TPOT:
             return self.tpot_seconds
-        if objective == Objective.STALL:
+        if objective == _STALL:
             return self.worst_stall_seconds
         return self.ttft_seconds
 
@@ -105,7 +109,7 @@ def analyze(dep: Deployment, shared: physics.SharedPasses | None = None) -> Repo
     `shared` (one solve's) lets the analyses of a solve share their passes."""
     m, g = dep.model, dep.gpu
     passes = physics.Passes if shared is None else shared
-    if dep.fidelity == Fidelity.MEASURED:
+    if dep.fidelity == _MEASURED:
         from engine import measured   # the optional extra, loaded only for this fidelity
 
         measured.check(dep)
@@ -114,13 +118,13 @@ def analyze(dep: Deployment, shared: physics.SharedPasses | None = None) -> Repo
     gpus = dep.gpus
     if not f["fits"]:
         return _unfit(dep, f)
-    f["batch"] = int(f["batch"]) if dep.scheduler != Scheduler.NONE else 1
+    f["batch"] = int(f["batch"]) if dep.scheduler != _NONE else 1
     max_conc = int(f["max_concurrency"])
     # The figures' dict becomes the report's own attributes (it holds every Report field by name).
     # The six rules' ratios are worked once: they are the margins and name the verdict.
-    ratios = physics.rule_ratios(f, Objective.COST)
-    bottleneck = physics.rule_verdict(ratios, Objective.COST)
-    objective_bottleneck = bottleneck if dep.objective == Objective.COST else \
+    ratios = physics.rule_ratios(f, _COST)
+    bottleneck = physics.rule_verdict(ratios, _COST)
+    objective_bottleneck = bottleneck if dep.objective == _COST else \
         physics.VERDICT_CODES[physics.objective_verdict_code(f, dep.objective)]
     f["deployment"] = dep
     f["params"], f["active_params"] = m.params, m.active_params
@@ -130,8 +134,8 @@ def analyze(dep: Deployment, shared: physics.SharedPasses | None = None) -> Repo
     if not dep.spec_k:
         f["spec_expected_tokens"] = None
     f["bottleneck"], f["objective_bottleneck"] = bottleneck, objective_bottleneck
-    f["margins"] = (*ratios, (Verdict.PREFILL_WEIGHTS, _ratio(f["prefill_weight_seconds"], f["prefill_compute_seconds"])))
-    if dep.fidelity == Fidelity.FLOOR:
+    f["margins"] = (*ratios, (_PREFILL_WEIGHTS, _ratio(f["prefill_weight_seconds"], f["prefill_compute_seconds"])))
+    if dep.fidelity == _FLOOR:
         f["tensor_parallel"], f["tp_groups"] = gpus, 1
     report = object.__new__(Report)
     object.__setattr__(report, "__dict__", f)

@@ -17,6 +17,11 @@ from collections import namedtuple
 from engine.catalog import PRECISION_BYTES
 from engine.ids import Allocator, Fidelity, Objective, Precision, Scheduler, Verdict
 
+# Enum members bound once: a class attribute lookup on an enum costs ~0.2 us on Python 3.11,
+# and an analysis compares these dozens of times (a solve runs a dozen analyses).
+_FLOOR, _STATIC, _NONE, _PAGED = Fidelity.FLOOR, Scheduler.STATIC, Scheduler.NONE, Allocator.PAGED
+_INT4, _EIGHT_BIT = Precision.INT4, (Precision.FP8, Precision.INT8)
+
 GIB = 2**30
 DEFAULT_RESERVE_SHARE = 0.10      # of each GPU's memory, for activations and workspace (DESIGN.md)
 
@@ -101,7 +106,7 @@ def in_flight_length(prompt, output, scheduler):
     lengths (see static_ladder_sum), and then a sequence still in flight has, averaged over the
     time it runs, one whole average answer behind it (the exponential forgets how long it has
     run), so it holds P + O."""
-    return prompt + (output if scheduler == Scheduler.STATIC else output / 2)
+    return prompt + (output if scheduler == _STATIC else output / 2)
 
 
 def max_concurrency(usable, per_sequence, shared=0.0):
@@ -218,6 +223,12 @@ class StepMemo:
     __slots__ = ("decode", "kv_seq_bytes", "draft_held", "known")
 
     def __init__(self, decode, kv_seq_bytes, draft_held=None) -> None:
+        # A plain Passes' decode only wraps _decode in a memo of its own, which a drain's steps
+        # never hit twice (this memo already holds them): call _decode and skip that lookup. A
+        # Passes that times its steps its own way (the measured kind) keeps its decode.
+        owner = getattr(decode, "__self__", None)
+        if owner is not None and getattr(decode, "__func__", None) is Passes.decode:
+            decode = owner._decode if owner.real else owner._floor_decode   # _decode's own dispatch
         self.decode, self.kv_seq_bytes, self.draft_held, self.known = decode, kv_seq_bytes, draft_held, {}
 
     def __call__(self, j):
@@ -392,6 +403,26 @@ def first_count(batch, holds, lo=None, hi=None):
         lo = where(wide & ~ok, mid, lo) if hasattr(gap, "shape") else (lo if ok else mid)
 
 
+def _first_step_count(batch, memo: StepMemo, above: int, below: int, lo=None, hi=None):
+    """first_count(batch, lambda j: memo(j)[above] > memo(j)[below], lo, hi) for one count: the
+    same bisection, reading the memo's steps directly (a drain runs two, each probe otherwise
+    three calls deep)."""
+    lo = 0.0 * batch if lo is None else lo
+    hi = batch + 1.0 if hi is None else hi
+    known, floor = memo.known, math.floor
+    while hi - lo > 1:
+        mid = float(floor((lo + hi) / 2.0))
+        j = mid if mid > 1.0 else 1.0
+        parts = known.get(j)
+        if parts is None:
+            parts = memo(j)
+        if parts[above] > parts[below]:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
 def static_verdict_shares(batch, step_at):
     """(compute, KV, weights): the share of a draining static batch's decode time during which
     each decode verdict holds. With j sequences left a step is compute-bound once its FLOP time
@@ -410,16 +441,24 @@ def static_verdict_shares(batch, step_at):
         return parts[1] > parts[0]
 
     known = getattr(step_at, "known", None)
-    j_compute = vmin(first_count(batch, compute_bound, *_bracket(known, batch, 4, 3)), batch + 1.0)
-    j_kv = vmin(first_count(batch, kv_bound, *_bracket(known, j_compute - 1.0, 1, 0)), j_compute)
+    if type(step_at) is StepMemo and type(batch) in _PLAIN:
+        j_compute = vmin(_first_step_count(batch, step_at, 4, 3, *_bracket(known, batch, 4, 3)), batch + 1.0)
+        j_kv = vmin(_first_step_count(batch, step_at, 1, 0, *_bracket(known, j_compute - 1.0, 1, 0)), j_compute)
+    else:
+        j_compute = vmin(first_count(batch, compute_bound, *_bracket(known, batch, 4, 3)), batch + 1.0)
+        j_kv = vmin(first_count(batch, kv_bound, *_bracket(known, j_compute - 1.0, 1, 0)), j_compute)
     if hasattr(batch, "shape"):
         compute = static_ladder_sum(batch, tpot, j_compute - 1.0)
         kv = static_ladder_sum(j_compute - 1.0, tpot, j_kv - 1.0)
         weights = static_ladder_sum(j_kv - 1.0, tpot)
     else:   # one pass over the ladder, its rungs split at the two counts (the same sums)
         sums = [0.0, 0.0, 0.0]
+        get = known.get if known is not None else None
         for count, mid, which in share_rungs(batch, j_kv - 1.0, j_compute - 1.0):
-            sums[which] += count * tpot(mid) / mid
+            parts = get(mid) if get is not None else None
+            if parts is None:
+                parts = step_at(mid)
+            sums[which] += count * parts[7] / mid
         weights, kv, compute = sums
     total = compute + kv + weights
     return _div(compute, total), _div(kv, total), _div(weights, total)
@@ -482,20 +521,20 @@ def constants() -> dict:
 def compute_precision(dep) -> str:
     """The precision the matrix units run at: the weights' where the chip has it natively
     (INT4 never), else BF16 (weights are upcast)."""
-    return dep.weights if dep.weights != Precision.INT4 and dep.gpu.native(dep.weights) else "bf16"
+    return dep.weights if dep.weights != _INT4 and dep.gpu.native(dep.weights) else "bf16"
 
 
 def attention_precision(dep) -> str:
     """The precision attention computes in: the KV cache's where the chip has it natively, else
     BF16 (a 16-bit cache is attended in 16 bits whatever the weights are)."""
-    return dep.kv if dep.kv in (Precision.FP8, Precision.INT8) and dep.gpu.native(dep.kv) else "bf16"
+    return dep.kv if dep.kv in _EIGHT_BIT and dep.gpu.native(dep.kv) else "bf16"
 
 
 def effective_peak(dep, precision: str, realistic: bool, c: dict) -> float:
     """Dense peak FLOP/s at `precision`; the realistic fidelity takes 8-bit arithmetic at its
     achieved share of the datasheet figure."""
     peak = dep.gpu.peak_flops(precision)
-    if realistic and precision in (Precision.FP8, Precision.INT8):
+    if realistic and precision in _EIGHT_BIT:
         peak *= c["low_precision_efficiency"]
     return peak
 
@@ -581,7 +620,7 @@ class SharedPasses:
         found = self.found.get(key)
         if found is None:
             found = self.found[key] = make(dep, n)
-            found._decoded = {}
+            found._decoded, found._drains = {}, {}
         return found
 
     def of(self, make):
@@ -605,7 +644,7 @@ class Passes:
         m, g = dep.model, dep.gpu
         c = constants() if c is None else c
         self.dep, self.m, self.c, self.n = dep, m, c, n
-        self.real = real = dep.fidelity != Fidelity.FLOOR
+        self.real = real = dep.fidelity != _FLOOR
         gpus = n["gpus"]
         self.gpus, self.mfu = gpus, n["mfu"]
         self.k, self.alpha = n["spec_k"], n["spec_alpha"]
@@ -625,6 +664,7 @@ class Passes:
         self.per_pass = c["per_step_overhead_us"] * 1e-6
         self._fast = None
         self._decoded = None   # a memo of scalar decode steps, kept by the Passes a solve shares (SharedPasses)
+        self._drains = None    # and of static drains: (batch, KV read, draft KV) -> (decode per token, shares)
         if not real:
             self.overhead = 0.0
             return
@@ -728,22 +768,31 @@ class Passes:
         lin = lin + (hi * (1.0 + (lo / hi) ** sharp) ** (1.0 / sharp) if hi > 0 else 0.0)
         comp_t = t_body_c + t_head_c
         flops = f_body + f_head
-        if m.experts:
+        if m.experts:   # experts_touched, ramped_seconds and smooth_max for scalars, inline
             c = self.c
-            touched = experts_touched(m.experts, m.experts_per_token, route)
+            experts, picks = m.experts, m.experts_per_token
+            if route <= 1:
+                touched = float(picks) if route >= 1 else 0.0
+            else:
+                touched = experts * (1.0 - (1.0 - picks / experts) ** route)
             w_exp = m.moe_layers * touched * m.expert_params * self.bpw
             f_exp = self.expert_flops * tokens
             eff = c["moe_efficiency"]
-            rows_e = tokens * m.experts_per_token / (touched if touched > 1.0 else 1.0)
-            t_exp_m, t_exp_c = w_exp / (body_bw * eff), ramped_seconds(f_exp, rows_e, half, rate * eff)
-            lin = lin + smooth_max(t_exp_m, t_exp_c, sharp)
+            rows_e = tokens * picks / (touched if touched > 1.0 else 1.0)
+            rate_e = rate * eff
+            t_exp_m = w_exp / (body_bw * eff)
+            t_exp_c = f_exp * (rows_e + half) / (rows_e * rate_e) if rows_e > 0 else 0.0 * f_exp
+            hi, lo = (t_exp_m, t_exp_c) if t_exp_m > t_exp_c else (t_exp_c, t_exp_m)
+            lin = lin + (hi * (1.0 + (lo / hi) ** sharp) ** (1.0 / sharp) if hi > 0 else 0.0)
             mem_t, comp_t = mem_t + t_exp_m, comp_t + t_exp_c
             w_bytes, flops = w_bytes + w_exp, flops + f_exp
         t_kv = kv_bytes / kv_bw
-        if self.kv8:
+        if self.kv8:   # vmin(vmax(t_kv, dequant), the 16-bit read's time), inline
             values = kv_bytes / self.kv_value_bytes
             dequant = values * self.c["kv8_dequant_flops"] / (self.tp * self.attn_peak_16)
-            t_kv = vmin(vmax(t_kv, dequant), t_kv * (2.0 / self.kv_value_bytes))
+            slower = t_kv if t_kv > dequant else dequant
+            cap = t_kv * (2.0 / self.kv_value_bytes)
+            t_kv = slower if slower < cap else cap
         extra = fixed + per_token * tokens + overhead
         elementwise = m.layers * tokens * m.hidden * elem / self.bw
         if attn_flops:
@@ -786,7 +835,11 @@ class Passes:
         if not self.real:
             return self._floor_decode(j, kv_seq_bytes, draft_held)
         groups = self.groups
-        j = vmax(j, groups * vmin(j, 1.0))
+        if type(j) in _PLAIN and type(groups) in _PLAIN:   # vmax(j, groups * vmin(j, 1.0)), inline
+            least = groups * (j if j < 1.0 else 1.0)
+            j = j if j > least else least
+        else:
+            j = vmax(j, groups * vmin(j, 1.0))
         jg = j / groups
         kv_read = j * kv_seq_bytes
         scalar = self._fast is not None and type(jg) in _PLAIN and type(kv_seq_bytes) in _PLAIN
@@ -992,7 +1045,7 @@ def memory_stage(dep, n: dict, array: bool) -> Memory:
     """Weights, KV per token and per sequence, what is left for the cache, the most sequences it
     holds, whether the deployment fits, and the batch."""
     m, g = dep.model, dep.gpu
-    real = dep.fidelity != Fidelity.FLOOR
+    real = dep.fidelity != _FLOOR
     gpus, prompt, output, conc = n["gpus"], n["prompt"], n["output"], n["concurrency"]
     k = n["spec_k"]
     bpw, kvb = PRECISION_BYTES[dep.weights], PRECISION_BYTES[dep.kv]
@@ -1016,7 +1069,7 @@ def memory_stage(dep, n: dict, array: bool) -> Memory:
         draft_w = where(spec_on, checkpoint_weight_bytes(draft, bpw, real), 0.0)
         draft_tok = where(spec_on, draft.kv_values_per_token * kvb * kv_replication(gpus, draft.kv_heads, draft.is_mla), 0.0)
     usable = usable_kv_bytes(gpus, g.memory_gib, weight_bytes, n["reserve_gib"], draft_w)
-    if dep.allocator == Allocator.PAGED:
+    if dep.allocator == _PAGED:
         held_prefix = tokens_held(prefix, m.layers, m.sliding_layers, m.sliding_window)
         per_seq = stored * (held - held_prefix)
         if draft is not None:
@@ -1039,7 +1092,7 @@ def memory_stage(dep, n: dict, array: bool) -> Memory:
                       per_seq, shared, draft_w, fits, max_conc, None, None, prefix, None)
     if array:
         max_conc = where(fits, max_conc, 0.0)
-    batch = (1.0 + 0.0 * conc) if dep.scheduler == Scheduler.NONE else vmin(conc, max_conc)
+    batch = (1.0 + 0.0 * conc) if dep.scheduler == _NONE else vmin(conc, max_conc)
     draft_held = None
     if draft is not None:
         draft_held = draft_tok * tokens_held(seq, draft.layers, draft.sliding_layers, draft.sliding_window)
@@ -1079,21 +1132,34 @@ def steady_stage(dep, n: dict, mem: Memory, p: Passes, tpot, charge, array: bool
     """The steady state, where each sequence costs one prefill (`charge`) and `output` decode
     tokens (at `tpot` each, or over the ladder of a draining static batch)."""
     output, conc, batch, max_conc = n["output"], n["concurrency"], mem.batch, mem.max_concurrency
-    if dep.scheduler == Scheduler.STATIC:
+    if dep.scheduler == _STATIC:
         kv_seq_read, draft_held = mem.kv_seq_read, mem.draft_held
         if array:
             def step_at(j):
                 return p.decode(j, kv_seq_read, draft_held)
+
+            per_token = static_decode_per_token(p, batch, kv_seq_read, draft_held, n["spec_k"] > 0, array, step_at)
+            shares = static_verdict_shares(batch, step_at)
         else:
-            step_at = StepMemo(p.decode, kv_seq_read, draft_held)
-        decode_time = output * static_decode_per_token(p, batch, kv_seq_read, draft_held, n["spec_k"] > 0, array,
-                                                       step_at)
-        shares = static_verdict_shares(batch, step_at)
+            # The drain depends only on the passes, the batch and each sequence's KV read, not on
+            # the output length or the prefill: levers that keep all three (chunked prefill, the
+            # allocator when the batch stays) reuse the one a solve's shared passes already drained.
+            drains = p._drains
+            key = (batch, kv_seq_read, draft_held)
+            found = drains.get(key) if drains is not None else None
+            if found is None:
+                step_at = StepMemo(p.decode, kv_seq_read, draft_held)
+                found = (static_decode_per_token(p, batch, kv_seq_read, draft_held, n["spec_k"] > 0, array, step_at),
+                         static_verdict_shares(batch, step_at))
+                if drains is not None:
+                    drains[key] = found
+            per_token, shares = found
+        decode_time = output * per_token
     else:
         decode_time = output * tpot
         shares = None
     tput = throughput(batch, output, charge, decode_time)
-    capacity = _div(conc, max_conc) if dep.scheduler != Scheduler.NONE else 0.0 * conc
+    capacity = _div(conc, max_conc) if dep.scheduler != _NONE else 0.0 * conc
     return Steady(shares, prefill_share(batch, charge, decode_time), tput, cost_per_million(n["price"], n["gpus"], tput),
                   capacity, capacity > 1.0)
 
@@ -1112,8 +1178,18 @@ def static_decode_per_token(p: Passes, batch, kv_seq_read, draft_held, spec_on, 
                                   kv_seq_read / (p.gpus * p.bw), p.fpt / (p.gpus * p.peak * p.mfu))
         if not array and not spec_on:
             return closed
-        ladder = static_ladder_sum(batch, lambda j: step_at(j)[7])
-        return where(spec_on, ladder, closed)
+        if array:
+            return where(spec_on, static_ladder_sum(batch, lambda j: step_at(j)[7]), closed)
+    if not array and type(step_at) is StepMemo:
+        # static_ladder_sum's scalar sum (the same terms in the same order), reading the memo's
+        # steps directly: a realistic drain adds a dozen or more, each through two calls otherwise.
+        known, total = step_at.known, 0.0
+        for count, mid in ladder_rungs(batch, 0.0):
+            parts = known.get(mid)
+            if parts is None:
+                parts = step_at(mid)
+            total += count * parts[7] / mid
+        return total
     return static_ladder_sum(batch, lambda j: step_at(j)[7])
 
 
@@ -1181,10 +1257,14 @@ RULES = {
 }
 
 
+# RULES with each verdict as its plain id, built once for rule_ratios (called by every analysis).
+_RULE_IDS = {objective: (tuple((str(verdict), ratio) for verdict, ratio in rules), str(default))
+             for objective, (rules, default) in RULES.items()}
+
+
 def rule_ratios(f: dict, objective: str) -> list[tuple[str, object]]:
     """(verdict, deciding ratio) of each rule that decides `objective`, in order (threshold 1)."""
-    rules, _ = RULES[objective]
-    return [(str(verdict), ratio(f)) for verdict, ratio in rules]
+    return [(verdict, ratio(f)) for verdict, ratio in _RULE_IDS[objective][0]]
 
 
 def rule_verdict(ratios, objective: str) -> str:
@@ -1194,7 +1274,7 @@ def rule_verdict(ratios, objective: str) -> str:
     for verdict, value in ratios:
         if value > 1:
             return verdict
-    return str(RULES[objective][1])
+    return _RULE_IDS[objective][1]
 
 
 def objective_verdict_code(f: dict, objective: str):
