@@ -21,7 +21,7 @@ from saves.locations import data_dir
 from saves.model import (INT64, MARKER, READS, SCHEMA_VERSION, Attempt, AttemptIn, FolderSettings,
                          Profile, ProfileHeader, ProfileHeaderV2, SegmentFile, check_profile_name,
                          clean_card, is_profile_name, origin_hash, tail_problem)
-from saves.tomlio import dumps, read_toml, stamp, validation_error
+from saves.tomlio import dumps, parse_toml, read_bytes, read_toml, stamp, validation_error
 
 SEGMENT_SIZE = 32  # attempts per segment file: bounds the cost of recording one
 SETTINGS_FILE = "settings.toml"
@@ -75,6 +75,12 @@ class SaveStore:
         self.dir = data_dir(save_dir)
         self.segment_size = segment_size
         self.lock_timeout = lock_timeout
+        # path -> (the file's exact bytes, the validated header or settings they hold): a header
+        # and settings.toml are still read every time, but parsed again only when their bytes
+        # differ from the last ones read or written here. Recording an attempt then parses one
+        # file (its segment) instead of three, and anything another process or a person changed
+        # is parsed afresh, since changed bytes never match.
+        self._known: dict[Path, tuple[bytes, Any]] = {}
 
     # -- where things are ---------------------------------------------------------------------
 
@@ -173,7 +179,10 @@ class SaveStore:
         return header
 
     def _write_header(self, name: str, header: ProfileHeader) -> None:
-        atomic.write_atomic(self.header_path(name), dumps(header.to_doc()))
+        path, raw = self.header_path(name), dumps(header.to_doc()).encode("utf-8")
+        self._known.pop(path, None)
+        atomic.write_atomic(path, raw)
+        self._known[path] = (raw, header)  # what reading `raw` back gives (tests/saves check it)
 
     def _read_header(self, name: str) -> ProfileHeader | None:
         """The validated header, None if the profile does not exist, upgrading a version 1 or 2
@@ -182,9 +191,13 @@ class SaveStore:
         Call with the profile's lock held (an upgrade writes).
         """
         path = self.header_path(name)
-        got = read_toml(path)
-        if got is None:
+        raw = read_bytes(path)
+        if raw is None:
             return None
+        known = self._known.get(path)
+        if known is not None and known[0] == raw:
+            return known[1]
+        got = parse_toml(path, raw)
         version = got[0].get("schema_version")
         if _is_int(version) and version in (1, 2):
             if version == 1:
@@ -194,7 +207,10 @@ class SaveStore:
             got = read_toml(path)
             if got is None:  # pragma: no cover - the migration has just written it
                 raise SaveError(f"{path}: vanished during migration", path=path)
-        return self._validate_header(path, *got)
+            return self._validate_header(path, *got)
+        header = self._validate_header(path, *got)
+        self._known[path] = (raw, header)
+        return header
 
     def _migrate_v1(self, name: str, data: dict[str, Any], text: str) -> None:
         """Turn profile `name`'s version 1 file into the current version; lock held. The original
@@ -474,9 +490,19 @@ class SaveStore:
 
     def _read_folder_settings(self) -> FolderSettings:
         path = self.dir / SETTINGS_FILE
-        got = read_toml(path)
-        if got is None:
+        raw = read_bytes(path)
+        if raw is None:
             return FolderSettings()
+        known = self._known.get(path)
+        if known is not None and known[0] == raw:
+            return known[1]
+        settings = self._parse_folder_settings(path, raw)
+        self._known[path] = (raw, settings)
+        return settings
+
+    @staticmethod
+    def _parse_folder_settings(path: Path, raw: bytes) -> FolderSettings:
+        got = parse_toml(path, raw)
         data = got[0]
         legacy = set(data) <= {"schema_version", "last_profile"} and data.get("schema_version") == 2
         if data.get(MARKER) != "settings" and not legacy:

@@ -155,3 +155,26 @@ async def test_the_app_asks_before_setting_a_damaged_history_aside(tmp_path):
         assert app.session is not None and app.session.name == "Ada"
     assert any(p.name.startswith("Ada.damaged-") for p in tmp_path.iterdir())
     assert SaveStore(tmp_path).check() == []
+
+
+def test_a_header_is_parsed_again_only_when_its_bytes_change(tmp_path):
+    """The store keeps the header it last read or wrote with the exact bytes it came from, so an
+    append parses only its segment. What it keeps must be what a fresh read gives, and a header
+    changed behind its back (same store, no new process) must be read afresh and refused."""
+    store = _store(tmp_path, 3)
+    store.update_settings("Ada", theme="nord")
+    store.save_review_state("Ada", "kv-cache", {"card_id": 1, "state": 2, "step": None, "stability": 3.5,
+                                                "difficulty": 5.0, "due": "2026-12-01T00:00:00Z",
+                                                "last_review": "2026-11-30T00:00:00Z"})
+    store.record_attempt("Ada", sample_attempt(9))
+    path = store.header_path("Ada")
+    with store._locked("Ada"):
+        kept = store._read_header("Ada")
+    fresh = SaveStore(tmp_path)
+    with fresh._locked("Ada"):
+        assert fresh._read_header("Ada") == kept and kept.last_seq == 4
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("last_seq = 4", "last_seq = 3"), encoding="utf-8")  # cut short, by hand
+    with pytest.raises(SaveError, match="damaged"):
+        store.record_attempt("Ada", sample_attempt(10))
+    assert len(store.load("Ada").attempts) == 4
