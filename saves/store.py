@@ -299,13 +299,21 @@ class SaveStore:
         header = self._read_header(name)
         return header if header is not None else self._new_header(name)
 
-    @classmethod
-    def _read_segment(cls, path: Path) -> tuple[dict[str, Any], str]:
-        """(data, text) of a segment file, validated; SaveError if it is damaged."""
-        got = read_toml(path)
-        if got is None:
+    def _read_segment(self, path: Path, keep: bool = False) -> tuple[dict[str, Any], str]:
+        """(data, text) of a segment file, validated; SaveError if it is damaged. Parsed only when
+        its bytes differ from the last ones read or written here (`_known`, which holds it after
+        this read with `keep`: the open segment, not the closed ones); callers never change what
+        they are given."""
+        raw = read_bytes(path)
+        if raw is None:
             raise SaveError(f"{path}: vanished while being read", path=path)
-        cls._validate_segment(path, *got)
+        known = self._known.get(path)
+        if known is not None and known[0] == raw:
+            return known[1]
+        got = parse_toml(path, raw)
+        self._validate_segment(path, *got)
+        if keep:
+            self._known[path] = (raw, got)
         return got
 
     @classmethod
@@ -380,6 +388,7 @@ class SaveStore:
                                     path=path)
                 new = Attempt.link(attempt, last["seq"] + 1, last["hash"])
                 if len(data["attempts"]) >= self.segment_size:
+                    self._known.pop(path, None)  # closed: from now on its seal stands for it
                     path = folder / f"{int(path.stem) + 1:06d}.toml"
                     self._write_segment(path, name, [new.to_record()])
                 else:
@@ -398,6 +407,7 @@ class SaveStore:
     def _write_segment(self, path: Path, name: str, records: list[dict[str, Any]]) -> None:
         doc = {MARKER: "attempts", "schema_version": SCHEMA_VERSION, "profile": name,
                "count": len(records), "attempts": records}
+        self._known.pop(path, None)
         atomic.write_atomic(path, dumps(doc))
 
     def _append_to_segment(self, path: Path, name: str, data: dict[str, Any], text: str,
@@ -409,12 +419,20 @@ class SaveStore:
         m = _SEGMENT_HEAD.match(text)
         if m and int(m.group(2)) == count and data.get("count") == count:
             body = text[m.end():].rstrip("\n")
-            atomic.write_atomic(path, f"{m.group(1)}count = {count + 1}\n{body}\n\n"
-                                + dumps({"attempts": [new.to_record()]}))
+            table = dumps({"attempts": [new.to_record()]})
+            new_text = f"{m.group(1)}count = {count + 1}\n{body}\n\n{table}"
+            raw = new_text.encode("utf-8")
+            self._known.pop(path, None)
+            atomic.write_atomic(path, raw)
+            # What parsing the whole new file gives: the same document with the new count and one
+            # more [[attempts]] table, parsed from its own text (so its times read back as they
+            # will next time); the next append then parses nothing (tests/saves check it).
+            added = parse_toml(path, table.encode("utf-8"))[0]["attempts"]
+            self._known[path] = (raw, ({**data, "count": count + 1, "attempts": [*data["attempts"], *added]},
+                                       new_text))
             return
-        records = data["attempts"]
-        for rec in records:  # keep the T...Z form for times already there
-            rec["locked_at"] = stamp(rec["locked_at"])
+        records = [{**rec, "locked_at": stamp(rec["locked_at"])}  # keep the T...Z form for times already there
+                   for rec in data["attempts"]]
         self._write_segment(path, name, [*records, new.to_record()])
 
     def _write_history(self, name: str, attempts: list[Attempt], keep_old_as: Path | None = None) -> None:
