@@ -75,11 +75,11 @@ class SaveStore:
         self.dir = data_dir(save_dir)
         self.segment_size = segment_size
         self.lock_timeout = lock_timeout
-        # path -> (the file's exact bytes, the validated header or settings they hold): a header
-        # and settings.toml are still read every time, but parsed again only when their bytes
-        # differ from the last ones read or written here. Recording an attempt then parses one
-        # file (its segment) instead of three, and anything another process or a person changed
-        # is parsed afresh, since changed bytes never match.
+        # path -> (the file's exact bytes, the validated header, settings or open segment they
+        # hold): those files are still read every time, but parsed again only when their bytes
+        # differ from the last ones read or written here. Recording an attempt then parses no
+        # whole file (it parsed three), and anything another process or a person changed is
+        # parsed and checked afresh, since changed bytes never match.
         self._known: dict[Path, tuple[bytes, Any]] = {}
 
     # -- where things are ---------------------------------------------------------------------
