@@ -94,6 +94,10 @@ def build_app(room, site: Site, on_change=None, body_seconds: float = BODY_SECON
                 print(f"ridge host: a request to {request.path[:80]!r} failed ({kind}); the room carries on",
                       file=sys.stderr, flush=True)
             response = _refuse(500, "the host could not answer that request; the match carries on")
+        if response.status == 408:  # the body never came: say so, then close, rather than let aiohttp
+            await _with_headers(response).prepare(request)  # wait 10 s more for the rest of it
+            await response.write_eof()
+            request.protocol.force_close()
         return _with_headers(response)
 
     async def body(request: web.Request) -> object:
