@@ -81,7 +81,7 @@ def check_before_append(store, name: str, segments: list[Path], origin: str = GE
         prev_hash, next_seq = seal["last_hash"], seal["last_seq"] + 1
         ends[seal["last_seq"]] = seal["last_hash"]
     path = segments[-1]
-    data, text = _read(store, name, path)
+    data, text = _read(store, name, path, keep=True)  # the next append finds it unparsed if unchanged
     _verified(name, rel(path), path, data["attempts"], data.get("count"), prev_hash, next_seq)
     ends.update((r["seq"], r["hash"]) for r in data["attempts"])
     tail = tail_problem(data["attempts"][-1]["seq"], ends, recorded)
@@ -114,9 +114,9 @@ def missing_segments(folder: Path, segments: list[Path], seals: dict | None = No
     return found
 
 
-def _read(store, name: str, path: Path) -> tuple[dict[str, Any], str]:
+def _read(store, name: str, path: Path, keep: bool = False) -> tuple[dict[str, Any], str]:
     try:
-        return store._read_segment(path)
+        return store._read_segment(path, keep)
     except SaveError as exc:
         message = str(exc)
         prefix = f"{exc.path}: "

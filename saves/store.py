@@ -21,7 +21,7 @@ from saves.locations import data_dir
 from saves.model import (INT64, MARKER, READS, SCHEMA_VERSION, Attempt, AttemptIn, FolderSettings,
                          Profile, ProfileHeader, ProfileHeaderV2, SegmentFile, check_profile_name,
                          clean_card, is_profile_name, origin_hash, tail_problem)
-from saves.tomlio import dumps, read_toml, stamp, validation_error
+from saves.tomlio import dumps, parse_toml, read_bytes, read_toml, stamp, validation_error
 
 SEGMENT_SIZE = 32  # attempts per segment file: bounds the cost of recording one
 SETTINGS_FILE = "settings.toml"
@@ -75,6 +75,12 @@ class SaveStore:
         self.dir = data_dir(save_dir)
         self.segment_size = segment_size
         self.lock_timeout = lock_timeout
+        # path -> (the file's exact bytes, the validated header, settings or open segment they
+        # hold): those files are still read every time, but parsed again only when their bytes
+        # differ from the last ones read or written here. Recording an attempt then parses no
+        # whole file (it parsed three), and anything another process or a person changed is
+        # parsed and checked afresh, since changed bytes never match.
+        self._known: dict[Path, tuple[bytes, Any]] = {}
 
     # -- where things are ---------------------------------------------------------------------
 
@@ -173,7 +179,10 @@ class SaveStore:
         return header
 
     def _write_header(self, name: str, header: ProfileHeader) -> None:
-        atomic.write_atomic(self.header_path(name), dumps(header.to_doc()))
+        path, raw = self.header_path(name), dumps(header.to_doc()).encode("utf-8")
+        self._known.pop(path, None)
+        atomic.write_atomic(path, raw)
+        self._known[path] = (raw, header)  # what reading `raw` back gives (tests/saves check it)
 
     def _read_header(self, name: str) -> ProfileHeader | None:
         """The validated header, None if the profile does not exist, upgrading a version 1 or 2
@@ -182,9 +191,13 @@ class SaveStore:
         Call with the profile's lock held (an upgrade writes).
         """
         path = self.header_path(name)
-        got = read_toml(path)
-        if got is None:
+        raw = read_bytes(path)
+        if raw is None:
             return None
+        known = self._known.get(path)
+        if known is not None and known[0] == raw:
+            return known[1]
+        got = parse_toml(path, raw)
         version = got[0].get("schema_version")
         if _is_int(version) and version in (1, 2):
             if version == 1:
@@ -194,7 +207,10 @@ class SaveStore:
             got = read_toml(path)
             if got is None:  # pragma: no cover - the migration has just written it
                 raise SaveError(f"{path}: vanished during migration", path=path)
-        return self._validate_header(path, *got)
+            return self._validate_header(path, *got)
+        header = self._validate_header(path, *got)
+        self._known[path] = (raw, header)
+        return header
 
     def _migrate_v1(self, name: str, data: dict[str, Any], text: str) -> None:
         """Turn profile `name`'s version 1 file into the current version; lock held. The original
@@ -283,13 +299,21 @@ class SaveStore:
         header = self._read_header(name)
         return header if header is not None else self._new_header(name)
 
-    @classmethod
-    def _read_segment(cls, path: Path) -> tuple[dict[str, Any], str]:
-        """(data, text) of a segment file, validated; SaveError if it is damaged."""
-        got = read_toml(path)
-        if got is None:
+    def _read_segment(self, path: Path, keep: bool = False) -> tuple[dict[str, Any], str]:
+        """(data, text) of a segment file, validated; SaveError if it is damaged. Parsed only when
+        its bytes differ from the last ones read or written here (`_known`, which holds it after
+        this read with `keep`: the open segment, not the closed ones); callers never change what
+        they are given."""
+        raw = read_bytes(path)
+        if raw is None:
             raise SaveError(f"{path}: vanished while being read", path=path)
-        cls._validate_segment(path, *got)
+        known = self._known.get(path)
+        if known is not None and known[0] == raw:
+            return known[1]
+        got = parse_toml(path, raw)
+        self._validate_segment(path, *got)
+        if keep:
+            self._known[path] = (raw, got)
         return got
 
     @classmethod
@@ -364,6 +388,7 @@ class SaveStore:
                                     path=path)
                 new = Attempt.link(attempt, last["seq"] + 1, last["hash"])
                 if len(data["attempts"]) >= self.segment_size:
+                    self._known.pop(path, None)  # closed: from now on its seal stands for it
                     path = folder / f"{int(path.stem) + 1:06d}.toml"
                     self._write_segment(path, name, [new.to_record()])
                 else:
@@ -382,6 +407,7 @@ class SaveStore:
     def _write_segment(self, path: Path, name: str, records: list[dict[str, Any]]) -> None:
         doc = {MARKER: "attempts", "schema_version": SCHEMA_VERSION, "profile": name,
                "count": len(records), "attempts": records}
+        self._known.pop(path, None)
         atomic.write_atomic(path, dumps(doc))
 
     def _append_to_segment(self, path: Path, name: str, data: dict[str, Any], text: str,
@@ -393,12 +419,20 @@ class SaveStore:
         m = _SEGMENT_HEAD.match(text)
         if m and int(m.group(2)) == count and data.get("count") == count:
             body = text[m.end():].rstrip("\n")
-            atomic.write_atomic(path, f"{m.group(1)}count = {count + 1}\n{body}\n\n"
-                                + dumps({"attempts": [new.to_record()]}))
+            table = dumps({"attempts": [new.to_record()]})
+            new_text = f"{m.group(1)}count = {count + 1}\n{body}\n\n{table}"
+            raw = new_text.encode("utf-8")
+            self._known.pop(path, None)
+            atomic.write_atomic(path, raw)
+            # What parsing the whole new file gives: the same document with the new count and one
+            # more [[attempts]] table, parsed from its own text (so its times read back as they
+            # will next time); the next append then parses nothing (tests/saves check it).
+            added = parse_toml(path, table.encode("utf-8"))[0]["attempts"]
+            self._known[path] = (raw, ({**data, "count": count + 1, "attempts": [*data["attempts"], *added]},
+                                       new_text))
             return
-        records = data["attempts"]
-        for rec in records:  # keep the T...Z form for times already there
-            rec["locked_at"] = stamp(rec["locked_at"])
+        records = [{**rec, "locked_at": stamp(rec["locked_at"])}  # keep the T...Z form for times already there
+                   for rec in data["attempts"]]
         self._write_segment(path, name, [*records, new.to_record()])
 
     def _write_history(self, name: str, attempts: list[Attempt], keep_old_as: Path | None = None) -> None:
@@ -474,9 +508,19 @@ class SaveStore:
 
     def _read_folder_settings(self) -> FolderSettings:
         path = self.dir / SETTINGS_FILE
-        got = read_toml(path)
-        if got is None:
+        raw = read_bytes(path)
+        if raw is None:
             return FolderSettings()
+        known = self._known.get(path)
+        if known is not None and known[0] == raw:
+            return known[1]
+        settings = self._parse_folder_settings(path, raw)
+        self._known[path] = (raw, settings)
+        return settings
+
+    @staticmethod
+    def _parse_folder_settings(path: Path, raw: bytes) -> FolderSettings:
+        got = parse_toml(path, raw)
         data = got[0]
         legacy = set(data) <= {"schema_version", "last_profile"} and data.get("schema_version") == 2
         if data.get(MARKER) != "settings" and not legacy:

@@ -38,8 +38,14 @@ def dumps(doc: dict[str, Any]) -> str:
 
 def read_toml(path: Path) -> tuple[dict[str, Any], str] | None:
     """(data, text) of the TOML file at `path`, None if it does not exist; SaveError if unreadable."""
+    raw = read_bytes(path)
+    return None if raw is None else parse_toml(path, raw)
+
+
+def read_bytes(path: Path) -> bytes | None:
+    """The bytes of the save file at `path`, None if it does not exist; SaveError if unreadable."""
     try:
-        raw = read_regular(path, MAX_BYTES)  # capped, and never blocks on a pipe
+        return read_regular(path, MAX_BYTES)  # capped, and never blocks on a pipe
     except FileNotFoundError:
         return None
     except NotAFile as exc:
@@ -48,7 +54,6 @@ def read_toml(path: Path) -> tuple[dict[str, Any], str] | None:
         raise SaveError(f"{path}: larger than {MAX_BYTES >> 20} MiB, so not a Ridge save", path=path) from None
     except OSError as exc:
         raise SaveError(f"could not read {path}: {exc.strerror or exc}", path=path) from None
-    return parse_toml(path, raw)
 
 
 def parse_toml(path: Path, raw: bytes) -> tuple[dict[str, Any], str]:

@@ -39,6 +39,11 @@ def build(parser: argparse.ArgumentParser) -> None:
                              f"(default {live.DEFAULT_LOBBY_SECONDS})")
     parser.add_argument("--reveal-seconds", type=float, default=live.DEFAULT_REVEAL_SECONDS,
                         help=f"headless: seconds the reveal stays up before the next question (default {live.DEFAULT_REVEAL_SECONDS})")
+    parser.add_argument("--header-seconds", type=float, default=live.HEADER_SECONDS,
+                        help="seconds a connection may take to send a request's headers, and may stay idle "
+                             f"(default {live.HEADER_SECONDS:g}); a slower one is closed, so none can hold the room")
+    parser.add_argument("--body-seconds", type=float, default=live.BODY_SECONDS,
+                        help=f"seconds a request's body may take once its headers are in (default {live.BODY_SECONDS:g})")
     parser.add_argument("--public-url", metavar="URL", default=None,
                         help="the address players type, when it differs from HOST:PORT (e.g. behind a proxy)")
     parser.add_argument("--save-dir", metavar="DIR", default=None, help="the host's data folder (the lobby file goes in it)")
@@ -102,11 +107,11 @@ def _check(args: argparse.Namespace) -> None:
         raise RidgeError(f"--port must be 0 to 65535 (0: any free port), got {args.port}")
     if not 1 <= args.max_players <= 5000:
         raise RidgeError(f"--max-players must be 1 to 5000, got {args.max_players}")
-    for name in ("seconds", "lobby_seconds", "reveal_seconds"):
+    for name in ("seconds", "lobby_seconds", "reveal_seconds", "header_seconds", "body_seconds"):
         value = getattr(args, name)
-        low = 5 if name == "seconds" else 0
+        low = {"seconds": 5, "header_seconds": 0.5, "body_seconds": 0.5}.get(name, 0)
         if not low <= value <= 3600:
-            raise RidgeError(f"--{name.replace('_', '-')} must be {low} to 3600, got {value:g}")
+            raise RidgeError(f"--{name.replace('_', '-')} must be {low:g} to 3600, got {value:g}")
     if args.pin is not None:
         try:
             args.pin = live.check_pin(args.pin)
@@ -218,10 +223,10 @@ def run(args: argparse.Namespace) -> int:
     print(reach, flush=True)
     try:
         if args.headless:
-            return _headless(room, site, sock)
+            return _headless(room, site, sock, args.header_seconds, args.body_seconds)
         from app.live.host_app import HostApp
 
-        app = HostApp(room, site, sock, reach=reach)
+        app = HostApp(room, site, sock, reach=reach, deadlines=(args.header_seconds, args.body_seconds))
         app.run()
         return int(app.return_code or 0)
     finally:
@@ -229,7 +234,7 @@ def run(args: argparse.Namespace) -> int:
         sock.close()
 
 
-def _headless(room, site, sock) -> int:
+def _headless(room, site, sock, header_seconds: float, body_seconds: float) -> int:
     """Serve until the match is done and SIGINT/SIGTERM arrives, saying what happens on stdout."""
     import asyncio
     import signal
@@ -262,7 +267,7 @@ def _headless(room, site, sock) -> int:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
-        runner = await start(build_app(room, site, on_change=report), sock)
+        runner = await start(build_app(room, site, on_change=report, body_seconds=body_seconds), sock, header_seconds)
         if room.resumed:
             print(f"resumed {room.path}", flush=True)
         report()

@@ -106,8 +106,10 @@ class HostApp(App[None]):
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
 
-    def __init__(self, room, site, sock=None, serve: bool = True, reach: str = "") -> None:
+    def __init__(self, room, site, sock=None, serve: bool = True, reach: str = "",
+                 deadlines: tuple[float, float] | None = None) -> None:
         super().__init__()
+        self.deadlines = deadlines  # (header, body) seconds for a request (None: the server's defaults)
         self.room = room
         self.site = site
         self.sock = sock
@@ -147,9 +149,10 @@ class HostApp(App[None]):
     async def on_mount(self) -> None:
         self.room.listeners.append(self._room_changed)
         if self.serve:
-            from app.live.server import build_app, start
+            from app.live.server import BODY_SECONDS, HEADER_SECONDS, build_app, start
 
-            self.runner = await start(build_app(self.room, self.site), self.sock)
+            header, body = self.deadlines or (HEADER_SECONDS, BODY_SECONDS)
+            self.runner = await start(build_app(self.room, self.site, body_seconds=body), self.sock, header)
         self.refresh_view()
         self.set_interval(REFRESH_SECONDS, self.redraw_if_due)
 

@@ -5,8 +5,8 @@ bots and `ridge join` use. Every refusal is a JSON body `{"error": "<one line>"}
 such page, 408 a body that did not arrive in time, 409 name taken or answer refused, 413 too
 large, 423 the room locked, 429 too many wrong pins from one address, 503 the room full.
 
-What keeps the room sound: a request's headers must arrive within HEADER_SECONDS of connecting
-(aiohttp's keep-alive timer starts at the connection), its body within BODY_SECONDS and under
+What keeps the room sound: a request's headers must arrive within `header_seconds` of connecting
+(aiohttp's keep-alive timer starts at the connection), its body within `body_seconds` and under
 MAX_BODY bytes (a larger declared body is refused before a byte of it is read); every query is
 checked before use; no response echoes a request's text into a page (the page is a fixed file,
 errors are JSON); the wrong-pin limit counts per client address.
@@ -24,14 +24,16 @@ from aiohttp import web
 from app.live.feed import Feed
 from app.live.web import Site
 from engine.bounds import MAX_DEPTH, json_depth
+from puzzles import live
 from puzzles.live import LiveRefusal, PinGuard
 
 TOKEN_HEADER = "X-Ridge-Token"
 MAX_BODY = 16 * 1024
-HEADER_SECONDS = 15.0   # from connecting to the end of a request's headers, and an idle keep-alive
-                        # (one timer in aiohttp: longer than a client's own idle pool, so a reused
-                        # connection is not closed under a request in flight)
-BODY_SECONDS = 5.0      # for a request's body once its headers are in
+# The defaults (puzzles.live): the header deadline also closes an idle keep-alive (one timer in
+# aiohttp), so it stays longer than a client's own idle pool and a reused connection is not closed
+# under a request in flight. Both are settings so a test can see them act in a second or two.
+HEADER_SECONDS = live.HEADER_SECONDS
+BODY_SECONDS = live.BODY_SECONDS
 TICK_SECONDS = 0.2
 STATIC = Path(__file__).resolve().parent / "static"
 PAGES = {"/": ("index.html", "text/html"), "/static/app.js": ("app.js", "text/javascript"),
@@ -61,8 +63,9 @@ def _refuse(status: int, message: str) -> web.Response:
     return _json({"error": message}, status)
 
 
-def build_app(room, site: Site, on_change=None) -> web.Application:
-    """The aiohttp application for `room`: the page, the API, the event feed and the clock's ticker."""
+def build_app(room, site: Site, on_change=None, body_seconds: float = BODY_SECONDS) -> web.Application:
+    """The aiohttp application for `room`: the page, the API, the event feed and the clock's ticker;
+    a request's body must arrive within `body_seconds` of its headers (else 408)."""
     guard = PinGuard()
     feed = Feed(room)
     files = {route: (STATIC / name).read_bytes() for route, (name, _) in PAGES.items()}
@@ -91,13 +94,17 @@ def build_app(room, site: Site, on_change=None) -> web.Application:
                 print(f"ridge host: a request to {request.path[:80]!r} failed ({kind}); the room carries on",
                       file=sys.stderr, flush=True)
             response = _refuse(500, "the host could not answer that request; the match carries on")
+        if response.status == 408:  # the body never came: say so, then close, rather than let aiohttp
+            await _with_headers(response).prepare(request)  # wait 10 s more for the rest of it
+            await response.write_eof()
+            request.protocol.force_close()
         return _with_headers(response)
 
     async def body(request: web.Request) -> object:
         if request.content_length is not None and request.content_length > MAX_BODY:
             raise LiveRefusal(413, f"that request is too large (at most {MAX_BODY // 1024} KiB)")
         try:
-            raw = await asyncio.wait_for(request.read(), BODY_SECONDS)
+            raw = await asyncio.wait_for(request.read(), body_seconds)
         except asyncio.TimeoutError:
             raise LiveRefusal(408, "the request's body did not arrive in time") from None
         except web.HTTPRequestEntityTooLarge:
@@ -217,8 +224,9 @@ def _http_words(status: int) -> str:
         status, f"the host refused that request ({status})")
 
 
-async def start(app: web.Application, sock) -> web.AppRunner:
-    """Serve `app` on an already-bound listening socket; returns the runner to clean up."""
+async def start(app: web.Application, sock, header_seconds: float = HEADER_SECONDS) -> web.AppRunner:
+    """Serve `app` on an already-bound listening socket, closing a connection whose request's
+    headers have not all arrived `header_seconds` after it opened; returns the runner to clean up."""
     import logging
 
     # A request aiohttp cannot parse (a request line over 8 KiB, a broken header) gets aiohttp's
@@ -227,7 +235,7 @@ async def start(app: web.Application, sock) -> web.AppRunner:
     quiet.addHandler(logging.NullHandler())
     quiet.propagate = False
     runner = web.AppRunner(app, handle_signals=False, access_log=None, shutdown_timeout=2.0,
-                           keepalive_timeout=HEADER_SECONDS, max_headers=64)
+                           keepalive_timeout=header_seconds, max_headers=64)
     await runner.setup()
     await web.SockSite(runner, sock).start()
     return runner

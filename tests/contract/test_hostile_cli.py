@@ -129,6 +129,8 @@ CASES: dict[str, tuple[str, ...]] = {
     "hints full-width": (*ANSWER, "--estimate", "tpot_seconds=0.01", "--hints", "１"),
     "host port arabic-indic": ("host", "--seed", "1", "--count", "3", "--port", "٨٣٠٠", "--headless"),
     "host seconds nan": ("host", "--seed", "1", "--count", "3", "--seconds", "nan", "--headless"),
+    "host header deadline zero": ("host", "--seed", "1", "--count", "3", "--header-seconds", "0", "--headless"),
+    "host body deadline inf": ("host", "--seed", "1", "--count", "3", "--body-seconds", "inf", "--headless"),
     "join address with an escape": ("join", "http://\x1b[2J", "--pin", "1234", "--name", "x"),
     "join pin with an escape": ("join", "http://127.0.0.1:1", "--pin", "12\x1b34", "--name", "x"),
     "join name with an escape": ("join", "http://127.0.0.1:1", "--pin", "1234", "--name", "x\x1b[2J"),

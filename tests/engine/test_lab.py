@@ -177,11 +177,18 @@ def test_bad_input_is_a_ridge_error(model):
 
 
 # -- report and command line -----------------------------------------------------------------------
-def test_quick_run_from_the_command_line():
+@pytest.fixture(scope="module")
+def quick_run() -> dict:
+    """`ridge lab run --quick --json`, run once for the tests that read its result (each test gets
+    its own copy, so none sees another's changes)."""
     out = subprocess.run([sys.executable, "-m", "app", "lab", "run", "--quick", "--json"],
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
-    result = json.loads(out.stdout)
+    return json.loads(out.stdout)
+
+
+def test_quick_run_from_the_command_line(quick_run):
+    result = json.loads(json.dumps(quick_run))
     for key in ("identical_outputs", "speedup", "naive_utilization", "paged_utilization", "bandwidth_fraction",
                 "continuous_contiguous_speedup", "static_paged_speedup", "most_gain_from", "roofline", "servers"):
         assert key in result, key
@@ -227,10 +234,8 @@ def test_a_ratio_whose_spread_crosses_one_is_within_noise_not_a_slowdown():
     assert ratio_words(1.5, None) == "1.50×"
 
 
-def test_the_lab_repeats_the_serving_with_blas_pinned():
-    from engine.lab.runner import lab_settings, run_lab
-
-    result = run_lab(lab_settings(quick=True))
+def test_the_lab_repeats_the_serving_with_blas_pinned(quick_run):
+    result = json.loads(json.dumps(quick_run))
     assert result["serve_repeats"] == 3 and result["blas_threads"] == 1
     low, high = result["speedup_spread"]
     assert low <= high and set(result["ablation_spreads"]) == {"continuous-batching", "paged-allocation"}

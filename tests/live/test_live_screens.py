@@ -1,5 +1,6 @@
-"""The host's screen through a whole match (Pilot, in-process room on a fake clock), and the player
-app through a hosted match (Pilot against a headless host on loopback)."""
+"""The host's screen through a whole match, and the player app through a hosted match over
+loopback HTTP (Pilot; each room in-process on a fake clock, so no phase can end before the test has
+looked at it)."""
 from __future__ import annotations
 
 import re
@@ -10,7 +11,7 @@ from app import labels
 from saves.room import Room, Settings
 from app.live.web import Site
 from puzzles import generator
-from helpers.live import Clock, Host, right_prediction, wrong_prediction
+from helpers.live import Clock, right_prediction, wrong_prediction
 from helpers.pilot import settled
 
 LIMIT = 60.0
@@ -100,17 +101,29 @@ async def test_the_host_screen_runs_a_whole_match(tmp_path):
 
 
 async def test_the_player_app_plays_a_hosted_question(tmp_path):
+    """A self-running room served in this test's loop on a fake clock. It once ran as a host
+    process whose reveal lasted half a second of real time: on a loaded machine the app's poll
+    could miss that window (going from the question straight to the podium), or the test's own
+    look at the screen could, and the wait for the reveal timed out. Here the reveal stays up until
+    the test moves the clock on, so every step is one the test takes."""
+    from app.commands.host import listen
     from app.live.player import PlayerApp
+    from app.live.server import build_app, start
 
+    clock = Clock()
     made = generator.generate(5, 1, None)
-    host = Host(tmp_path, count=1, seconds=120, lobby_seconds=0)
+    room = Room(Settings(seed=5, count=1, pin="4321", seconds=120, lobby_seconds=0, reveal_seconds=8, auto=True),
+                tmp_path, labels, clock=clock, made=made)
+    sock = listen("127.0.0.1", 0)
+    port = sock.getsockname()[1]
+    url = f"http://127.0.0.1:{port}"
+    runner = await start(build_app(room, Site("127.0.0.1", port, url, 50, ["true"])), sock)
     try:
-        host.start()
-        wrong = PlayerApp(host.url, pin="9999", name="ana", poll=0.1)
+        wrong = PlayerApp(url, pin="9999", name="ana", poll=0.1)
         async with wrong.run_test(size=(100, 40)) as pilot:
             await _until(pilot, lambda: "wrong pin" in _text(wrong, "#join-error"), "the wrong pin to be refused")
 
-        app = PlayerApp(host.url, pin="4321", name="ana", poll=0.1)
+        app = PlayerApp(url, pin="4321", name="ana", poll=0.1)
         async with app.run_test(size=(100, 40)) as pilot:
             await _until(pilot, lambda: app.view == ("question", 0), "the question")
             key = right_prediction(made[0])
@@ -127,13 +140,15 @@ async def test_the_player_app_plays_a_hosted_question(tmp_path):
             assert not form.missing()
             app.query_one("#lock-in").focus()
             await pilot.press("enter")
-            await _until(pilot, lambda: app.view == ("closed", 0), "the reveal")
-            await _until(pilot, lambda: app.query("#verdict"), "the verdict")
+            await _until(pilot, lambda: app.view == ("closed", 0) and app.query("#verdict"), "the reveal")
             assert "CLEARED" in _text(app, "#verdict") and "ana" in _text(app, "#board")
+            clock.now += 9  # the reveal has been up its 8 s: the room goes on to the podium
             await _until(pilot, lambda: app.view == ("done", 0), "the podium")
             assert "1st  ana" in _text(app, "#podium")
     finally:
-        host.stop()
+        await runner.cleanup()
+        room.close()
+        sock.close()
 
 
 async def test_the_host_screen_serves_the_lobby_api_itself(tmp_path):

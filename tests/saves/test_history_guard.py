@@ -155,3 +155,34 @@ async def test_the_app_asks_before_setting_a_damaged_history_aside(tmp_path):
         assert app.session is not None and app.session.name == "Ada"
     assert any(p.name.startswith("Ada.damaged-") for p in tmp_path.iterdir())
     assert SaveStore(tmp_path).check() == []
+
+
+def test_a_save_file_is_parsed_again_only_when_its_bytes_change(tmp_path):
+    """The store keeps the header and the open segment it last read or wrote with the exact bytes
+    they came from, so an append parses no whole file. What it keeps must be what a fresh read
+    gives, and a file changed behind its back (same store, no new process) must be read afresh:
+    a header cut short by hand, or an attempt dropped from the open segment, is refused."""
+    store = _store(tmp_path, 3)
+    store.update_settings("Ada", theme="nord")
+    store.save_review_state("Ada", "kv-cache", {"card_id": 1, "state": 2, "step": None, "stability": 3.5,
+                                                "difficulty": 5.0, "due": "2026-12-01T00:00:00Z",
+                                                "last_review": "2026-11-30T00:00:00Z"})
+    for i in range(3, 6):  # fills segment 1 (4), then opens segment 2 and appends to it
+        store.record_attempt("Ada", sample_attempt(i))
+    path, last = store.header_path("Ada"), store._segments("Ada")[-1]
+    fresh = SaveStore(tmp_path, segment_size=4)
+    with store._locked("Ada"):
+        kept, kept_segment = store._read_header("Ada"), store._read_segment(last)
+        assert kept is store._known[path][1] and kept_segment is store._known[last][1]
+        assert fresh._read_header("Ada") == kept and kept.last_seq == 6
+        assert fresh._read_segment(last) == kept_segment and kept_segment[0]["count"] == 2
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("last_seq = 6", "last_seq = 5"), encoding="utf-8")  # cut short, by hand
+    with pytest.raises(SaveError, match="damaged"):
+        store.record_attempt("Ada", sample_attempt(10))
+    path.write_text(text, encoding="utf-8")
+    store.record_attempt("Ada", sample_attempt(11))
+    _drop_last_table(last)
+    with pytest.raises(SaveError, match="damaged"):
+        store.record_attempt("Ada", sample_attempt(12))
+    assert len(SaveStore(tmp_path).check_report().problems) >= 1
