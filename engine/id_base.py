@@ -6,7 +6,7 @@ from enum import StrEnum
 
 
 class _Id(StrEnum):
-    """An id: a string everywhere, including its repr (`'decode-kv'`, not `<Verdict.DECODE_KV: ...>`)."""
+    """An id: a string everywhere, including its repr (`'cost'`, not `<Objective.COST: ...>`)."""
 
     def __repr__(self) -> str:
         return str.__repr__(self)
