@@ -258,12 +258,16 @@ class PlayerApp(App[None]):
         for label in self.query("#bar-status").results(Label):
             label.update(text)
 
-    async def set_stage(self, view: tuple, *widgets) -> None:
+    async def set_stage(self, view: tuple, *widgets) -> bool:
         async with self.stage_lock:  # the poll and a lock-in may both change the stage
-            stage = self.query_one("#stage", Vertical)
+            found = self.query("#stage")
+            if not found:
+                return False  # shutting down: a poll that lands while the app closes has nothing to show
+            stage = found.first(Vertical)
             await stage.remove_children()
             await stage.mount(*widgets)
             self.view = view
+            return True
 
     # -- a question ----------------------------------------------------------------------------
     async def show_question(self, card: dict, index: int, count: int) -> None:
@@ -290,8 +294,8 @@ class PlayerApp(App[None]):
                  PredictionForm(card_form_spec(card, labels), id="form"),
                  Label("", id="form-error", classes="error", markup=False),
                  Button("Lock in (final)", variant="primary", id="lock-in")]
-        await self.set_stage(("question", index), VerticalScroll(*rows, id="question"))
-        self.query_one("#bottleneck").focus()
+        if await self.set_stage(("question", index), VerticalScroll(*rows, id="question")):
+            self.query_one("#bottleneck").focus()
 
     # A live question is against the clock: each choice moves on to the next part by itself.
     @on(Picker.Toggled)

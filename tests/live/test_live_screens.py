@@ -203,3 +203,18 @@ async def test_a_player_whose_time_runs_out_is_locked_at_zero(tmp_path):
         await runner.cleanup()
         room.close()
         sock.close()
+
+
+async def test_a_poll_that_lands_while_the_player_app_closes_changes_nothing():
+    """A poll answered after the app has begun closing (its stage already gone) must not raise: it
+    once ended a finished match with NoMatches('#stage') from the poll worker."""
+    from textual.widgets import Static
+
+    from app.live.player import PlayerApp
+
+    app = PlayerApp("http://127.0.0.1:9", poll=60)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        await app.query_one("#stage").remove()
+        assert await app.set_stage(("done", 0), Static("the podium")) is False
+        assert not app.query("#stage")
