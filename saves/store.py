@@ -178,6 +178,11 @@ class SaveStore:
             self._write_header(name, header)
         return header
 
+    def _unchanged(self, path: Path, raw: bytes) -> Any:
+        """What `path` held when its bytes were last `raw` here (see `_known`), else None."""
+        known = self._known.get(path)
+        return known[1] if known is not None and known[0] == raw else None
+
     def _write_header(self, name: str, header: ProfileHeader) -> None:
         path, raw = self.header_path(name), dumps(header.to_doc()).encode("utf-8")
         self._known.pop(path, None)
@@ -194,9 +199,8 @@ class SaveStore:
         raw = read_bytes(path)
         if raw is None:
             return None
-        known = self._known.get(path)
-        if known is not None and known[0] == raw:
-            return known[1]
+        if (known := self._unchanged(path, raw)) is not None:
+            return known
         got = parse_toml(path, raw)
         version = got[0].get("schema_version")
         if _is_int(version) and version in (1, 2):
@@ -307,9 +311,8 @@ class SaveStore:
         raw = read_bytes(path)
         if raw is None:
             raise SaveError(f"{path}: vanished while being read", path=path)
-        known = self._known.get(path)
-        if known is not None and known[0] == raw:
-            return known[1]
+        if (known := self._unchanged(path, raw)) is not None:
+            return known
         got = parse_toml(path, raw)
         self._validate_segment(path, *got)
         if keep:
@@ -511,9 +514,8 @@ class SaveStore:
         raw = read_bytes(path)
         if raw is None:
             return FolderSettings()
-        known = self._known.get(path)
-        if known is not None and known[0] == raw:
-            return known[1]
+        if (known := self._unchanged(path, raw)) is not None:
+            return known
         settings = self._parse_folder_settings(path, raw)
         self._known[path] = (raw, settings)
         return settings
