@@ -215,44 +215,41 @@ def prefill_attention_flops(model, prompt, prefix):
 
 # --- static batches ---------------------------------------------------------------------------
 
-class StepMemo:
-    """One deployment's decode step at j sequences, worked once per j (scalar j only): a static
-    batch's drain time and its verdict shares sample the same counts of its ladder, and the
-    bisections for the verdicts' counts start from what the ladder already saw (`known`)."""
-
-    __slots__ = ("decode", "kv_seq_bytes", "draft_held", "known")
-
-    def __init__(self, decode, kv_seq_bytes, draft_held=None) -> None:
-        # A plain Passes' decode only wraps _decode in a memo of its own, which a drain's steps
-        # never hit twice (this memo already holds them): call _decode and skip that lookup. A
-        # Passes that times its steps its own way (the measured kind) keeps its decode.
-        owner = getattr(decode, "__self__", None)
-        if owner is not None and getattr(decode, "__func__", None) is Passes.decode:
-            decode = owner._decode if owner.real else owner._floor_decode   # _decode's own dispatch
-        self.decode, self.kv_seq_bytes, self.draft_held, self.known = decode, kv_seq_bytes, draft_held, {}
-
-    def __call__(self, j):
-        found = self.known.get(j)
-        if found is None:
-            found = self.known[j] = self.decode(j, self.kv_seq_bytes, self.draft_held)
-        return found
-
-
-def _bracket(known, batch, above: int, below: int):
-    """(lo, hi) for first_count from steps already worked: a count where parts[above] does not
-    exceed parts[below] bounds it from below (rounded down), one where it does from above
-    (rounded up). (None, None) for arrays or when nothing is known."""
-    if not known or type(batch) not in _PLAIN:
-        return None, None
-    lo, hi = 0.0, batch + 1.0
-    for j, parts in known.items():
-        if j > batch:
-            continue
+def _first_count_known(known, step, batch, limit, above: int, below: int):
+    """The fewest sequences in flight, from 1 to `batch`, at which a step's parts[above] exceeds
+    its parts[below] (batch + 1 where they never do), for one scalar count: first_count's
+    bisection over the steps `known` holds (a count to its parts), adding those it works with
+    `step`. The search starts from what is known at or below `limit`: a count where the
+    condition fails bounds it from below (rounded down), one where it holds from above (rounded
+    up); the condition stays true once it holds as j grows, so the answer is the same."""
+    lo, hi = 0.0, limit + 1.0
+    if known:
+        floor, ceil = math.floor, math.ceil
+        for j, parts in known.items():
+            if j > limit:
+                continue
+            if parts[above] > parts[below]:
+                up = float(ceil(j))
+                if up < hi:
+                    hi = up
+            else:
+                down = float(floor(j))
+                if down > lo:
+                    lo = down
+    if not known or lo >= hi:
+        lo, hi = 0.0, batch + 1.0
+    floor = math.floor
+    while hi - lo > 1:
+        mid = float(floor((lo + hi) / 2.0))
+        j = mid if mid > 1.0 else 1.0
+        parts = known.get(j)
+        if parts is None:
+            parts = known[j] = step(j)
         if parts[above] > parts[below]:
-            hi = min(hi, float(math.ceil(j)))
+            hi = mid
         else:
-            lo = max(lo, float(math.floor(j)))
-    return (lo, hi) if lo < hi else (None, None)
+            lo = mid
+    return hi
 
 
 _H_SMALL = [0.0]
@@ -403,26 +400,6 @@ def first_count(batch, holds, lo=None, hi=None):
         lo = where(wide & ~ok, mid, lo) if hasattr(gap, "shape") else (lo if ok else mid)
 
 
-def _first_step_count(batch, memo: StepMemo, above: int, below: int, lo=None, hi=None):
-    """first_count(batch, lambda j: memo(j)[above] > memo(j)[below], lo, hi) for one count: the
-    same bisection, reading the memo's steps directly (a drain runs two, each probe otherwise
-    three calls deep)."""
-    lo = 0.0 * batch if lo is None else lo
-    hi = batch + 1.0 if hi is None else hi
-    known, floor = memo.known, math.floor
-    while hi - lo > 1:
-        mid = float(floor((lo + hi) / 2.0))
-        j = mid if mid > 1.0 else 1.0
-        parts = known.get(j)
-        if parts is None:
-            parts = memo(j)
-        if parts[above] > parts[below]:
-            hi = mid
-        else:
-            lo = mid
-    return hi
-
-
 def static_verdict_shares(batch, step_at):
     """(compute, KV, weights): the share of a draining static batch's decode time during which
     each decode verdict holds. With j sequences left a step is compute-bound once its FLOP time
@@ -440,28 +417,51 @@ def static_verdict_shares(batch, step_at):
         parts = step_at(j)
         return parts[1] > parts[0]
 
-    known = getattr(step_at, "known", None)
-    if type(step_at) is StepMemo and type(batch) in _PLAIN:
-        j_compute = vmin(_first_step_count(batch, step_at, 4, 3, *_bracket(known, batch, 4, 3)), batch + 1.0)
-        j_kv = vmin(_first_step_count(batch, step_at, 1, 0, *_bracket(known, j_compute - 1.0, 1, 0)), j_compute)
-    else:
-        j_compute = vmin(first_count(batch, compute_bound, *_bracket(known, batch, 4, 3)), batch + 1.0)
-        j_kv = vmin(first_count(batch, kv_bound, *_bracket(known, j_compute - 1.0, 1, 0)), j_compute)
+    j_compute = vmin(first_count(batch, compute_bound), batch + 1.0)
+    j_kv = vmin(first_count(batch, kv_bound), j_compute)
     if hasattr(batch, "shape"):
         compute = static_ladder_sum(batch, tpot, j_compute - 1.0)
         kv = static_ladder_sum(j_compute - 1.0, tpot, j_kv - 1.0)
         weights = static_ladder_sum(j_kv - 1.0, tpot)
     else:   # one pass over the ladder, its rungs split at the two counts (the same sums)
         sums = [0.0, 0.0, 0.0]
-        get = known.get if known is not None else None
         for count, mid, which in share_rungs(batch, j_kv - 1.0, j_compute - 1.0):
-            parts = get(mid) if get is not None else None
-            if parts is None:
-                parts = step_at(mid)
-            sums[which] += count * parts[7] / mid
+            sums[which] += count * tpot(mid) / mid
         weights, kv, compute = sums
     total = compute + kv + weights
     return _div(compute, total), _div(kv, total), _div(weights, total)
+
+
+def static_drain(p, batch, kv_seq_read, draft_held, spec_on):
+    """(decode time per average output length, verdict shares) of one scalar static batch: what
+    static_decode_per_token and static_verdict_shares give, with each count's step worked once
+    (`p.step_kernel`) and kept for the rest of the drain: the time sum's rungs, then the two
+    searches (which start from the counts the sum already saw), then the shares' sum, whose
+    rungs are the time sum's split at the two counts."""
+    step = p.step_kernel(kv_seq_read, draft_held)
+    known = {}
+    if not p.real and not p.m.experts and not spec_on:
+        per_token = static_decode_per_token(p, batch, kv_seq_read, draft_held, False, False)
+    else:   # static_ladder_sum's scalar sum: the same terms in the same order
+        per_token = 0.0
+        for count, mid in ladder_rungs(batch, 0.0):
+            parts = known.get(mid)
+            if parts is None:
+                parts = known[mid] = step(mid)
+            per_token += count * parts[7] / mid
+    j_compute = _first_count_known(known, step, batch, batch, 4, 3)
+    j_compute = j_compute if j_compute < batch + 1.0 else batch + 1.0
+    j_kv = _first_count_known(known, step, batch, j_compute - 1.0, 1, 0)
+    j_kv = j_kv if j_kv < j_compute else j_compute
+    sums = [0.0, 0.0, 0.0]
+    for count, mid, which in share_rungs(batch, j_kv - 1.0, j_compute - 1.0):
+        parts = known.get(mid)
+        if parts is None:
+            parts = known[mid] = step(mid)
+        sums[which] += count * parts[7] / mid
+    weights, kv, compute = sums
+    total = compute + kv + weights
+    return per_token, (_div(compute, total), _div(kv, total), _div(weights, total))
 
 
 def static_dense_sum(batch, weight_s, kv_s, flop_s, fixed_s=0.0, per_seq_s=0.0):
@@ -861,6 +861,99 @@ class Passes:
         tpot = (step + k * self.draft_token_seconds(j, plain[5], draft_held)) / self.expected
         return groups * w, kv_read, groups * flops, mem_t, comp_t, extra, step, tpot
 
+    def step_kernel(self, kv_seq_bytes, draft_held=None):
+        """_decode(j, kv_seq_bytes, draft_held) as a function of j alone, for a static batch's
+        drain, which works the step at a score of counts with everything else fixed. For one
+        count without speculation it is the very arithmetic of _decode and _pass (or
+        _floor_decode), in the same order, with what does not depend on j looked up once: the
+        same floats, at a third less of the work. A Passes that times its steps its own way (the
+        measured kind), arrays and speculation keep _decode (or their own decode)."""
+        if type(self).decode is not Passes.decode:
+            decode = self.decode
+            return lambda j: decode(j, kv_seq_bytes, draft_held)
+        scalar = type(kv_seq_bytes) in _PLAIN and type(self.gpus) in _PLAIN and type(self.mfu) in _PLAIN
+        if not scalar or self.need_spec or (self.real and (self._fast is None or type(self.groups) not in _PLAIN)):
+            decode = self._decode
+            return lambda j: decode(j, kv_seq_bytes, draft_held)
+        if not self.real:
+            return self._floor_kernel(kv_seq_bytes)
+        return self._real_kernel(kv_seq_bytes)
+
+    def _floor_kernel(self, kv):
+        """step_kernel at the floor: _floor_decode's one-count branch."""
+        m, bpw, fpt = self.m, self.bpw, self.fpt
+        mem_den, comp_den = self.gpus * self.bw, self.gpus * self.peak * self.mfu
+        dense_w = None if m.experts else weight_read_bytes(m, 1.0, bpw)   # the same for every count
+
+        def step(j):
+            plain_w = dense_w if dense_w is not None else weight_read_bytes(m, j, bpw)
+            kv_read = j * kv
+            flops = fpt * j
+            plain_mem = (plain_w + kv_read) / mem_den
+            plain_comp = flops / comp_den
+            s = plain_mem if plain_mem > plain_comp else plain_comp
+            return plain_w, kv_read, flops, plain_mem, plain_comp, 0.0 * s, s, s
+
+        return step
+
+    def _real_kernel(self, kv):
+        """step_kernel in the realistic fidelity: _decode's idle-group clamp, then _pass over one
+        plain decode step (its attention adds nothing), inline."""
+        body_bw, rate, rate16, half, sharp, t_body_m, t_head_m, mem0, w0, kv_bw, elem, fixed, per_token, \
+            overhead = self._fast
+        m, groups, bw = self.m, self.groups, self.bw
+        body_flops, head_flops, expert_flops = self.body_flops, self.head_flops, self.expert_flops
+        inv = 1.0 / sharp
+        layers, hidden = m.layers, m.hidden
+        experts, picks, moe_layers, expert_params, bpw = m.experts, m.experts_per_token, m.moe_layers, \
+            m.expert_params, self.bpw
+        eff = self.c["moe_efficiency"]
+        exp_bw, rate_e = body_bw * eff, rate * eff
+        kv8 = self.kv8
+        if kv8:
+            kvb, dq_flops = self.kv_value_bytes, self.c["kv8_dequant_flops"]
+            dq_den, cap_factor = self.tp * self.attn_peak_16, 2.0 / self.kv_value_bytes
+
+        def step(j):
+            least = groups * (j if j < 1.0 else 1.0)
+            j = j if j > least else least
+            jg = j / groups
+            f_body, f_head = body_flops * jg, head_flops * jg
+            t_body_c = f_body * (jg + half) / (jg * rate) if jg > 0 else 0.0 * f_body
+            t_head_c = f_head * (jg + half) / (jg * rate16) if jg > 0 else 0.0 * f_head
+            hi, lo = (t_body_m, t_body_c) if t_body_m > t_body_c else (t_body_c, t_body_m)
+            lin = hi * (1.0 + (lo / hi) ** sharp) ** inv if hi > 0 else 0.0
+            hi, lo = (t_head_m, t_head_c) if t_head_m > t_head_c else (t_head_c, t_head_m)
+            lin = lin + (hi * (1.0 + (lo / hi) ** sharp) ** inv if hi > 0 else 0.0)
+            mem_t, comp_t = mem0, t_body_c + t_head_c
+            w_bytes, flops = w0, f_body + f_head
+            if experts:
+                if jg <= 1:
+                    touched = float(picks) if jg >= 1 else 0.0
+                else:
+                    touched = experts * (1.0 - (1.0 - picks / experts) ** jg)
+                w_exp = moe_layers * touched * expert_params * bpw
+                f_exp = expert_flops * jg
+                rows_e = jg * picks / (touched if touched > 1.0 else 1.0)
+                t_exp_m = w_exp / exp_bw
+                t_exp_c = f_exp * (rows_e + half) / (rows_e * rate_e) if rows_e > 0 else 0.0 * f_exp
+                hi, lo = (t_exp_m, t_exp_c) if t_exp_m > t_exp_c else (t_exp_c, t_exp_m)
+                lin = lin + (hi * (1.0 + (lo / hi) ** sharp) ** inv if hi > 0 else 0.0)
+                mem_t, comp_t = mem_t + t_exp_m, comp_t + t_exp_c
+                w_bytes, flops = w_bytes + w_exp, flops + f_exp
+            kv_bytes = jg * kv
+            t_kv = kv_bytes / kv_bw
+            if kv8:
+                dequant = kv_bytes / kvb * dq_flops / dq_den
+                slower = t_kv if t_kv > dequant else dequant
+                cap = t_kv * cap_factor
+                t_kv = slower if slower < cap else cap
+            extra = fixed + per_token * jg + overhead
+            s = lin + t_kv + layers * jg * hidden * elem / bw + extra
+            return groups * w_bytes, j * kv, groups * flops, mem_t + t_kv, comp_t, extra, s, s
+
+        return step
+
     def _floor_decode(self, j, kv_seq_bytes, draft_held):
         m, gpus, bw = self.m, self.gpus, self.bw
         kv_read = j * kv_seq_bytes
@@ -1148,9 +1241,7 @@ def steady_stage(dep, n: dict, mem: Memory, p: Passes, tpot, charge, array: bool
             key = (batch, kv_seq_read, draft_held)
             found = drains.get(key) if drains is not None else None
             if found is None:
-                step_at = StepMemo(p.decode, kv_seq_read, draft_held)
-                found = (static_decode_per_token(p, batch, kv_seq_read, draft_held, n["spec_k"] > 0, array, step_at),
-                         static_verdict_shares(batch, step_at))
+                found = static_drain(p, batch, kv_seq_read, draft_held, n["spec_k"] > 0)
                 if drains is not None:
                     drains[key] = found
             per_token, shares = found
@@ -1180,16 +1271,6 @@ def static_decode_per_token(p: Passes, batch, kv_seq_read, draft_held, spec_on, 
             return closed
         if array:
             return where(spec_on, static_ladder_sum(batch, lambda j: step_at(j)[7]), closed)
-    if not array and type(step_at) is StepMemo:
-        # static_ladder_sum's scalar sum (the same terms in the same order), reading the memo's
-        # steps directly: a realistic drain adds a dozen or more, each through two calls otherwise.
-        known, total = step_at.known, 0.0
-        for count, mid in ladder_rungs(batch, 0.0):
-            parts = known.get(mid)
-            if parts is None:
-                parts = step_at(mid)
-            total += count * parts[7] / mid
-        return total
     return static_ladder_sum(batch, lambda j: step_at(j)[7])
 
 
