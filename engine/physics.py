@@ -215,36 +215,38 @@ def prefill_attention_flops(model, prompt, prefix):
 
 # --- static batches ---------------------------------------------------------------------------
 
-def _first_count_known(known, step, batch, limit, above: int, below: int):
-    """The fewest sequences in flight, from 1 to `batch`, at which a step's parts[above] exceeds
-    its parts[below] (batch + 1 where they never do), for one scalar count: first_count's
-    bisection over the steps `known` holds (a count to its parts), adding those it works with
-    `step`. The search starts from what is known at or below `limit`: a count where the
-    condition fails bounds it from below (rounded down), one where it holds from above (rounded
-    up); the condition stays true once it holds as j grows, so the answer is the same."""
-    lo, hi = 0.0, limit + 1.0
-    if known:
-        floor, ceil = math.floor, math.ceil
-        for j, parts in known.items():
-            if j > limit:
-                continue
-            if parts[above] > parts[below]:
-                up = float(ceil(j))
-                if up < hi:
-                    hi = up
-            else:
-                down = float(floor(j))
-                if down > lo:
-                    lo = down
-    if not known or lo >= hi:
-        lo, hi = 0.0, batch + 1.0
+def _bracket(found, limit, above: int, below: int, lo: float, hi: float):
+    """(lo, hi) narrowed by the steps in `found` (a count to its parts): a count at or below
+    `limit` where parts[above] does not exceed parts[below] bounds first_count from below
+    (rounded down), one where it does from above (rounded up)."""
+    floor, ceil = math.floor, math.ceil
+    for j, parts in found.items():
+        if j > limit:
+            continue
+        if parts[above] > parts[below]:
+            up = float(ceil(j))
+            if up < hi:
+                hi = up
+        else:
+            down = float(floor(j))
+            if down > lo:
+                lo = down
+    return lo, hi
+
+
+def _first_holding(known, probed, step, batch, lo, hi, above: int, below: int):
+    """first_count(batch, lambda j: parts(j)[above] > parts(j)[below], lo, hi) for one scalar
+    count, over the steps already worked (`known`, full parts) and those the bisection adds to
+    `probed` (what step(j, False) gives: all the comparison reads)."""
     floor = math.floor
     while hi - lo > 1:
         mid = float(floor((lo + hi) / 2.0))
         j = mid if mid > 1.0 else 1.0
         parts = known.get(j)
         if parts is None:
-            parts = known[j] = step(j)
+            parts = probed.get(j)
+            if parts is None:
+                parts = probed[j] = step(j, False)
         if parts[above] > parts[below]:
             hi = mid
         else:
@@ -436,22 +438,54 @@ def static_drain(p, batch, kv_seq_read, draft_held, spec_on):
     """(decode time per average output length, verdict shares) of one scalar static batch: what
     static_decode_per_token and static_verdict_shares give, with each count's step worked once
     (`p.step_kernel`) and kept for the rest of the drain: the time sum's rungs, then the two
-    searches (which start from the counts the sum already saw), then the shares' sum, whose
-    rungs are the time sum's split at the two counts."""
+    searches (which start from the counts already worked, and probe without the parts only the
+    time needs), then the shares' sum, whose rungs are the time sum's split at the two counts."""
     step = p.step_kernel(kv_seq_read, draft_held)
-    known = {}
+    known, probed = {}, {}
+    # The searches start from a bracket of the counts already worked (a count where the condition
+    # fails bounds it from below, rounded down, one where it holds from above, rounded up),
+    # gathered as the time sum works them; where the two disagree (a realistic step far below the
+    # ridge can be compute-bound at one sequence, its GEMMs far from their rate, so the condition
+    # need not stay true as j grows) the search spans every count, as it always has.
+    top = batch + 1.0
+    c_lo, c_hi, k_lo, k_hi = 0.0, top, 0.0, top
     if not p.real and not p.m.experts and not spec_on:
         per_token = static_decode_per_token(p, batch, kv_seq_read, draft_held, False, False)
     else:   # static_ladder_sum's scalar sum: the same terms in the same order
         per_token = 0.0
-        for count, mid in ladder_rungs(batch, 0.0):
+        floor, ceil = math.floor, math.ceil
+        for count, mid in ladder_rungs(batch, 0.0):   # every rung is at most the batch
             parts = known.get(mid)
             if parts is None:
                 parts = known[mid] = step(mid)
+                if parts[4] > parts[3]:
+                    up = float(ceil(mid))
+                    if up < c_hi:
+                        c_hi = up
+                else:
+                    down = float(floor(mid))
+                    if down > c_lo:
+                        c_lo = down
+                if parts[1] > parts[0]:
+                    up = float(ceil(mid))
+                    if up < k_hi:
+                        k_hi = up
+                else:
+                    down = float(floor(mid))
+                    if down > k_lo:
+                        k_lo = down
             per_token += count * parts[7] / mid
-    j_compute = _first_count_known(known, step, batch, batch, 4, 3)
-    j_compute = j_compute if j_compute < batch + 1.0 else batch + 1.0
-    j_kv = _first_count_known(known, step, batch, j_compute - 1.0, 1, 0)
+    if not known or not c_lo < c_hi:
+        c_lo, c_hi = 0.0, top
+    j_compute = _first_holding(known, probed, step, batch, c_lo, c_hi, 4, 3)
+    j_compute = j_compute if j_compute < top else top
+    limit = j_compute - 1.0
+    if limit < batch:   # the bracket of the counts below j_compute only
+        k_lo, k_hi = _bracket(known, limit, 1, 0, 0.0, limit + 1.0)
+    k_lo, k_hi = _bracket(probed, limit, 1, 0, k_lo, k_hi)
+    if not (known or probed) or not k_lo < k_hi:
+        k_lo, k_hi = 0.0, top
+    j_kv = _first_holding(known, probed, step, batch, k_lo, k_hi, 1, 0)
     j_kv = j_kv if j_kv < j_compute else j_compute
     sums = [0.0, 0.0, 0.0]
     for count, mid, which in share_rungs(batch, j_kv - 1.0, j_compute - 1.0):
@@ -866,15 +900,18 @@ class Passes:
         drain, which works the step at a score of counts with everything else fixed. For one
         count without speculation it is the very arithmetic of _decode and _pass (or
         _floor_decode), in the same order, with what does not depend on j looked up once: the
-        same floats, at a third less of the work. A Passes that times its steps its own way (the
-        measured kind), arrays and speculation keep _decode (or their own decode)."""
+        same floats, at a third less of the work. With full=False it may return only what the
+        verdict rules compare (parts 0, 1, 3 and 4: weight and KV bytes, memory and compute
+        time), which a realistic step has without its soft corners (their powers are most of its
+        cost). A Passes that times its steps its own way (the measured kind), arrays and
+        speculation keep _decode (or their own decode)."""
         if type(self).decode is not Passes.decode:
             decode = self.decode
-            return lambda j: decode(j, kv_seq_bytes, draft_held)
+            return lambda j, full=True: decode(j, kv_seq_bytes, draft_held)
         scalar = type(kv_seq_bytes) in _PLAIN and type(self.gpus) in _PLAIN and type(self.mfu) in _PLAIN
         if not scalar or self.need_spec or (self.real and (self._fast is None or type(self.groups) not in _PLAIN)):
             decode = self._decode
-            return lambda j: decode(j, kv_seq_bytes, draft_held)
+            return lambda j, full=True: decode(j, kv_seq_bytes, draft_held)
         if not self.real:
             return self._floor_kernel(kv_seq_bytes)
         return self._real_kernel(kv_seq_bytes)
@@ -885,7 +922,7 @@ class Passes:
         mem_den, comp_den = self.gpus * self.bw, self.gpus * self.peak * self.mfu
         dense_w = None if m.experts else weight_read_bytes(m, 1.0, bpw)   # the same for every count
 
-        def step(j):
+        def step(j, full=True):
             plain_w = dense_w if dense_w is not None else weight_read_bytes(m, j, bpw)
             kv_read = j * kv
             flops = fpt * j
@@ -914,19 +951,15 @@ class Passes:
             kvb, dq_flops = self.kv_value_bytes, self.c["kv8_dequant_flops"]
             dq_den, cap_factor = self.tp * self.attn_peak_16, 2.0 / self.kv_value_bytes
 
-        def step(j):
+        def step(j, full=True):
             least = groups * (j if j < 1.0 else 1.0)
             j = j if j > least else least
             jg = j / groups
             f_body, f_head = body_flops * jg, head_flops * jg
             t_body_c = f_body * (jg + half) / (jg * rate) if jg > 0 else 0.0 * f_body
             t_head_c = f_head * (jg + half) / (jg * rate16) if jg > 0 else 0.0 * f_head
-            hi, lo = (t_body_m, t_body_c) if t_body_m > t_body_c else (t_body_c, t_body_m)
-            lin = hi * (1.0 + (lo / hi) ** sharp) ** inv if hi > 0 else 0.0
-            hi, lo = (t_head_m, t_head_c) if t_head_m > t_head_c else (t_head_c, t_head_m)
-            lin = lin + (hi * (1.0 + (lo / hi) ** sharp) ** inv if hi > 0 else 0.0)
             mem_t, comp_t = mem0, t_body_c + t_head_c
-            w_bytes, flops = w0, f_body + f_head
+            w_bytes = w0
             if experts:
                 if jg <= 1:
                     touched = float(picks) if jg >= 1 else 0.0
@@ -937,10 +970,8 @@ class Passes:
                 rows_e = jg * picks / (touched if touched > 1.0 else 1.0)
                 t_exp_m = w_exp / exp_bw
                 t_exp_c = f_exp * (rows_e + half) / (rows_e * rate_e) if rows_e > 0 else 0.0 * f_exp
-                hi, lo = (t_exp_m, t_exp_c) if t_exp_m > t_exp_c else (t_exp_c, t_exp_m)
-                lin = lin + (hi * (1.0 + (lo / hi) ** sharp) ** inv if hi > 0 else 0.0)
                 mem_t, comp_t = mem_t + t_exp_m, comp_t + t_exp_c
-                w_bytes, flops = w_bytes + w_exp, flops + f_exp
+                w_bytes = w_bytes + w_exp
             kv_bytes = jg * kv
             t_kv = kv_bytes / kv_bw
             if kv8:
@@ -948,6 +979,17 @@ class Passes:
                 slower = t_kv if t_kv > dequant else dequant
                 cap = t_kv * cap_factor
                 t_kv = slower if slower < cap else cap
+            if not full:   # what names the verdict only: no soft corners, no fixed times
+                return groups * w_bytes, j * kv, None, mem_t + t_kv, comp_t
+            hi, lo = (t_body_m, t_body_c) if t_body_m > t_body_c else (t_body_c, t_body_m)
+            lin = hi * (1.0 + (lo / hi) ** sharp) ** inv if hi > 0 else 0.0
+            hi, lo = (t_head_m, t_head_c) if t_head_m > t_head_c else (t_head_c, t_head_m)
+            lin = lin + (hi * (1.0 + (lo / hi) ** sharp) ** inv if hi > 0 else 0.0)
+            flops = f_body + f_head
+            if experts:
+                hi, lo = (t_exp_m, t_exp_c) if t_exp_m > t_exp_c else (t_exp_c, t_exp_m)
+                lin = lin + (hi * (1.0 + (lo / hi) ** sharp) ** inv if hi > 0 else 0.0)
+                flops = flops + f_exp
             extra = fixed + per_token * jg + overhead
             s = lin + t_kv + layers * jg * hidden * elem / bw + extra
             return groups * w_bytes, j * kv, groups * flops, mem_t + t_kv, comp_t, extra, s, s
@@ -1096,7 +1138,7 @@ def evaluate(dep, n: dict, array: bool = False, passes=Passes) -> dict:
     p = passes(dep, n)
     step = p.decode(mem.batch, mem.kv_seq_read, mem.draft_held)
     pre = prefill_stage(dep, n, mem, p, step[6])
-    steady = steady_stage(dep, n, mem, p, step[7], pre.charge_seconds, array)
+    steady = steady_stage(dep, n, mem, p, step, pre.charge_seconds, array)
     return figures(array, mem, p, step, pre, steady)
 
 
@@ -1221,9 +1263,10 @@ def prefill_stage(dep, n: dict, mem: Memory, p: Passes, step) -> Prefill:
     return Prefill(prefill_flops, lone_comp, lone_mem, prefill_comm, prefill, charge, ttft, stall)
 
 
-def steady_stage(dep, n: dict, mem: Memory, p: Passes, tpot, charge, array: bool) -> Steady:
+def steady_stage(dep, n: dict, mem: Memory, p: Passes, step, charge, array: bool) -> Steady:
     """The steady state, where each sequence costs one prefill (`charge`) and `output` decode
-    tokens (at `tpot` each, or over the ladder of a draining static batch)."""
+    tokens (at the TPOT of `step`, the decode step's parts at the batch, or over the ladder of a
+    draining static batch)."""
     output, conc, batch, max_conc = n["output"], n["concurrency"], mem.batch, mem.max_concurrency
     if dep.scheduler == _STATIC:
         kv_seq_read, draft_held = mem.kv_seq_read, mem.draft_held
@@ -1247,7 +1290,7 @@ def steady_stage(dep, n: dict, mem: Memory, p: Passes, tpot, charge, array: bool
             per_token, shares = found
         decode_time = output * per_token
     else:
-        decode_time = output * tpot
+        decode_time = output * step[7]
         shares = None
     tput = throughput(batch, output, charge, decode_time)
     capacity = _div(conc, max_conc) if dep.scheduler != _NONE else 0.0 * conc
