@@ -908,19 +908,45 @@ class Passes:
         if type(self).decode is not Passes.decode:
             decode = self.decode
             return lambda j, full=True: decode(j, kv_seq_bytes, draft_held)
-        scalar = type(kv_seq_bytes) in _PLAIN and type(self.gpus) in _PLAIN and type(self.mfu) in _PLAIN
-        if not scalar or self.need_spec or (self.real and (self._fast is None or type(self.groups) not in _PLAIN)):
+        scalar = type(kv_seq_bytes) in _PLAIN and type(self.gpus) in _PLAIN and type(self.mfu) in _PLAIN \
+            and type(self.k) in _PLAIN
+        if self.real:
+            scalar = scalar and self._fast is not None and type(self.groups) in _PLAIN
+        elif self.need_spec:
+            scalar = scalar and self.dep.draft_model is None
+        if not scalar:
             decode = self._decode
             return lambda j, full=True: decode(j, kv_seq_bytes, draft_held)
         if not self.real:
             return self._floor_kernel(kv_seq_bytes)
+        if self.need_spec:
+            return self._spec_kernel(kv_seq_bytes, draft_held)
         return self._real_kernel(kv_seq_bytes)
 
     def _floor_kernel(self, kv):
-        """step_kernel at the floor: _floor_decode's one-count branch."""
+        """step_kernel at the floor: _floor_decode for one count (speculating only with the stated
+        draft cost, not a named draft)."""
         m, bpw, fpt = self.m, self.bpw, self.fpt
         mem_den, comp_den = self.gpus * self.bw, self.gpus * self.peak * self.mfu
         dense_w = None if m.experts else weight_read_bytes(m, 1.0, bpw)   # the same for every count
+        if self.need_spec:
+            k, expected, cost = self.k, self.expected, self.n["spec_draft_cost"]
+            k1, draws = k + 1.0, 1.0 + k * (1.0 - self.reuse)   # routing_tokens(j, k, reuse) = j * draws
+
+            def spec_step(j, full=True):
+                plain_w = dense_w if dense_w is not None else weight_read_bytes(m, j, bpw)
+                kv_read = j * kv
+                plain_mem = (plain_w + kv_read) / mem_den
+                plain_comp = fpt * j / comp_den
+                plain_step = plain_mem if plain_mem > plain_comp else plain_comp
+                w = dense_w if dense_w is not None else weight_read_bytes(m, j * draws, bpw)
+                flops = fpt * j * k1
+                mem_t = (w + kv_read) / mem_den
+                comp_t = flops / comp_den
+                s = mem_t if mem_t > comp_t else comp_t
+                return w, kv_read, flops, mem_t, comp_t, 0.0 * plain_step, s, (s + k * (cost * plain_step)) / expected
+
+            return spec_step
 
         def step(j, full=True):
             plain_w = dense_w if dense_w is not None else weight_read_bytes(m, j, bpw)
@@ -993,6 +1019,32 @@ class Passes:
             extra = fixed + per_token * jg + overhead
             s = lin + t_kv + layers * jg * hidden * elem / bw + extra
             return groups * w_bytes, j * kv, groups * flops, mem_t + t_kv, comp_t, extra, s, s
+
+        return step
+
+    def _spec_kernel(self, kv, draft_held):
+        """step_kernel in the realistic fidelity when speculating: _decode's verification pass
+        and drafted tokens for one count. With full=False only the verification pass, whose
+        parts name the verdict."""
+        passes, groups, k, expected = self._pass, self.groups, self.k, self.expected
+        k1, draws = k + 1.0, 1.0 + k * (1.0 - self.reuse)   # routing_tokens(jg, k, reuse) = jg * draws
+        cost = self.n["spec_draft_cost"]
+        fixed_draft = vmax(0.0, 1.0 - cost) * self.per_pass   # draft_token_seconds' second term
+        draft = None if self.dep.draft_model is None else self.draft_passes()
+
+        def step(j, full=True):
+            least = groups * (j if j < 1.0 else 1.0)
+            j = j if j > least else least
+            jg = j / groups
+            kv_bytes = jg * kv
+            w, flops, mem_t, comp_t, extra, s = passes(jg * k1, jg * k1, jg * draws, kv_bytes)
+            if not full:
+                return groups * w, j * kv, None, mem_t, comp_t
+            if draft is None:
+                drafted = cost * passes(jg, jg, jg, kv_bytes)[5] + fixed_draft
+            else:
+                drafted = draft.decode(j, draft_held)[6]
+            return groups * w, j * kv, groups * flops, mem_t, comp_t, extra, s, (s + k * drafted) / expected
 
         return step
 
