@@ -215,44 +215,43 @@ def prefill_attention_flops(model, prompt, prefix):
 
 # --- static batches ---------------------------------------------------------------------------
 
-class StepMemo:
-    """One deployment's decode step at j sequences, worked once per j (scalar j only): a static
-    batch's drain time and its verdict shares sample the same counts of its ladder, and the
-    bisections for the verdicts' counts start from what the ladder already saw (`known`)."""
-
-    __slots__ = ("decode", "kv_seq_bytes", "draft_held", "known")
-
-    def __init__(self, decode, kv_seq_bytes, draft_held=None) -> None:
-        # A plain Passes' decode only wraps _decode in a memo of its own, which a drain's steps
-        # never hit twice (this memo already holds them): call _decode and skip that lookup. A
-        # Passes that times its steps its own way (the measured kind) keeps its decode.
-        owner = getattr(decode, "__self__", None)
-        if owner is not None and getattr(decode, "__func__", None) is Passes.decode:
-            decode = owner._decode if owner.real else owner._floor_decode   # _decode's own dispatch
-        self.decode, self.kv_seq_bytes, self.draft_held, self.known = decode, kv_seq_bytes, draft_held, {}
-
-    def __call__(self, j):
-        found = self.known.get(j)
-        if found is None:
-            found = self.known[j] = self.decode(j, self.kv_seq_bytes, self.draft_held)
-        return found
-
-
-def _bracket(known, batch, above: int, below: int):
-    """(lo, hi) for first_count from steps already worked: a count where parts[above] does not
-    exceed parts[below] bounds it from below (rounded down), one where it does from above
-    (rounded up). (None, None) for arrays or when nothing is known."""
-    if not known or type(batch) not in _PLAIN:
-        return None, None
-    lo, hi = 0.0, batch + 1.0
-    for j, parts in known.items():
-        if j > batch:
+def _bracket(found, limit, above: int, below: int, lo: float, hi: float):
+    """(lo, hi) narrowed by the steps in `found` (a count to its parts): a count at or below
+    `limit` where parts[above] does not exceed parts[below] bounds first_count from below
+    (rounded down), one where it does from above (rounded up)."""
+    floor, ceil = math.floor, math.ceil
+    for j, parts in found.items():
+        if j > limit:
             continue
         if parts[above] > parts[below]:
-            hi = min(hi, float(math.ceil(j)))
+            up = float(ceil(j))
+            if up < hi:
+                hi = up
         else:
-            lo = max(lo, float(math.floor(j)))
-    return (lo, hi) if lo < hi else (None, None)
+            down = float(floor(j))
+            if down > lo:
+                lo = down
+    return lo, hi
+
+
+def _first_holding(known, probed, step, batch, lo, hi, above: int, below: int):
+    """first_count(batch, lambda j: parts(j)[above] > parts(j)[below], lo, hi) for one scalar
+    count, over the steps already worked (`known`, full parts) and those the bisection adds to
+    `probed` (what step(j, False) gives: all the comparison reads)."""
+    floor = math.floor
+    while hi - lo > 1:
+        mid = float(floor((lo + hi) / 2.0))
+        j = mid if mid > 1.0 else 1.0
+        parts = known.get(j)
+        if parts is None:
+            parts = probed.get(j)
+            if parts is None:
+                parts = probed[j] = step(j, False)
+        if parts[above] > parts[below]:
+            hi = mid
+        else:
+            lo = mid
+    return hi
 
 
 _H_SMALL = [0.0]
@@ -403,26 +402,6 @@ def first_count(batch, holds, lo=None, hi=None):
         lo = where(wide & ~ok, mid, lo) if hasattr(gap, "shape") else (lo if ok else mid)
 
 
-def _first_step_count(batch, memo: StepMemo, above: int, below: int, lo=None, hi=None):
-    """first_count(batch, lambda j: memo(j)[above] > memo(j)[below], lo, hi) for one count: the
-    same bisection, reading the memo's steps directly (a drain runs two, each probe otherwise
-    three calls deep)."""
-    lo = 0.0 * batch if lo is None else lo
-    hi = batch + 1.0 if hi is None else hi
-    known, floor = memo.known, math.floor
-    while hi - lo > 1:
-        mid = float(floor((lo + hi) / 2.0))
-        j = mid if mid > 1.0 else 1.0
-        parts = known.get(j)
-        if parts is None:
-            parts = memo(j)
-        if parts[above] > parts[below]:
-            hi = mid
-        else:
-            lo = mid
-    return hi
-
-
 def static_verdict_shares(batch, step_at):
     """(compute, KV, weights): the share of a draining static batch's decode time during which
     each decode verdict holds. With j sequences left a step is compute-bound once its FLOP time
@@ -440,28 +419,83 @@ def static_verdict_shares(batch, step_at):
         parts = step_at(j)
         return parts[1] > parts[0]
 
-    known = getattr(step_at, "known", None)
-    if type(step_at) is StepMemo and type(batch) in _PLAIN:
-        j_compute = vmin(_first_step_count(batch, step_at, 4, 3, *_bracket(known, batch, 4, 3)), batch + 1.0)
-        j_kv = vmin(_first_step_count(batch, step_at, 1, 0, *_bracket(known, j_compute - 1.0, 1, 0)), j_compute)
-    else:
-        j_compute = vmin(first_count(batch, compute_bound, *_bracket(known, batch, 4, 3)), batch + 1.0)
-        j_kv = vmin(first_count(batch, kv_bound, *_bracket(known, j_compute - 1.0, 1, 0)), j_compute)
+    j_compute = vmin(first_count(batch, compute_bound), batch + 1.0)
+    j_kv = vmin(first_count(batch, kv_bound), j_compute)
     if hasattr(batch, "shape"):
         compute = static_ladder_sum(batch, tpot, j_compute - 1.0)
         kv = static_ladder_sum(j_compute - 1.0, tpot, j_kv - 1.0)
         weights = static_ladder_sum(j_kv - 1.0, tpot)
     else:   # one pass over the ladder, its rungs split at the two counts (the same sums)
         sums = [0.0, 0.0, 0.0]
-        get = known.get if known is not None else None
         for count, mid, which in share_rungs(batch, j_kv - 1.0, j_compute - 1.0):
-            parts = get(mid) if get is not None else None
-            if parts is None:
-                parts = step_at(mid)
-            sums[which] += count * parts[7] / mid
+            sums[which] += count * tpot(mid) / mid
         weights, kv, compute = sums
     total = compute + kv + weights
     return _div(compute, total), _div(kv, total), _div(weights, total)
+
+
+def static_drain(p, batch, kv_seq_read, draft_held, spec_on):
+    """(decode time per average output length, verdict shares) of one scalar static batch: what
+    static_decode_per_token and static_verdict_shares give, with each count's step worked once
+    (`p.step_kernel`) and kept for the rest of the drain: the time sum's rungs, then the two
+    searches (which start from the counts already worked, and probe without the parts only the
+    time needs), then the shares' sum, whose rungs are the time sum's split at the two counts."""
+    step = p.step_kernel(kv_seq_read, draft_held)
+    known, probed = {}, {}
+    # The searches start from a bracket of the counts already worked (a count where the condition
+    # fails bounds it from below, rounded down, one where it holds from above, rounded up),
+    # gathered as the time sum works them; where the two disagree (a realistic step far below the
+    # ridge can be compute-bound at one sequence, its GEMMs far from their rate, so the condition
+    # need not stay true as j grows) the search spans every count, as it always has.
+    top = batch + 1.0
+    c_lo, c_hi, k_lo, k_hi = 0.0, top, 0.0, top
+    if not p.real and not p.m.experts and not spec_on:
+        per_token = static_decode_per_token(p, batch, kv_seq_read, draft_held, False, False)
+    else:   # static_ladder_sum's scalar sum: the same terms in the same order
+        per_token = 0.0
+        floor, ceil = math.floor, math.ceil
+        for count, mid in ladder_rungs(batch, 0.0):   # every rung is at most the batch
+            parts = known.get(mid)
+            if parts is None:
+                parts = known[mid] = step(mid)
+                if parts[4] > parts[3]:
+                    up = float(ceil(mid))
+                    if up < c_hi:
+                        c_hi = up
+                else:
+                    down = float(floor(mid))
+                    if down > c_lo:
+                        c_lo = down
+                if parts[1] > parts[0]:
+                    up = float(ceil(mid))
+                    if up < k_hi:
+                        k_hi = up
+                else:
+                    down = float(floor(mid))
+                    if down > k_lo:
+                        k_lo = down
+            per_token += count * parts[7] / mid
+    if not known or not c_lo < c_hi:
+        c_lo, c_hi = 0.0, top
+    j_compute = _first_holding(known, probed, step, batch, c_lo, c_hi, 4, 3)
+    j_compute = j_compute if j_compute < top else top
+    limit = j_compute - 1.0
+    if limit < batch:   # the bracket of the counts below j_compute only
+        k_lo, k_hi = _bracket(known, limit, 1, 0, 0.0, limit + 1.0)
+    k_lo, k_hi = _bracket(probed, limit, 1, 0, k_lo, k_hi)
+    if not (known or probed) or not k_lo < k_hi:
+        k_lo, k_hi = 0.0, top
+    j_kv = _first_holding(known, probed, step, batch, k_lo, k_hi, 1, 0)
+    j_kv = j_kv if j_kv < j_compute else j_compute
+    sums = [0.0, 0.0, 0.0]
+    for count, mid, which in share_rungs(batch, j_kv - 1.0, j_compute - 1.0):
+        parts = known.get(mid)
+        if parts is None:
+            parts = known[mid] = step(mid)
+        sums[which] += count * parts[7] / mid
+    weights, kv, compute = sums
+    total = compute + kv + weights
+    return per_token, (_div(compute, total), _div(kv, total), _div(weights, total))
 
 
 def static_dense_sum(batch, weight_s, kv_s, flop_s, fixed_s=0.0, per_seq_s=0.0):
@@ -861,6 +895,159 @@ class Passes:
         tpot = (step + k * self.draft_token_seconds(j, plain[5], draft_held)) / self.expected
         return groups * w, kv_read, groups * flops, mem_t, comp_t, extra, step, tpot
 
+    def step_kernel(self, kv_seq_bytes, draft_held=None):
+        """_decode(j, kv_seq_bytes, draft_held) as a function of j alone, for a static batch's
+        drain, which works the step at a score of counts with everything else fixed. For one
+        count without speculation it is the very arithmetic of _decode and _pass (or
+        _floor_decode), in the same order, with what does not depend on j looked up once: the
+        same floats, at a third less of the work. With full=False it may return only what the
+        verdict rules compare (parts 0, 1, 3 and 4: weight and KV bytes, memory and compute
+        time), which a realistic step has without its soft corners (their powers are most of its
+        cost). A Passes that times its steps its own way (the measured kind), arrays and
+        speculation keep _decode (or their own decode)."""
+        if type(self).decode is not Passes.decode:
+            decode = self.decode
+            return lambda j, full=True: decode(j, kv_seq_bytes, draft_held)
+        scalar = type(kv_seq_bytes) in _PLAIN and type(self.gpus) in _PLAIN and type(self.mfu) in _PLAIN \
+            and type(self.k) in _PLAIN
+        if self.real:
+            scalar = scalar and self._fast is not None and type(self.groups) in _PLAIN
+        elif self.need_spec:
+            scalar = scalar and self.dep.draft_model is None
+        if not scalar:
+            decode = self._decode
+            return lambda j, full=True: decode(j, kv_seq_bytes, draft_held)
+        if not self.real:
+            return self._floor_kernel(kv_seq_bytes)
+        if self.need_spec:
+            return self._spec_kernel(kv_seq_bytes, draft_held)
+        return self._real_kernel(kv_seq_bytes)
+
+    def _floor_kernel(self, kv):
+        """step_kernel at the floor: _floor_decode for one count (speculating only with the stated
+        draft cost, not a named draft)."""
+        m, bpw, fpt = self.m, self.bpw, self.fpt
+        mem_den, comp_den = self.gpus * self.bw, self.gpus * self.peak * self.mfu
+        dense_w = None if m.experts else weight_read_bytes(m, 1.0, bpw)   # the same for every count
+        if self.need_spec:
+            k, expected, cost = self.k, self.expected, self.n["spec_draft_cost"]
+            k1, draws = k + 1.0, 1.0 + k * (1.0 - self.reuse)   # routing_tokens(j, k, reuse) = j * draws
+
+            def spec_step(j, full=True):
+                plain_w = dense_w if dense_w is not None else weight_read_bytes(m, j, bpw)
+                kv_read = j * kv
+                plain_mem = (plain_w + kv_read) / mem_den
+                plain_comp = fpt * j / comp_den
+                plain_step = plain_mem if plain_mem > plain_comp else plain_comp
+                w = dense_w if dense_w is not None else weight_read_bytes(m, j * draws, bpw)
+                flops = fpt * j * k1
+                mem_t = (w + kv_read) / mem_den
+                comp_t = flops / comp_den
+                s = mem_t if mem_t > comp_t else comp_t
+                return w, kv_read, flops, mem_t, comp_t, 0.0 * plain_step, s, (s + k * (cost * plain_step)) / expected
+
+            return spec_step
+
+        def step(j, full=True):
+            plain_w = dense_w if dense_w is not None else weight_read_bytes(m, j, bpw)
+            kv_read = j * kv
+            flops = fpt * j
+            plain_mem = (plain_w + kv_read) / mem_den
+            plain_comp = flops / comp_den
+            s = plain_mem if plain_mem > plain_comp else plain_comp
+            return plain_w, kv_read, flops, plain_mem, plain_comp, 0.0 * s, s, s
+
+        return step
+
+    def _real_kernel(self, kv):
+        """step_kernel in the realistic fidelity: _decode's idle-group clamp, then _pass over one
+        plain decode step (its attention adds nothing), inline."""
+        body_bw, rate, rate16, half, sharp, t_body_m, t_head_m, mem0, w0, kv_bw, elem, fixed, per_token, \
+            overhead = self._fast
+        m, groups, bw = self.m, self.groups, self.bw
+        body_flops, head_flops, expert_flops = self.body_flops, self.head_flops, self.expert_flops
+        inv = 1.0 / sharp
+        layers, hidden = m.layers, m.hidden
+        experts, picks, moe_layers, expert_params, bpw = m.experts, m.experts_per_token, m.moe_layers, \
+            m.expert_params, self.bpw
+        eff = self.c["moe_efficiency"]
+        exp_bw, rate_e = body_bw * eff, rate * eff
+        kv8 = self.kv8
+        if kv8:
+            kvb, dq_flops = self.kv_value_bytes, self.c["kv8_dequant_flops"]
+            dq_den, cap_factor = self.tp * self.attn_peak_16, 2.0 / self.kv_value_bytes
+
+        def step(j, full=True):
+            least = groups * (j if j < 1.0 else 1.0)
+            j = j if j > least else least
+            jg = j / groups
+            f_body, f_head = body_flops * jg, head_flops * jg
+            t_body_c = f_body * (jg + half) / (jg * rate) if jg > 0 else 0.0 * f_body
+            t_head_c = f_head * (jg + half) / (jg * rate16) if jg > 0 else 0.0 * f_head
+            mem_t, comp_t = mem0, t_body_c + t_head_c
+            w_bytes = w0
+            if experts:
+                if jg <= 1:
+                    touched = float(picks) if jg >= 1 else 0.0
+                else:
+                    touched = experts * (1.0 - (1.0 - picks / experts) ** jg)
+                w_exp = moe_layers * touched * expert_params * bpw
+                f_exp = expert_flops * jg
+                rows_e = jg * picks / (touched if touched > 1.0 else 1.0)
+                t_exp_m = w_exp / exp_bw
+                t_exp_c = f_exp * (rows_e + half) / (rows_e * rate_e) if rows_e > 0 else 0.0 * f_exp
+                mem_t, comp_t = mem_t + t_exp_m, comp_t + t_exp_c
+                w_bytes = w_bytes + w_exp
+            kv_bytes = jg * kv
+            t_kv = kv_bytes / kv_bw
+            if kv8:
+                dequant = kv_bytes / kvb * dq_flops / dq_den
+                slower = t_kv if t_kv > dequant else dequant
+                cap = t_kv * cap_factor
+                t_kv = slower if slower < cap else cap
+            if not full:   # what names the verdict only: no soft corners, no fixed times
+                return groups * w_bytes, j * kv, None, mem_t + t_kv, comp_t
+            hi, lo = (t_body_m, t_body_c) if t_body_m > t_body_c else (t_body_c, t_body_m)
+            lin = hi * (1.0 + (lo / hi) ** sharp) ** inv if hi > 0 else 0.0
+            hi, lo = (t_head_m, t_head_c) if t_head_m > t_head_c else (t_head_c, t_head_m)
+            lin = lin + (hi * (1.0 + (lo / hi) ** sharp) ** inv if hi > 0 else 0.0)
+            flops = f_body + f_head
+            if experts:
+                hi, lo = (t_exp_m, t_exp_c) if t_exp_m > t_exp_c else (t_exp_c, t_exp_m)
+                lin = lin + (hi * (1.0 + (lo / hi) ** sharp) ** inv if hi > 0 else 0.0)
+                flops = flops + f_exp
+            extra = fixed + per_token * jg + overhead
+            s = lin + t_kv + layers * jg * hidden * elem / bw + extra
+            return groups * w_bytes, j * kv, groups * flops, mem_t + t_kv, comp_t, extra, s, s
+
+        return step
+
+    def _spec_kernel(self, kv, draft_held):
+        """step_kernel in the realistic fidelity when speculating: _decode's verification pass
+        and drafted tokens for one count. With full=False only the verification pass, whose
+        parts name the verdict."""
+        passes, groups, k, expected = self._pass, self.groups, self.k, self.expected
+        k1, draws = k + 1.0, 1.0 + k * (1.0 - self.reuse)   # routing_tokens(jg, k, reuse) = jg * draws
+        cost = self.n["spec_draft_cost"]
+        fixed_draft = vmax(0.0, 1.0 - cost) * self.per_pass   # draft_token_seconds' second term
+        draft = None if self.dep.draft_model is None else self.draft_passes()
+
+        def step(j, full=True):
+            least = groups * (j if j < 1.0 else 1.0)
+            j = j if j > least else least
+            jg = j / groups
+            kv_bytes = jg * kv
+            w, flops, mem_t, comp_t, extra, s = passes(jg * k1, jg * k1, jg * draws, kv_bytes)
+            if not full:
+                return groups * w, j * kv, None, mem_t, comp_t
+            if draft is None:
+                drafted = cost * passes(jg, jg, jg, kv_bytes)[5] + fixed_draft
+            else:
+                drafted = draft.decode(j, draft_held)[6]
+            return groups * w, j * kv, groups * flops, mem_t, comp_t, extra, s, (s + k * drafted) / expected
+
+        return step
+
     def _floor_decode(self, j, kv_seq_bytes, draft_held):
         m, gpus, bw = self.m, self.gpus, self.bw
         kv_read = j * kv_seq_bytes
@@ -1003,7 +1190,7 @@ def evaluate(dep, n: dict, array: bool = False, passes=Passes) -> dict:
     p = passes(dep, n)
     step = p.decode(mem.batch, mem.kv_seq_read, mem.draft_held)
     pre = prefill_stage(dep, n, mem, p, step[6])
-    steady = steady_stage(dep, n, mem, p, step[7], pre.charge_seconds, array)
+    steady = steady_stage(dep, n, mem, p, step, pre.charge_seconds, array)
     return figures(array, mem, p, step, pre, steady)
 
 
@@ -1128,9 +1315,10 @@ def prefill_stage(dep, n: dict, mem: Memory, p: Passes, step) -> Prefill:
     return Prefill(prefill_flops, lone_comp, lone_mem, prefill_comm, prefill, charge, ttft, stall)
 
 
-def steady_stage(dep, n: dict, mem: Memory, p: Passes, tpot, charge, array: bool) -> Steady:
+def steady_stage(dep, n: dict, mem: Memory, p: Passes, step, charge, array: bool) -> Steady:
     """The steady state, where each sequence costs one prefill (`charge`) and `output` decode
-    tokens (at `tpot` each, or over the ladder of a draining static batch)."""
+    tokens (at the TPOT of `step`, the decode step's parts at the batch, or over the ladder of a
+    draining static batch)."""
     output, conc, batch, max_conc = n["output"], n["concurrency"], mem.batch, mem.max_concurrency
     if dep.scheduler == _STATIC:
         kv_seq_read, draft_held = mem.kv_seq_read, mem.draft_held
@@ -1148,15 +1336,13 @@ def steady_stage(dep, n: dict, mem: Memory, p: Passes, tpot, charge, array: bool
             key = (batch, kv_seq_read, draft_held)
             found = drains.get(key) if drains is not None else None
             if found is None:
-                step_at = StepMemo(p.decode, kv_seq_read, draft_held)
-                found = (static_decode_per_token(p, batch, kv_seq_read, draft_held, n["spec_k"] > 0, array, step_at),
-                         static_verdict_shares(batch, step_at))
+                found = static_drain(p, batch, kv_seq_read, draft_held, n["spec_k"] > 0)
                 if drains is not None:
                     drains[key] = found
             per_token, shares = found
         decode_time = output * per_token
     else:
-        decode_time = output * tpot
+        decode_time = output * step[7]
         shares = None
     tput = throughput(batch, output, charge, decode_time)
     capacity = _div(conc, max_conc) if dep.scheduler != _NONE else 0.0 * conc
@@ -1180,16 +1366,6 @@ def static_decode_per_token(p: Passes, batch, kv_seq_read, draft_held, spec_on, 
             return closed
         if array:
             return where(spec_on, static_ladder_sum(batch, lambda j: step_at(j)[7]), closed)
-    if not array and type(step_at) is StepMemo:
-        # static_ladder_sum's scalar sum (the same terms in the same order), reading the memo's
-        # steps directly: a realistic drain adds a dozen or more, each through two calls otherwise.
-        known, total = step_at.known, 0.0
-        for count, mid in ladder_rungs(batch, 0.0):
-            parts = known.get(mid)
-            if parts is None:
-                parts = step_at(mid)
-            total += count * parts[7] / mid
-        return total
     return static_ladder_sum(batch, lambda j: step_at(j)[7])
 
 
