@@ -26,6 +26,7 @@ from engine.load.steptimes import StepTimes
 from engine.load.workload import draw
 
 QUEUE_BINS = 60
+REMEMBERED_RUNS = 4   # whole runs a times_cache keeps: a check's probes ask for one base run in a row
 
 
 @dataclass
@@ -40,6 +41,9 @@ class LoadResult:
     ttft_parts: dict = field(repr=False)
     tpot_parts: dict = field(repr=False)
     queue: tuple = field(repr=False)
+    # the most requests any arrival found waiting (in the instances that queue arrivals): an
+    # admission cap above it would have shed nobody, so the capped run is this very run
+    peak_queue: int = field(default=0, repr=False)
 
     def __getitem__(self, name: str):
         return self.figures[name]
@@ -105,7 +109,10 @@ def step_times(dep) -> StepTimes:
 
 def times_cache():
     """A function giving each deployment's remembered step times, made once per shape that
-    changes them (a lever's precision or GPUs): runs of one puzzle share it."""
+    changes them (a lever's precision or GPUs): runs of one puzzle share it. It also remembers
+    each whole run by its (deployment, spec) in `times.runs` (`remembered_run`): a check asks for
+    the same base run once per lever it probes, and a run is a pure function of those two. Only
+    the last few are kept (`REMEMBERED_RUNS`)."""
     cache: dict = {}
 
     def times(d):
@@ -114,7 +121,24 @@ def times_cache():
             cache[key] = step_times(d)
         return cache[key]
 
+    times.runs = {}
     return times
+
+
+def remembered_run(dep, spec: LoadSpec, times_for) -> LoadResult:
+    """`simulate(dep, spec)` with `times_for`'s step times, from its `runs` when asked before
+    (the result is shared: nothing downstream changes a LoadResult)."""
+    runs = getattr(times_for, "runs", None)
+    if runs is None:
+        return simulate(dep, spec, times_for(dep))
+    key = (dep, spec)
+    result = runs.pop(key, None)
+    if result is None:
+        result = simulate(dep, spec, times_for(dep))
+        if len(runs) >= REMEMBERED_RUNS:
+            del runs[next(iter(runs))]   # the least recently asked: a run's arrays are large
+    runs[key] = result
+    return result
 
 
 def one_group(dep, spec: LoadSpec):
@@ -176,9 +200,10 @@ def simulate(dep, spec: LoadSpec, times=None) -> LoadResult:
     prefill_busy = decode_busy = batch_seconds = busy = occupancy = 0.0
     queues = []
     span = 0.0
+    peak_queue = 0
 
     def absorb(trace, idx, queue=True):
-        nonlocal preemptions, prefill_busy, decode_busy, batch_seconds, busy, span, occupancy
+        nonlocal preemptions, prefill_busy, decode_busy, batch_seconds, busy, span, occupancy, peak_queue
         preemptions += sum(trace.preemptions)
         occupancy += trace.occupancy
         prefill_busy += trace.prefill_busy
@@ -188,6 +213,7 @@ def simulate(dep, spec: LoadSpec, times=None) -> LoadResult:
         span = max(span, trace.span)
         if queue:
             queues.append((trace.queue_t, trace.queue_n))
+            peak_queue = max(peak_queue, trace.peak_queue)
         return idx
 
     if spec.disaggregate is None:
@@ -242,9 +268,11 @@ def simulate(dep, spec: LoadSpec, times=None) -> LoadResult:
             pure[idx] = trace.pure_decode
             evicted[idx] = trace.evicted
             dec_wait[idx] = np.asarray(trace.decode_entry) - ready[idx]
-    return _measure(dep, spec, report, times, traffic, cached, arrival, first_sched, first_tok, finish, dec_entry,
-                    pure, evicted, shed, transfer, dec_wait, preemptions, prefill_busy, decode_busy, batch_seconds,
-                    busy, span, queues, occupancy)
+    result = _measure(dep, spec, report, times, traffic, cached, arrival, first_sched, first_tok, finish, dec_entry,
+                      pure, evicted, shed, transfer, dec_wait, preemptions, prefill_busy, decode_busy, batch_seconds,
+                      busy, span, queues, occupancy)
+    result.peak_queue = peak_queue
+    return result
 
 
 def _deal_closed(n: int, spec: LoadSpec) -> list[np.ndarray]:

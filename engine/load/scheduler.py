@@ -92,6 +92,7 @@ class InstanceTrace:
     queue_n: list
     steps: int
     occupancy: float            # request-seconds in the system, counted from the queue and the batch
+    peak_queue: int = 0         # the most requests any arrival found waiting: a queue cap above it sheds none
 
 
 def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceTrace:
@@ -156,6 +157,7 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
     queue_n: list = [0]
     steps = 0
     occupancy = 0.0
+    peak = 0
 
     def release(i: int, now: float) -> None:
         nonlocal next_id, finished
@@ -216,7 +218,10 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
         while pending and pending[0][0] <= t:
             a, i = heapq.heappop(pending)
             arrival[i] = a
-            if own0[i] + half > cap or (qcap is not None and len(waiting) >= qcap):
+            queued = len(waiting)
+            if queued > peak:
+                peak = queued
+            if own0[i] + half > cap or (qcap is not None and queued >= qcap):
                 state[i] = SHED
                 release(i, a)
                 continue
@@ -408,4 +413,4 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
         queue_n.append(len(waiting))
 
     return InstanceTrace(arrival, state, first_sched, first_tok, finish, dec_entry, pure, evicted, preempts,
-                         t, prefill_busy, decode_busy, batch_seconds, queue_t, queue_n, steps, occupancy)
+                         t, prefill_busy, decode_busy, batch_seconds, queue_t, queue_n, steps, occupancy, peak)

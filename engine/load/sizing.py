@@ -84,7 +84,8 @@ class Sizing:
 
 
 def _worst(dep, spec: LoadSpec, times, seeds: int) -> tuple[bool, bool, LoadResult]:
-    """(TTFT met, TPOT met, the run with the worst P99 TTFT) over `seeds` seeds from spec.seed."""
+    """(TTFT met, TPOT met, the run with the worst P99 TTFT) over `seeds` seeds from spec.seed;
+    once both are missed the rest are skipped (the run is then the worst of those run)."""
     ttft_ok = tpot_ok = True
     worst = None
     for k in range(seeds):
@@ -94,6 +95,10 @@ def _worst(dep, spec: LoadSpec, times, seeds: int) -> tuple[bool, bool, LoadResu
         tpot_ok &= f["tpot_p99_seconds"] is None or f["tpot_p99_seconds"] <= spec.slo_tpot
         if worst is None or (f["ttft_p99_seconds"] or math.inf) > (worst.figures["ttft_p99_seconds"] or math.inf):
             worst = result
+        if not ttft_ok and not tpot_ok:
+            # failed both ways: no later seed can change either answer, and the searches read a
+            # trial's run only when it passes, so the seeds left need not run
+            break
     return ttft_ok, tpot_ok, worst
 
 
