@@ -172,6 +172,29 @@ def _deal(n: int, ways: int) -> list[np.ndarray]:
 
 def simulate(dep, spec: LoadSpec, times=None) -> LoadResult:
     """Run the fleet on the spec's traffic and measure it (deterministic for the spec's seed)."""
+    return _run(dep, spec, times, give_up=False)
+
+
+def run_unless_missed(dep, spec: LoadSpec, times=None) -> LoadResult | None:
+    """`simulate(dep, spec, times)`, or None once the fleet certainly misses the spec's TTFT or
+    TPOT SLO: a fleet sizing asks of a trial only whether it meets both, so replicas whose
+    requests cannot change that answer need not run (`_certain_miss`). A fleet of replicas only;
+    a split fleet always runs to the end."""
+    return _run(dep, spec, times, give_up=True)
+
+
+def _certain_miss(n: int, late: int, slow: int) -> bool:
+    """Whether P99 TTFT or P99 TPOT certainly exceeds its SLO, with `late` (`slow`) of at most `n`
+    requests already over it. numpy's P99 of m values is interpolated between the values at
+    ranks floor(0.99 (m - 1)) and the next, so it is above the SLO once the value at the lower
+    rank is: when more than m - floor(0.99 (m - 1)) values are over the SLO. That count only
+    grows with m, so m = n (every request served) bounds it; one more request covers the
+    rounding of numpy's rank."""
+    need = n - (99 * (n - 1)) // 100 + 1
+    return late >= need or slow >= need
+
+
+def _run(dep, spec: LoadSpec, times, give_up: bool) -> LoadResult | None:
     validate(spec, dep.gpus)
     dep, spec = one_group(dep, spec)
     if spec.disaggregate is not None and spec.arrival == "closed":
@@ -201,6 +224,7 @@ def simulate(dep, spec: LoadSpec, times=None) -> LoadResult:
     queues = []
     span = 0.0
     peak_queue = 0
+    late = slow = 0   # with give_up: served requests so far over the TTFT and the TPOT SLO
 
     def absorb(trace, idx, queue=True):
         nonlocal preemptions, prefill_busy, decode_busy, batch_seconds, busy, span, occupancy, peak_queue
@@ -235,6 +259,18 @@ def simulate(dep, spec: LoadSpec, times=None) -> LoadResult:
             pure[idx] = trace.pure_decode
             evicted[idx] = trace.evicted
             shed[idx] = np.asarray(trace.state) == SHED
+            if give_up:
+                # these requests' figures are final: the same arithmetic as `_measure`'s, on them
+                if shed[idx].any():
+                    return None
+                out = traffic.output[idx]
+                served = finish[idx] >= 0
+                ttft = (first_tok[idx] + transfer[idx] - arrival[idx])[served]
+                tpot = np.where(out >= 2, (finish[idx] - (first_tok[idx] + transfer[idx])) / np.maximum(out - 1, 1), 0.0)
+                late += int((ttft > spec.slo_ttft).sum())
+                slow += int((tpot[served & (out >= 2)] > spec.slo_tpot).sum())
+                if _certain_miss(n, late, slow):
+                    return None
     else:
         p_inst, d_inst = (x // dep.gpus for x in spec.disaggregate)
         for idx in _deal(n, p_inst):

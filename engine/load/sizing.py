@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass, field
 
 from engine.errors import RidgeError
-from engine.load.run import LoadResult, saturation_qps, simulate, steady_report
+from engine.load.run import LoadResult, run_unless_missed, saturation_qps, simulate, steady_report
 from engine.load.spec import LoadSpec
 
 SEEDS = 3
@@ -83,6 +83,12 @@ class Sizing:
         return out
 
 
+def _met(spec: LoadSpec, f: dict) -> tuple[bool, bool]:
+    """(TTFT met, TPOT met) by one run's figures: TTFT counts only when nothing was shed."""
+    return (f["ttft_p99_seconds"] is not None and f["ttft_p99_seconds"] <= spec.slo_ttft and f["shed"] == 0,
+            f["tpot_p99_seconds"] is None or f["tpot_p99_seconds"] <= spec.slo_tpot)
+
+
 def _worst(dep, spec: LoadSpec, times, seeds: int) -> tuple[bool, bool, LoadResult]:
     """(TTFT met, TPOT met, the run with the worst P99 TTFT) over `seeds` seeds from spec.seed;
     once both are missed the rest are skipped (the run is then the worst of those run)."""
@@ -91,8 +97,9 @@ def _worst(dep, spec: LoadSpec, times, seeds: int) -> tuple[bool, bool, LoadResu
     for k in range(seeds):
         result = simulate(dep, spec.with_(seed=spec.seed + k), times)
         f = result.figures
-        ttft_ok &= f["ttft_p99_seconds"] is not None and f["ttft_p99_seconds"] <= spec.slo_ttft and f["shed"] == 0
-        tpot_ok &= f["tpot_p99_seconds"] is None or f["tpot_p99_seconds"] <= spec.slo_tpot
+        ttft_met, tpot_met = _met(spec, f)
+        ttft_ok &= ttft_met
+        tpot_ok &= tpot_met
         if worst is None or (f["ttft_p99_seconds"] or math.inf) > (worst.figures["ttft_p99_seconds"] or math.inf):
             worst = result
         if not ttft_ok and not tpot_ok:
@@ -102,6 +109,23 @@ def _worst(dep, spec: LoadSpec, times, seeds: int) -> tuple[bool, bool, LoadResu
     return ttft_ok, tpot_ok, worst
 
 
+def _passing(dep, spec: LoadSpec, times, seeds: int) -> LoadResult | None:
+    """`_worst`'s run when both SLOs are met under every seed, else None: for a search that asks
+    a trial only whether it passes, so it stops at the first seed that misses, and a replicas
+    fleet's run at the first replica that makes a miss certain (`run.run_unless_missed`)."""
+    worst = None
+    for k in range(seeds):
+        result = run_unless_missed(dep, spec.with_(seed=spec.seed + k), times)
+        if result is None:
+            return None
+        f = result.figures
+        if not all(_met(spec, f)):
+            return None
+        if worst is None or (f["ttft_p99_seconds"] or math.inf) > (worst.figures["ttft_p99_seconds"] or math.inf):
+            worst = result
+    return worst
+
+
 def _aggregated(dep, spec: LoadSpec, times, seeds: int) -> Candidate | None:
     per = saturation_qps(dep, spec.with_(replicas=1, disaggregate=None))
     low = max(1, math.ceil(spec.qps / per * (1 - 1e-9)))   # below this, a queue grows without end
@@ -109,20 +133,29 @@ def _aggregated(dep, spec: LoadSpec, times, seeds: int) -> Candidate | None:
     def trial(replicas: int):
         return _worst(dep, spec.with_(replicas=replicas, disaggregate=None), times, seeds)
 
+    def passing(replicas: int):
+        return _passing(dep, spec.with_(replicas=replicas, disaggregate=None), times, seeds)
+
     failed, replicas = low - 1, low
     while True:
         if replicas * dep.gpus > MAX_GPUS:
             return None
-        ttft_ok, tpot_ok, result = trial(replicas)
-        if ttft_ok and tpot_ok:
-            break
-        if not tpot_ok and spec.qps / replicas < 0.05 * per:
-            return None   # even a nearly idle instance steps too slowly for the TPOT target
+        if spec.qps / replicas < 0.05 * per:
+            # here a missed TPOT ends the search, so the trial must say which SLO it missed
+            ttft_ok, tpot_ok, result = trial(replicas)
+            if ttft_ok and tpot_ok:
+                break
+            if not tpot_ok:
+                return None   # even a nearly idle instance steps too slowly for the TPOT target
+        else:
+            result = passing(replicas)
+            if result is not None:
+                break
         failed, replicas = replicas, replicas + max(1, replicas // 2)
     while replicas - failed > 1:   # the fewest that still meets both
         mid = (failed + replicas) // 2
-        ttft_ok, tpot_ok, r = trial(mid)
-        if ttft_ok and tpot_ok:
+        r = passing(mid)
+        if r is not None:
             replicas, result = mid, r
         else:
             failed = mid
@@ -150,9 +183,8 @@ def _split(dep, spec: LoadSpec, times, seeds: int) -> Candidate | None:
     for pool in ("p", "d"):
         while (p if pool == "p" else d) > 1:
             trial = (p - 1, d) if pool == "p" else (p, d - 1)
-            ttft_ok, tpot_ok, r = _worst(dep, spec.with_(replicas=1, disaggregate=(trial[0] * tp, trial[1] * tp)),
-                                         times, seeds)
-            if not (ttft_ok and tpot_ok):
+            r = _passing(dep, spec.with_(replicas=1, disaggregate=(trial[0] * tp, trial[1] * tp)), times, seeds)
+            if r is None:
                 break
             p, d, result = trial[0], trial[1], r
     return Candidate(tp, None, p * tp, d * tp, result)
