@@ -124,8 +124,13 @@ def load_problems(puzzle, key, seeds: int = SEEDS, measured: bool = True) -> lis
                                    f"picks it would be graded wrong for a true reason; offer a false one"))
     unoffered = [lever for lever in LOAD_LEVERS if lever not in puzzle.levers and lever not in puzzle.ruled_out]
     if unoffered:
+        from engine.load.levers import remember_outcome
+        from puzzles.keys import at_fidelity
+
         for name, view in views[:2]:
             best = view.best.gain or 0.0
+            # each probe starts from the base run (or sizing) the key already made at this fidelity
+            remember_outcome(times, at_fidelity(puzzle.deployment, name), view.spec, puzzle.objective, view.load.outcome)
             for lever in unoffered:
                 probe = _probe(puzzle, name, lever, times)
                 if probe is not None and probe > max(best * UNOFFERED_MARGIN, 1.0):

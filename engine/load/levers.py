@@ -151,14 +151,32 @@ def _rank(results) -> tuple:
 
 def run_outcome(dep, spec: LoadSpec, objective: str, times=None, times_for=None):
     """One simulation, or for gpus-for-slo the sizing at the deployment's own GPUs per instance
-    (with `times_for`, a simulation asked for before is not run again)."""
+    (with `times_for`, one asked for before, or told by `remember_outcome`, is not run again)."""
+    from engine.load.run import remembered, remembered_run, simulate
+
     if objective == Objective.GPUS_FOR_SLO:
         from engine.load.sizing import size_fleet
 
-        return size_fleet(dep, spec, tp=dep.gpus, seeds=1, split="also" if spec.disaggregate else False)
-    from engine.load.run import remembered_run, simulate
+        def sizing():
+            return size_fleet(dep, spec, tp=dep.gpus, seeds=1, split="also" if spec.disaggregate else False)
 
+        return remembered(times_for, _outcome_key(dep, spec, objective), sizing) if times_for is not None else sizing()
     return remembered_run(dep, spec, times_for) if times_for is not None else simulate(dep, spec, times)
+
+
+def _outcome_key(dep, spec: LoadSpec, objective: str) -> tuple:
+    """What `run_outcome` remembers an outcome by: a run by (deployment, spec), as a lever's run
+    is (`run.remembered_run`); a sizing by those and its objective."""
+    return (dep, spec, objective) if objective == Objective.GPUS_FOR_SLO else (dep, spec)
+
+
+def remember_outcome(times_for, dep, spec: LoadSpec, objective: str, outcome) -> None:
+    """Tell `times_for` the outcome `run_outcome(dep, spec, objective)` gave elsewhere (a key's
+    own run, made with other step times: a run is a pure function of the deployment and the
+    spec), so a later ask for it reuses it."""
+    from engine.load.run import remembered
+
+    remembered(times_for, _outcome_key(dep, spec, objective), lambda: outcome)
 
 
 def evaluate_lever(dep, spec: LoadSpec, objective: str, name: str, before: float | None,

@@ -128,13 +128,18 @@ def times_cache():
 def remembered_run(dep, spec: LoadSpec, times_for) -> LoadResult:
     """`simulate(dep, spec)` with `times_for`'s step times, from its `runs` when asked before
     (the result is shared: nothing downstream changes a LoadResult)."""
+    return remembered(times_for, (dep, spec), lambda: simulate(dep, spec, times_for(dep)))
+
+
+def remembered(times_for, key, make):
+    """`make()`, or what it gave when `key` was last asked of `times_for` (its `runs`, the last
+    `REMEMBERED_RUNS` kept): `key` must say everything `make`'s answer depends on."""
     runs = getattr(times_for, "runs", None)
     if runs is None:
-        return simulate(dep, spec, times_for(dep))
-    key = (dep, spec)
+        return make()
     result = runs.pop(key, None)
     if result is None:
-        result = simulate(dep, spec, times_for(dep))
+        result = make()
         if len(runs) >= REMEMBERED_RUNS:
             del runs[next(iter(runs))]   # the least recently asked: a run's arrays are large
     runs[key] = result

@@ -14,7 +14,7 @@ import pytest
 from engine.catalog import builtin_catalog
 from engine.deployment import build_deployment
 from engine.ids import Lever, Objective
-from engine.load.levers import evaluate_lever, objective_value
+from engine.load.levers import evaluate_lever, objective_value, remember_outcome, run_outcome
 from engine.load.run import simulate, times_cache
 from engine.load.spec import LoadSpec
 
@@ -52,3 +52,17 @@ def test_the_lever_returns_the_base_run_only_when_it_cannot_differ():
     at = spec.with_(lever_queue_cap=base.peak_queue)
     fresh = evaluate_lever(dep, at, Objective.P99_TTFT, Lever.ADMISSION_CONTROL, value, times_cache(), base)
     assert fresh.outcome is not base and fresh.outcome.figures["shed"] > 0
+
+
+@pytest.mark.parametrize("objective", [Objective.P99_TTFT, Objective.GPUS_FOR_SLO])
+def test_an_outcome_told_to_a_times_cache_is_the_one_run_outcome_gives_for_that_setup_only(objective):
+    """`ridge puzzles check` tells its probes the key's own base run (or sizing): they must get
+    it back for that deployment and spec, and a fresh outcome for any other."""
+    dep = build_deployment(builtin_catalog(), "llama-3-8b", "h100-sxm", gpus=1, prompt=1024, output=256)
+    spec = LoadSpec(qps=30, requests=300, seed=2, slo_ttft=0.5, slo_tpot=0.05)
+    made = run_outcome(dep, spec, objective)
+    times = times_cache()
+    remember_outcome(times, dep, spec, objective, made)
+    assert run_outcome(dep, spec, objective, times_for=times) is made
+    other = run_outcome(dep, spec.with_(seed=3), objective, times_for=times)
+    assert other is not made and objective_value(other, objective) is not None
