@@ -26,7 +26,7 @@ from engine.load.steptimes import StepTimes
 from engine.load.workload import draw
 
 QUEUE_BINS = 60
-REMEMBERED_RUNS = 4   # whole runs a times_cache keeps: a check's probes ask for one base run in a row
+REMEMBERED_RUNS = 4   # whole runs (and sizings) a times_cache keeps: a check's probes ask for one base run in a row
 
 
 @dataclass
@@ -182,10 +182,31 @@ def simulate(dep, spec: LoadSpec, times=None) -> LoadResult:
 
 def run_unless_missed(dep, spec: LoadSpec, times=None) -> LoadResult | None:
     """`simulate(dep, spec, times)`, or None once the fleet certainly misses the spec's TTFT or
-    TPOT SLO: a fleet sizing asks of a trial only whether it meets both, so replicas whose
-    requests cannot change that answer need not run (`_certain_miss`). A fleet of replicas only;
-    a split fleet always runs to the end."""
+    TPOT SLO: a fleet sizing asks of a trial only whether it meets both, so instances whose
+    requests cannot change that answer need not run (`_certain_miss`). A split fleet's TTFT is
+    judged once its prefill pool has run, where the decode pool cannot drop a request
+    (`_decode_pool_keeps_all`); its TPOT as each decode instance ends."""
     return _run(dep, spec, times, give_up=True)
+
+
+def _misses(spec: LoadSpec, served, out, arrival, first_tok, finish, transfer) -> tuple[int, int]:
+    """(served requests over the TTFT SLO, over the TPOT SLO): `_measure`'s arithmetic, on some
+    requests whose figures are final."""
+    ttft = (first_tok + transfer - arrival)[served]
+    tpot = np.where(out >= 2, (finish - (first_tok + transfer)) / np.maximum(out - 1, 1), 0.0)
+    return int((ttft > spec.slo_ttft).sum()), int((tpot[served & (out >= 2)] > spec.slo_tpot).sum())
+
+
+def _decode_pool_keeps_all(own: np.ndarray, output: np.ndarray, cfg: InstanceConfig) -> bool:
+    """Whether a decode pool serves every request the prefill pool passes it. A decode instance
+    refuses an arrival that can never fit, and drops a waiting one only when nothing runs and it
+    still does not fit, or when a lone sequence outgrows the cache; none of these can happen
+    when the most any request holds there (its own tokens, the first token and every later one)
+    fits with the block rounding, the 1% watermark and the token each step adds, a block to spare."""
+    if own.size == 0:
+        return True
+    most = float((own + output).max())
+    return most + cfg.block_tokens * 1.5 + 0.01 * cfg.kv_tokens + 2 <= cfg.kv_tokens
 
 
 def _certain_miss(n: int, late: int, slow: int) -> bool:
@@ -264,16 +285,12 @@ def _run(dep, spec: LoadSpec, times, give_up: bool) -> LoadResult | None:
             pure[idx] = trace.pure_decode
             evicted[idx] = trace.evicted
             shed[idx] = np.asarray(trace.state) == SHED
-            if give_up:
-                # these requests' figures are final: the same arithmetic as `_measure`'s, on them
+            if give_up:   # these requests' figures are final
                 if shed[idx].any():
                     return None
-                out = traffic.output[idx]
-                served = finish[idx] >= 0
-                ttft = (first_tok[idx] + transfer[idx] - arrival[idx])[served]
-                tpot = np.where(out >= 2, (finish[idx] - (first_tok[idx] + transfer[idx])) / np.maximum(out - 1, 1), 0.0)
-                late += int((ttft > spec.slo_ttft).sum())
-                slow += int((tpot[served & (out >= 2)] > spec.slo_tpot).sum())
+                more_late, more_slow = _misses(spec, finish[idx] >= 0, traffic.output[idx], arrival[idx],
+                                               first_tok[idx], finish[idx], transfer[idx])
+                late, slow = late + more_late, slow + more_slow
                 if _certain_miss(n, late, slow):
                     return None
     else:
@@ -297,6 +314,15 @@ def _run(dep, spec: LoadSpec, times, give_up: bool) -> LoadResult | None:
         order = np.flatnonzero(goes_on)
         order = order[np.argsort(ready[order], kind="stable")]
         decode_cfg = InstanceConfig(**{**cfg.__dict__, "queue_cap": None})
+        if give_up:
+            # TTFT is final now for every request the decode pool will serve: all but the shed
+            # ones, when it can drop none (a shed request misses TTFT whatever else happens)
+            if shed.any():
+                return None
+            if _decode_pool_keeps_all(own, traffic.output, decode_cfg):
+                late, _ = _misses(spec, ~shed, traffic.output, arrival, first_tok, finish, transfer)
+                if _certain_miss(n, late, 0):
+                    return None
         for k in range(d_inst):
             idx = order[k::d_inst]
             req = InstanceRequests(prefill=[0] * idx.size, own=(own[idx] + 1).tolist(), context=(prompt[idx] + 1).tolist(),
@@ -309,6 +335,12 @@ def _run(dep, spec: LoadSpec, times, give_up: bool) -> LoadResult | None:
             pure[idx] = trace.pure_decode
             evicted[idx] = trace.evicted
             dec_wait[idx] = np.asarray(trace.decode_entry) - ready[idx]
+            if give_up:   # these requests' TPOT is final
+                _, more_slow = _misses(spec, finish[idx] >= 0, traffic.output[idx], arrival[idx], first_tok[idx],
+                                       finish[idx], transfer[idx])
+                slow += more_slow
+                if _certain_miss(n, 0, slow):
+                    return None
     result = _measure(dep, spec, report, times, traffic, cached, arrival, first_sched, first_tok, finish, dec_entry,
                       pure, evicted, shed, transfer, dec_wait, preemptions, prefill_busy, decode_busy, batch_seconds,
                       busy, span, queues, occupancy)

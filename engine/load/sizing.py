@@ -7,6 +7,10 @@ SLOs under every one of `SEEDS` arrival seeds, so a re-run of the answer never m
 fleet (DistServe) starts each pool at its own steady-state need and grows whichever pool's SLO
 fails (TTFT: the prefill pool; TPOT: the decode pool), then gives back any GPU it can spare. The
 answer is the candidate with the fewest GPUs, the cheaper per output token on a tie.
+
+A search reads a trial's run only when it passes, so a trial that need only say whether it passes
+stops at its first seed that misses, and its run at the first instance after which a miss is
+certain (`run.run_unless_missed`); the answer is the one every trial run to the end gives.
 """
 from __future__ import annotations
 

@@ -96,3 +96,56 @@ def test_the_sizing_answer_is_the_one_every_trial_run_to_the_end_gives(model, pr
     assert replicas > math.ceil(qps / saturation_qps(dep, spec)), "the search must have trials that miss"
     found = sizing._aggregated(dep, spec, times, seeds)
     assert found.replicas == replicas and repr(found.result.figures) == repr(result.figures)
+
+
+def test_a_split_run_with_too_few_prefill_gpus_stops_before_its_decode_pool(monkeypatch):
+    """The prefill pool alone fixes TTFT (the decode pool here can drop no request), so a prefill
+    pool far too small is known to miss before a decode instance runs; a fleet that meets both
+    SLOs runs to the end and is the plain run."""
+    dep = _dep("llama-3.1-8b", prompt=8192)
+    spec = LoadSpec(qps=12, requests=600, seed=2, slo_ttft=2.0, slo_tpot=0.011, link="nvlink")
+    short = spec.with_(disaggregate=(1, 6))
+    assert simulate(dep, short).figures["ttft_p99_seconds"] > 2 * spec.slo_ttft
+    ran = []
+    real = load_run.run_instance
+    monkeypatch.setattr(load_run, "run_instance", lambda *a: ran.append(a[1].emits_first) or real(*a))
+    assert run_unless_missed(dep, short) is None
+    assert ran == [True], "only the prefill instance runs"
+    monkeypatch.undo()
+
+    found = sizing._split(dep, spec, step_times(dep), 1)
+    ample = spec.with_(disaggregate=(found.prefill_gpus, found.decode_gpus))
+    kept = run_unless_missed(dep, ample)
+    assert repr(kept.figures) == repr(simulate(dep, ample).figures)
+
+
+def _plain_split(dep, spec, times, seeds):
+    """The split search with every give-back trial run to the end (the search before the shortcut)."""
+    report = load_run.steady_report(dep, spec)
+    p = max(1, math.ceil(spec.qps * report.prefill_charge_seconds))
+    d = max(1, math.ceil(spec.qps * dep.output * report.tpot_seconds / report.batch))
+    while True:
+        ttft_ok, tpot_ok, result = sizing._worst(dep, spec.with_(disaggregate=(p, d)), times, seeds)
+        if ttft_ok and tpot_ok:
+            break
+        p, d = p + (0 if ttft_ok else 1), d + (0 if tpot_ok else 1)
+    for pool in ("p", "d"):
+        while (p if pool == "p" else d) > 1:
+            trial = (p - 1, d) if pool == "p" else (p, d - 1)
+            ttft_ok, tpot_ok, r = sizing._worst(dep, spec.with_(disaggregate=trial), times, seeds)
+            if not (ttft_ok and tpot_ok):
+                break
+            (p, d), result = trial, r
+    return p, d, result
+
+
+@pytest.mark.parametrize("qps,link,seeds", [(12, "nvlink", 1), (20, "infiniband-ndr", 2)])
+def test_the_split_sizing_answer_is_the_one_every_trial_run_to_the_end_gives(qps, link, seeds):
+    dep = _dep("llama-3.1-8b", prompt=8192)
+    spec = LoadSpec(qps=qps, requests=400, seed=4, slo_ttft=2.0, slo_tpot=0.011, link=link)
+    times = step_times(dep)
+    p, d, result = _plain_split(dep, spec, times, seeds)
+    assert p > 1 and d > 1, "giving a GPU back from either pool must have been tried and missed"
+    found = sizing._split(dep, spec, times, seeds)
+    assert (found.prefill_gpus, found.decode_gpus) == (p, d)
+    assert repr(found.result.figures) == repr(result.figures)
