@@ -40,13 +40,18 @@ def _margin(view) -> float:
     return levers[0] / levers[1] if levers[1] > 0 else float("inf")
 
 
-def seed_agreement(puzzle, key, fidelity: str, seeds: int = SEEDS, times=None) -> tuple[int, list[str]]:
-    """(seeds agreeing with the key, what the first few others said) at one fidelity."""
+def seed_agreement(puzzle, key, fidelity: str, seeds: int = SEEDS, times=None,
+                   enough: int | None = None) -> tuple[int, list[str]]:
+    """(seeds agreeing with the key, what the first few others said) at one fidelity. With
+    `enough`, the seeds left are not run once that many agree: the check asks only whether at
+    least `enough` do, and says the count only when fewer do (then every seed has run)."""
     from puzzles.load_keys import solve_view
 
     times = times or times_cache()
     agree, others = 0, []
     for k in range(seeds):
+        if enough is not None and agree >= enough:
+            break
         spec = puzzle.load.with_(seed=puzzle.load.seed + k)
         known = key.solution if fidelity == Fidelity.FLOOR else key.realistic   # the key's own run
         view = known if k == 0 and known is not None and known.spec == spec else solve_view(puzzle, fidelity, spec, times)
@@ -119,8 +124,13 @@ def load_problems(puzzle, key, seeds: int = SEEDS, measured: bool = True) -> lis
                                    f"picks it would be graded wrong for a true reason; offer a false one"))
     unoffered = [lever for lever in LOAD_LEVERS if lever not in puzzle.levers and lever not in puzzle.ruled_out]
     if unoffered:
+        from engine.load.levers import remember_outcome
+        from puzzles.keys import at_fidelity
+
         for name, view in views[:2]:
             best = view.best.gain or 0.0
+            # each probe starts from the base run (or sizing) the key already made at this fidelity
+            remember_outcome(times, at_fidelity(puzzle.deployment, name), view.spec, puzzle.objective, view.load.outcome)
             for lever in unoffered:
                 probe = _probe(puzzle, name, lever, times)
                 if probe is not None and probe > max(best * UNOFFERED_MARGIN, 1.0):
@@ -128,7 +138,7 @@ def load_problems(puzzle, key, seeds: int = SEEDS, measured: bool = True) -> lis
                                              f"against the offered best {view.best_lever} {best:.2f}x: offer it or "
                                              f"rule it out in words"))
     for fidelity in (Fidelity.FLOOR, Fidelity.REALISTIC):
-        agree, others = seed_agreement(puzzle, key, fidelity, seeds, times)
+        agree, others = seed_agreement(puzzle, key, fidelity, seeds, times, enough=min(AGREE, seeds))
         if agree < min(AGREE, seeds):
             out.append(("load.seed", f"not robust across arrival seeds: at the {fidelity} fidelity only {agree} of "
                                      f"{seeds} seeds give {key.bottleneck}, {key.best_lever} in "

@@ -149,19 +149,38 @@ def _rank(results) -> tuple:
     return tuple(sorted(results, key=lambda r: (r.gain is None, -(r.gain or 0.0), order[r.name])))
 
 
-def run_outcome(dep, spec: LoadSpec, objective: str, times=None):
-    """One simulation, or for gpus-for-slo the sizing at the deployment's own GPUs per instance."""
+def run_outcome(dep, spec: LoadSpec, objective: str, times=None, times_for=None):
+    """One simulation, or for gpus-for-slo the sizing at the deployment's own GPUs per instance
+    (with `times_for`, one asked for before, or told by `remember_outcome`, is not run again)."""
+    from engine.load.run import remembered, remembered_run, simulate
+
     if objective == Objective.GPUS_FOR_SLO:
         from engine.load.sizing import size_fleet
 
-        return size_fleet(dep, spec, tp=dep.gpus, seeds=1, split="also" if spec.disaggregate else False)
-    from engine.load.run import simulate
+        def sizing():
+            return size_fleet(dep, spec, tp=dep.gpus, seeds=1, split="also" if spec.disaggregate else False)
 
-    return simulate(dep, spec, times)
+        return remembered(times_for, _outcome_key(dep, spec, objective), sizing) if times_for is not None else sizing()
+    return remembered_run(dep, spec, times_for) if times_for is not None else simulate(dep, spec, times)
+
+
+def _outcome_key(dep, spec: LoadSpec, objective: str) -> tuple:
+    """What `run_outcome` remembers an outcome by: a run by (deployment, spec), as a lever's run
+    is (`run.remembered_run`); a sizing by those and its objective."""
+    return (dep, spec, objective) if objective == Objective.GPUS_FOR_SLO else (dep, spec)
+
+
+def remember_outcome(times_for, dep, spec: LoadSpec, objective: str, outcome) -> None:
+    """Tell `times_for` the outcome `run_outcome(dep, spec, objective)` gave elsewhere (a key's
+    own run, made with other step times: a run is a pure function of the deployment and the
+    spec), so a later ask for it reuses it."""
+    from engine.load.run import remembered
+
+    remembered(times_for, _outcome_key(dep, spec, objective), lambda: outcome)
 
 
 def evaluate_lever(dep, spec: LoadSpec, objective: str, name: str, before: float | None,
-                   times_for) -> LoadLeverResult:
+                   times_for, base=None) -> LoadLeverResult:
     if objective == Objective.GPUS_FOR_SLO and name == Lever.DISAGGREGATION and spec.disaggregate is None:
         changed, new_spec, note = dep, spec, "size a prefill pool and a decode pool instead of replicas"
     else:
@@ -182,10 +201,14 @@ def evaluate_lever(dep, spec: LoadSpec, objective: str, name: str, before: float
                                  ("also" if new_spec.disaggregate else False))
         except RidgeError as exc:
             return LoadLeverResult(name, None, f"{note} ({exc})")
+    elif name == Lever.ADMISSION_CONTROL and base is not None and base.peak_queue < new_spec.queue_cap:
+        # no arrival of the base run found the cap's worth waiting, so the capped run sheds none
+        # and is step for step the base run: reuse it (tests/engine/test_load_lever_reuse.py)
+        outcome = base
     else:
-        from engine.load.run import simulate
+        from engine.load.run import remembered_run
 
-        outcome = simulate(changed, new_spec, times_for(changed))
+        outcome = remembered_run(changed, new_spec, times_for)
     after = objective_value(outcome, objective)
     return LoadLeverResult(name, gain(before, after, objective), note, outcome, after)
 
@@ -196,10 +219,11 @@ def solve_load(dep, spec: LoadSpec, objective: str, offered=LOAD_LEVERS, times_f
     from engine.load.verdicts import verdict
 
     times_for = times_for or times_cache()
-    outcome = run_outcome(dep, spec, objective, times_for(dep))
+    outcome = run_outcome(dep, spec, objective, times_for=times_for)
     value = objective_value(outcome, objective)
     solution_run = outcome.best.result if objective == Objective.GPUS_FOR_SLO else outcome
     v, margin, shares = verdict(dep, solution_run, objective)
-    results = [evaluate_lever(dep, spec, objective, str(name), value, times_for)
+    base = None if objective == Objective.GPUS_FOR_SLO else outcome
+    results = [evaluate_lever(dep, spec, objective, str(name), value, times_for, base)
                for name in Lever if name in offered and name in LOAD_LEVERS]
     return LoadSolution(objective, outcome, value, str(v), margin, shares, _rank(results))

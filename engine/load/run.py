@@ -26,6 +26,7 @@ from engine.load.steptimes import StepTimes
 from engine.load.workload import draw
 
 QUEUE_BINS = 60
+REMEMBERED_RUNS = 4   # whole runs (and sizings) a times_cache keeps: a check's probes ask for one base run in a row
 
 
 @dataclass
@@ -40,6 +41,9 @@ class LoadResult:
     ttft_parts: dict = field(repr=False)
     tpot_parts: dict = field(repr=False)
     queue: tuple = field(repr=False)
+    # the most requests any arrival found waiting (in the instances that queue arrivals): an
+    # admission cap above it would have shed nobody, so the capped run is this very run
+    peak_queue: int = field(default=0, repr=False)
 
     def __getitem__(self, name: str):
         return self.figures[name]
@@ -105,7 +109,10 @@ def step_times(dep) -> StepTimes:
 
 def times_cache():
     """A function giving each deployment's remembered step times, made once per shape that
-    changes them (a lever's precision or GPUs): runs of one puzzle share it."""
+    changes them (a lever's precision or GPUs): runs of one puzzle share it. It also remembers
+    each whole run by its (deployment, spec) in `times.runs` (`remembered_run`): a check asks for
+    the same base run once per lever it probes, and a run is a pure function of those two. Only
+    the last few are kept (`REMEMBERED_RUNS`)."""
     cache: dict = {}
 
     def times(d):
@@ -114,7 +121,29 @@ def times_cache():
             cache[key] = step_times(d)
         return cache[key]
 
+    times.runs = {}
     return times
+
+
+def remembered_run(dep, spec: LoadSpec, times_for) -> LoadResult:
+    """`simulate(dep, spec)` with `times_for`'s step times, from its `runs` when asked before
+    (the result is shared: nothing downstream changes a LoadResult)."""
+    return remembered(times_for, (dep, spec), lambda: simulate(dep, spec, times_for(dep)))
+
+
+def remembered(times_for, key, make):
+    """`make()`, or what it gave when `key` was last asked of `times_for` (its `runs`, the last
+    `REMEMBERED_RUNS` kept): `key` must say everything `make`'s answer depends on."""
+    runs = getattr(times_for, "runs", None)
+    if runs is None:
+        return make()
+    result = runs.pop(key, None)
+    if result is None:
+        result = make()
+        if len(runs) >= REMEMBERED_RUNS:
+            del runs[next(iter(runs))]   # the least recently asked: a run's arrays are large
+    runs[key] = result
+    return result
 
 
 def one_group(dep, spec: LoadSpec):
@@ -148,6 +177,50 @@ def _deal(n: int, ways: int) -> list[np.ndarray]:
 
 def simulate(dep, spec: LoadSpec, times=None) -> LoadResult:
     """Run the fleet on the spec's traffic and measure it (deterministic for the spec's seed)."""
+    return _run(dep, spec, times, give_up=False)
+
+
+def run_unless_missed(dep, spec: LoadSpec, times=None) -> LoadResult | None:
+    """`simulate(dep, spec, times)`, or None once the fleet certainly misses the spec's TTFT or
+    TPOT SLO: a fleet sizing asks of a trial only whether it meets both, so instances whose
+    requests cannot change that answer need not run (`_certain_miss`). A split fleet's TTFT is
+    judged once its prefill pool has run, where the decode pool cannot drop a request
+    (`_decode_pool_keeps_all`); its TPOT as each decode instance ends."""
+    return _run(dep, spec, times, give_up=True)
+
+
+def _misses(spec: LoadSpec, served, out, arrival, first_tok, finish, transfer) -> tuple[int, int]:
+    """(served requests over the TTFT SLO, over the TPOT SLO): `_measure`'s arithmetic, on some
+    requests whose figures are final."""
+    ttft = (first_tok + transfer - arrival)[served]
+    tpot = np.where(out >= 2, (finish - (first_tok + transfer)) / np.maximum(out - 1, 1), 0.0)
+    return int((ttft > spec.slo_ttft).sum()), int((tpot[served & (out >= 2)] > spec.slo_tpot).sum())
+
+
+def _decode_pool_keeps_all(own: np.ndarray, output: np.ndarray, cfg: InstanceConfig) -> bool:
+    """Whether a decode pool serves every request the prefill pool passes it. A decode instance
+    refuses an arrival that can never fit, and drops a waiting one only when nothing runs and it
+    still does not fit, or when a lone sequence outgrows the cache; none of these can happen
+    when the most any request holds there (its own tokens, the first token and every later one)
+    fits with the block rounding, the 1% watermark and the token each step adds, a block to spare."""
+    if own.size == 0:
+        return True
+    most = float((own + output).max())
+    return most + cfg.block_tokens * 1.5 + 0.01 * cfg.kv_tokens + 2 <= cfg.kv_tokens
+
+
+def _certain_miss(n: int, late: int, slow: int) -> bool:
+    """Whether P99 TTFT or P99 TPOT certainly exceeds its SLO, with `late` (`slow`) of at most `n`
+    requests already over it. numpy's P99 of m values is interpolated between the values at
+    ranks floor(0.99 (m - 1)) and the next, so it is above the SLO once the value at the lower
+    rank is: when more than m - floor(0.99 (m - 1)) values are over the SLO. That count only
+    grows with m, so m = n (every request served) bounds it; one more request covers the
+    rounding of numpy's rank."""
+    need = n - (99 * (n - 1)) // 100 + 1
+    return late >= need or slow >= need
+
+
+def _run(dep, spec: LoadSpec, times, give_up: bool) -> LoadResult | None:
     validate(spec, dep.gpus)
     dep, spec = one_group(dep, spec)
     if spec.disaggregate is not None and spec.arrival == "closed":
@@ -176,9 +249,11 @@ def simulate(dep, spec: LoadSpec, times=None) -> LoadResult:
     prefill_busy = decode_busy = batch_seconds = busy = occupancy = 0.0
     queues = []
     span = 0.0
+    peak_queue = 0
+    late = slow = 0   # with give_up: served requests so far over the TTFT and the TPOT SLO
 
     def absorb(trace, idx, queue=True):
-        nonlocal preemptions, prefill_busy, decode_busy, batch_seconds, busy, span, occupancy
+        nonlocal preemptions, prefill_busy, decode_busy, batch_seconds, busy, span, occupancy, peak_queue
         preemptions += sum(trace.preemptions)
         occupancy += trace.occupancy
         prefill_busy += trace.prefill_busy
@@ -188,6 +263,7 @@ def simulate(dep, spec: LoadSpec, times=None) -> LoadResult:
         span = max(span, trace.span)
         if queue:
             queues.append((trace.queue_t, trace.queue_n))
+            peak_queue = max(peak_queue, trace.peak_queue)
         return idx
 
     if spec.disaggregate is None:
@@ -209,6 +285,14 @@ def simulate(dep, spec: LoadSpec, times=None) -> LoadResult:
             pure[idx] = trace.pure_decode
             evicted[idx] = trace.evicted
             shed[idx] = np.asarray(trace.state) == SHED
+            if give_up:   # these requests' figures are final
+                if shed[idx].any():
+                    return None
+                more_late, more_slow = _misses(spec, finish[idx] >= 0, traffic.output[idx], arrival[idx],
+                                               first_tok[idx], finish[idx], transfer[idx])
+                late, slow = late + more_late, slow + more_slow
+                if _certain_miss(n, late, slow):
+                    return None
     else:
         p_inst, d_inst = (x // dep.gpus for x in spec.disaggregate)
         for idx in _deal(n, p_inst):
@@ -230,6 +314,15 @@ def simulate(dep, spec: LoadSpec, times=None) -> LoadResult:
         order = np.flatnonzero(goes_on)
         order = order[np.argsort(ready[order], kind="stable")]
         decode_cfg = InstanceConfig(**{**cfg.__dict__, "queue_cap": None})
+        if give_up:
+            # TTFT is final now for every request the decode pool will serve: all but the shed
+            # ones, when it can drop none (a shed request misses TTFT whatever else happens)
+            if shed.any():
+                return None
+            if _decode_pool_keeps_all(own, traffic.output, decode_cfg):
+                late, _ = _misses(spec, ~shed, traffic.output, arrival, first_tok, finish, transfer)
+                if _certain_miss(n, late, 0):
+                    return None
         for k in range(d_inst):
             idx = order[k::d_inst]
             req = InstanceRequests(prefill=[0] * idx.size, own=(own[idx] + 1).tolist(), context=(prompt[idx] + 1).tolist(),
@@ -242,9 +335,17 @@ def simulate(dep, spec: LoadSpec, times=None) -> LoadResult:
             pure[idx] = trace.pure_decode
             evicted[idx] = trace.evicted
             dec_wait[idx] = np.asarray(trace.decode_entry) - ready[idx]
-    return _measure(dep, spec, report, times, traffic, cached, arrival, first_sched, first_tok, finish, dec_entry,
-                    pure, evicted, shed, transfer, dec_wait, preemptions, prefill_busy, decode_busy, batch_seconds,
-                    busy, span, queues, occupancy)
+            if give_up:   # these requests' TPOT is final
+                _, more_slow = _misses(spec, finish[idx] >= 0, traffic.output[idx], arrival[idx], first_tok[idx],
+                                       finish[idx], transfer[idx])
+                slow += more_slow
+                if _certain_miss(n, 0, slow):
+                    return None
+    result = _measure(dep, spec, report, times, traffic, cached, arrival, first_sched, first_tok, finish, dec_entry,
+                      pure, evicted, shed, transfer, dec_wait, preemptions, prefill_busy, decode_busy, batch_seconds,
+                      busy, span, queues, occupancy)
+    result.peak_queue = peak_queue
+    return result
 
 
 def _deal_closed(n: int, spec: LoadSpec) -> list[np.ndarray]:

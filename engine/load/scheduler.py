@@ -27,13 +27,18 @@ takes, and the requests it carried move on. The rules, and where each comes from
 
 Speed: a run of decode-only steps with nothing to decide in between (no arrival that could be
 admitted, no sequence finishing, no block shortage) is advanced in one jump, its step time taken
-at the jump's middle context; so a run costs a few microseconds per event, not per sequence.
+at the jump's middle context; so a run costs a few microseconds per event, not per sequence. The
+loop is the load engine's hot path (a puzzle check runs it millions of times), so it reads the
+decode table inline (`StepTimes.decoded`, by the same cell as `StepTimes.decode`) and takes
+open-loop arrivals from a sorted queue rather than a heap.
 """
 from __future__ import annotations
 
 import heapq
 import math
+from collections import deque
 from dataclasses import dataclass
+from functools import partial
 
 WAIT, PREFILL, DECODE, DONE, SHED = 0, 1, 2, 3, 4
 
@@ -92,6 +97,7 @@ class InstanceTrace:
     queue_n: list
     steps: int
     occupancy: float            # request-seconds in the system, counted from the queue and the batch
+    peak_queue: int = 0         # the most requests any arrival found waiting: a queue cap above it sheds none
 
 
 def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceTrace:
@@ -117,6 +123,8 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
     base_own = [0] * n
 
     decode_t, prefill_t, mixed_t = times.decode, times.prefill, times.mixed
+    decoded = times.decoded.get   # decode_t's table by (batch, context cell), read inline below
+    heappush, heappop, ceil = heapq.heappush, heapq.heappop, math.ceil
     cap = cfg.kv_tokens
     half = cfg.block_tokens / 2.0
     max_running = cfg.max_running
@@ -126,7 +134,7 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
     qcap = cfg.queue_cap
     emits_first = req.emits_first
 
-    pending: list = []
+    pending = []                # (arrival time, id) of requests not yet arrived, the earliest first
     closed = req.arrival is None
     next_id = 0
     if closed:
@@ -134,11 +142,12 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
         for u in range(min(req.users, n)):
             heapq.heappush(pending, (think[u], u))
         next_id = min(req.users, n)
+        next_arrival = partial(heappop, pending)   # a user's next request joins when the last ends
     else:
-        pending = [(a, i) for i, a in enumerate(req.arrival)]
-        heapq.heapify(pending)
-
-    from collections import deque
+        # every arrival is known from the start: taken in sorted order, they come in the order a
+        # heap of them would give (no ties: ids differ) for one comparison each instead of log n
+        pending = deque(sorted(zip(req.arrival, range(n))))
+        next_arrival = pending.popleft
 
     waiting: deque = deque()
     order: list = []            # admitted sequences, oldest first (the preemption order)
@@ -156,12 +165,13 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
     queue_n: list = [0]
     steps = 0
     occupancy = 0.0
+    peak = 0
 
     def release(i: int, now: float) -> None:
         nonlocal next_id, finished
         finished += 1
         if closed and next_id < n:
-            heapq.heappush(pending, (now + req.think[next_id], next_id))
+            heappush(pending, (now + req.think[next_id], next_id))
             next_id += 1
 
     def enter_decode(i: int, now: float) -> None:
@@ -180,7 +190,7 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
         if evicted_at[i] >= 0:
             evicted[i] += now - evicted_at[i]
             evicted_at[i] = -1.0
-        heapq.heappush(heap, (done_at[i], i))
+        heappush(heap, (done_at[i], i))
 
     def preempt_newest(now: float) -> bool:
         """Free the most recently admitted sequence's blocks; it waits at the queue's front."""
@@ -210,13 +220,31 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
         waiting.appendleft(v)
         return True
 
+    chunks: list = []           # (sequence, prompt tokens) carried by this step
+
+    def admit(i: int, take: int) -> None:
+        """The queue's head starts its prefill this step with `take` tokens."""
+        nonlocal n_running, pf_kv
+        waiting.popleft()
+        state[i] = PREFILL
+        n_running += 1
+        order.append(i)
+        prefilling.append(i)
+        pf_kv += kv_done[i] + half
+        if first_sched[i] < 0:
+            first_sched[i] = t
+        chunks.append((i, take))
+
     total = n
     while finished < total:
         # 1. arrivals up to now join the queue (or are shed, or refused when they could never fit)
         while pending and pending[0][0] <= t:
-            a, i = heapq.heappop(pending)
+            a, i = next_arrival()
             arrival[i] = a
-            if own0[i] + half > cap or (qcap is not None and len(waiting) >= qcap):
+            queued = len(waiting)
+            if queued > peak:
+                peak = queued
+            if own0[i] + half > cap or (qcap is not None and queued >= qcap):
                 state[i] = SHED
                 release(i, a)
                 continue
@@ -250,23 +278,10 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
             preempted = True
             used = sum_own + n_dec * G + n_dec * half + pf_kv
 
-        chunks: list = []
+        chunks = []
         pf_tokens = 0
         stall = False
         budget = 0
-
-        def admit(i: int, take: int) -> None:
-            """The queue's head starts its prefill this step with `take` tokens."""
-            nonlocal n_running, pf_kv
-            waiting.popleft()
-            state[i] = PREFILL
-            n_running += 1
-            order.append(i)
-            prefilling.append(i)
-            pf_kv += kv_done[i] + half
-            if first_sched[i] < 0:
-                first_sched[i] = t
-            chunks.append((i, take))
         if chunk is not None:
             budget = chunk - n_dec
             free = cap - used - n_dec
@@ -322,7 +337,7 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
             if reps > 1:
                 if n_dec:
                     while state[heap[0][1]] != DECODE or done_at[heap[0][1]] != heap[0][0]:
-                        heapq.heappop(heap)   # left behind by a preemption
+                        heappop(heap)   # left behind by a preemption
                     reps = min(reps, heap[0][0] - G)
                 reps = max(1, min(reps, int((cap - used) // (n_dec + take))))
         if stall or (chunks and n_dec == 0):
@@ -332,7 +347,11 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
         elif chunks:
             ctx = (sum_ctx + n_dec * G) / n_dec + (reps - 1) / 2.0
             each = mixed_t(pf_tokens, n_dec, ctx)
-            own_decode = decode_t(n_dec, ctx)
+            c = int(ctx)   # decode_t(n_dec, ctx), its table read inline
+            shift = c.bit_length() - 6
+            own_decode = decoded((n_dec, c if shift <= 0 else (shift << 6) | (c >> shift)))
+            if own_decode is None:
+                own_decode = decode_t(n_dec, ctx)
             if own_decode > each:
                 own_decode = each
             dt = each * reps
@@ -343,7 +362,7 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
         else:
             # decode-only: jump to the next step where something changes
             while state[heap[0][1]] != DECODE or done_at[heap[0][1]] != heap[0][0]:
-                heapq.heappop(heap)   # left behind by a preemption
+                heappop(heap)   # left behind by a preemption
             k = heap[0][0] - G
             room = cap - used
             k_kv = int(room // n_dec) if n_dec else k
@@ -352,11 +371,19 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
             ctx_now = (sum_ctx + n_dec * G) / n_dec
             if pending and n_running < max_running and not waiting:
                 gap = pending[0][0] - t
-                d0 = decode_t(n_dec, ctx_now)
-                k_arr = max(1, math.ceil(gap / d0)) if gap > 0 else 1
+                c = int(ctx_now)   # decode_t(n_dec, ctx_now), its table read inline
+                shift = c.bit_length() - 6
+                d0 = decoded((n_dec, c if shift <= 0 else (shift << 6) | (c >> shift)))
+                if d0 is None:
+                    d0 = decode_t(n_dec, ctx_now)
+                k_arr = max(1, ceil(gap / d0)) if gap > 0 else 1
                 if k_arr < k:
                     k = k_arr
-            d = decode_t(n_dec, ctx_now + (k - 1) / 2.0)
+            c = int(ctx_now + (k - 1) / 2.0)   # decode_t at the jump's middle context, inline
+            shift = c.bit_length() - 6
+            d = decoded((n_dec, c if shift <= 0 else (shift << 6) | (c >> shift)))
+            if d is None:
+                d = decode_t(n_dec, ctx_now + (k - 1) / 2.0)
             dt = k * d
             c_pure += dt
             decode_busy += dt
@@ -392,7 +419,7 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
                         enter_decode(i, t)
         # sequences that generated their last token leave
         while heap and heap[0][0] <= G:
-            g_done, i = heapq.heappop(heap)
+            g_done, i = heappop(heap)
             if state[i] != DECODE or done_at[i] != g_done:
                 continue
             state[i] = DONE
@@ -408,4 +435,4 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
         queue_n.append(len(waiting))
 
     return InstanceTrace(arrival, state, first_sched, first_tok, finish, dec_entry, pure, evicted, preempts,
-                         t, prefill_busy, decode_busy, batch_seconds, queue_t, queue_n, steps, occupancy)
+                         t, prefill_busy, decode_busy, batch_seconds, queue_t, queue_n, steps, occupancy, peak)

@@ -7,6 +7,10 @@ SLOs under every one of `SEEDS` arrival seeds, so a re-run of the answer never m
 fleet (DistServe) starts each pool at its own steady-state need and grows whichever pool's SLO
 fails (TTFT: the prefill pool; TPOT: the decode pool), then gives back any GPU it can spare. The
 answer is the candidate with the fewest GPUs, the cheaper per output token on a tie.
+
+A search reads a trial's run only when it passes, so a trial that need only say whether it passes
+stops at its first seed that misses, and its run at the first instance after which a miss is
+certain (`run.run_unless_missed`); the answer is the one every trial run to the end gives.
 """
 from __future__ import annotations
 
@@ -14,7 +18,7 @@ import math
 from dataclasses import dataclass, field
 
 from engine.errors import RidgeError
-from engine.load.run import LoadResult, saturation_qps, simulate, steady_report
+from engine.load.run import LoadResult, run_unless_missed, saturation_qps, simulate, steady_report
 from engine.load.spec import LoadSpec
 
 SEEDS = 3
@@ -83,18 +87,47 @@ class Sizing:
         return out
 
 
+def _met(spec: LoadSpec, f: dict) -> tuple[bool, bool]:
+    """(TTFT met, TPOT met) by one run's figures: TTFT counts only when nothing was shed."""
+    return (f["ttft_p99_seconds"] is not None and f["ttft_p99_seconds"] <= spec.slo_ttft and f["shed"] == 0,
+            f["tpot_p99_seconds"] is None or f["tpot_p99_seconds"] <= spec.slo_tpot)
+
+
 def _worst(dep, spec: LoadSpec, times, seeds: int) -> tuple[bool, bool, LoadResult]:
-    """(TTFT met, TPOT met, the run with the worst P99 TTFT) over `seeds` seeds from spec.seed."""
+    """(TTFT met, TPOT met, the run with the worst P99 TTFT) over `seeds` seeds from spec.seed;
+    once both are missed the rest are skipped (the run is then the worst of those run)."""
     ttft_ok = tpot_ok = True
     worst = None
     for k in range(seeds):
         result = simulate(dep, spec.with_(seed=spec.seed + k), times)
         f = result.figures
-        ttft_ok &= f["ttft_p99_seconds"] is not None and f["ttft_p99_seconds"] <= spec.slo_ttft and f["shed"] == 0
-        tpot_ok &= f["tpot_p99_seconds"] is None or f["tpot_p99_seconds"] <= spec.slo_tpot
+        ttft_met, tpot_met = _met(spec, f)
+        ttft_ok &= ttft_met
+        tpot_ok &= tpot_met
         if worst is None or (f["ttft_p99_seconds"] or math.inf) > (worst.figures["ttft_p99_seconds"] or math.inf):
             worst = result
+        if not ttft_ok and not tpot_ok:
+            # failed both ways: no later seed can change either answer, and the searches read a
+            # trial's run only when it passes, so the seeds left need not run
+            break
     return ttft_ok, tpot_ok, worst
+
+
+def _passing(dep, spec: LoadSpec, times, seeds: int) -> LoadResult | None:
+    """`_worst`'s run when both SLOs are met under every seed, else None: for a search that asks
+    a trial only whether it passes, so it stops at the first seed that misses, and a replicas
+    fleet's run at the first replica that makes a miss certain (`run.run_unless_missed`)."""
+    worst = None
+    for k in range(seeds):
+        result = run_unless_missed(dep, spec.with_(seed=spec.seed + k), times)
+        if result is None:
+            return None
+        f = result.figures
+        if not all(_met(spec, f)):
+            return None
+        if worst is None or (f["ttft_p99_seconds"] or math.inf) > (worst.figures["ttft_p99_seconds"] or math.inf):
+            worst = result
+    return worst
 
 
 def _aggregated(dep, spec: LoadSpec, times, seeds: int) -> Candidate | None:
@@ -104,20 +137,29 @@ def _aggregated(dep, spec: LoadSpec, times, seeds: int) -> Candidate | None:
     def trial(replicas: int):
         return _worst(dep, spec.with_(replicas=replicas, disaggregate=None), times, seeds)
 
+    def passing(replicas: int):
+        return _passing(dep, spec.with_(replicas=replicas, disaggregate=None), times, seeds)
+
     failed, replicas = low - 1, low
     while True:
         if replicas * dep.gpus > MAX_GPUS:
             return None
-        ttft_ok, tpot_ok, result = trial(replicas)
-        if ttft_ok and tpot_ok:
-            break
-        if not tpot_ok and spec.qps / replicas < 0.05 * per:
-            return None   # even a nearly idle instance steps too slowly for the TPOT target
+        if spec.qps / replicas < 0.05 * per:
+            # here a missed TPOT ends the search, so the trial must say which SLO it missed
+            ttft_ok, tpot_ok, result = trial(replicas)
+            if ttft_ok and tpot_ok:
+                break
+            if not tpot_ok:
+                return None   # even a nearly idle instance steps too slowly for the TPOT target
+        else:
+            result = passing(replicas)
+            if result is not None:
+                break
         failed, replicas = replicas, replicas + max(1, replicas // 2)
     while replicas - failed > 1:   # the fewest that still meets both
         mid = (failed + replicas) // 2
-        ttft_ok, tpot_ok, r = trial(mid)
-        if ttft_ok and tpot_ok:
+        r = passing(mid)
+        if r is not None:
             replicas, result = mid, r
         else:
             failed = mid
@@ -145,9 +187,8 @@ def _split(dep, spec: LoadSpec, times, seeds: int) -> Candidate | None:
     for pool in ("p", "d"):
         while (p if pool == "p" else d) > 1:
             trial = (p - 1, d) if pool == "p" else (p, d - 1)
-            ttft_ok, tpot_ok, r = _worst(dep, spec.with_(replicas=1, disaggregate=(trial[0] * tp, trial[1] * tp)),
-                                         times, seeds)
-            if not (ttft_ok and tpot_ok):
+            r = _passing(dep, spec.with_(replicas=1, disaggregate=(trial[0] * tp, trial[1] * tp)), times, seeds)
+            if r is None:
                 break
             p, d, result = trial[0], trial[1], r
     return Candidate(tp, None, p * tp, d * tp, result)

@@ -31,22 +31,36 @@ class StepTimes:
 
     def __init__(self, model) -> None:
         self.model = model
-        self._decode: dict = {}
+        # decode seconds by (batch, context cell): public because the scheduler's inner loop reads
+        # it inline (a method call per step costs more than the lookup), falling back to `decode`
+        self.decoded: dict = {}
         self._prefill: dict = {}
         self._mixed: dict = {}
+        # whole answers by their exact arguments: a run repeats the same prefill and mixed steps
+        # (one prompt length, one batch) thousands of times, and working out the cells costs more
+        # than the lookup; the answer is the same function of the same arguments, so no figure moves
+        self._prefill_exact: dict = {}
+        self._mixed_exact: dict = {}
 
     def decode(self, batch: int, ctx: float) -> float:
         """One decode step for `batch` sequences holding `ctx` tokens each on average."""
         c = int(ctx)   # cell(ctx), inlined: a run asks this for every step it jumps over
         shift = c.bit_length() - 6
         key = (batch, c if shift <= 0 else (shift << 6) | (c >> shift))
-        found = self._decode.get(key)
+        found = self.decoded.get(key)
         if found is None:
-            found = self._decode[key] = float(self.model.decode_seconds(batch, middle(key[1])))
+            found = self.decoded[key] = float(self.model.decode_seconds(batch, middle(key[1])))
         return found
 
     def prefill(self, tokens: int, prompts: int = 1) -> float:
         """A prefill-only step over `tokens` prompt tokens from `prompts` requests."""
+        exact = self._prefill_exact.get((tokens, prompts))
+        if exact is not None:
+            return exact
+        exact = self._prefill_exact[(tokens, prompts)] = self._prefill_cells(tokens, prompts)
+        return exact
+
+    def _prefill_cells(self, tokens: int, prompts: int) -> float:
         c = int(tokens)   # cell(tokens), inlined as in `decode`
         shift = c.bit_length() - 6
         if shift > 0:
@@ -56,15 +70,38 @@ class StepTimes:
         if found is None:
             each = max(1, int(round(middle(c) / prompts)))
             found = self._prefill[key] = float(self.model.prefill_seconds(each, prompts)) * middle(c) / (each * prompts)
-        return found if c < 64 else found * tokens / middle(c)
+        # middle(c), inlined: a cell of 64 tokens or more always has a shift
+        return found if c < 64 else found * tokens / (((c & 63) + 0.5) * (1 << (c >> 6)))
 
     def mixed(self, tokens: int, batch: int, ctx: float) -> float:
         """A step carrying `tokens` prompt tokens beside `batch` decodes of `ctx` tokens."""
-        c, b, coarse = cell(tokens, 3), cell(batch, 3), cell(ctx, 3)
+        exact = self._mixed_exact.get((tokens, batch, ctx))
+        if exact is not None:
+            return exact
+        exact = self._mixed_exact[(tokens, batch, ctx)] = self._mixed_cells(tokens, batch, ctx)
+        return exact
+
+    def _mixed_cells(self, tokens: int, batch: int, ctx: float) -> float:
+        # cell(tokens, 3), cell(batch, 3) and cell(ctx, 3), inlined: a run asks this every mixed step
+        c = int(tokens)
+        shift = c.bit_length() - 3
+        if shift > 0:
+            c = (shift << 3) | (c >> shift)
+        b = int(batch)
+        shift = b.bit_length() - 3
+        if shift > 0:
+            b = (shift << 3) | (b >> shift)
+        x = int(ctx)
+        shift = x.bit_length() - 3
+        coarse = x if shift <= 0 else (shift << 3) | (x >> shift)
         key = (c, b, coarse)
         extra = self._mixed.get(key)
         if extra is None:
             at, size, n = middle(coarse, 3), max(int(middle(c, 3)), 1), max(int(middle(b, 3)), 1)
             extra = self._mixed[key] = (float(self.model.mixed_seconds(size, n, at))
                                         - float(self.model.decode_seconds(n, at))) / size
-        return self.decode(batch, ctx) + extra * tokens
+        shift = x.bit_length() - 6   # the decode step at the exact cell, as `decode` looks it up
+        found = self.decoded.get((batch, x if shift <= 0 else (shift << 6) | (x >> shift)))
+        if found is None:
+            found = self.decode(batch, ctx)
+        return found + extra * tokens

@@ -60,6 +60,24 @@ def test_a_fragile_puzzle_is_refused_for_its_seeds():
     assert any(field == "load.seed" for field, _ in load_problems(fragile, key, measured=False))
 
 
+def test_seed_agreement_stops_once_enough_seeds_agree(monkeypatch):
+    """The check needs 19 of 20 seeds, so once 19 agree the 20th cannot change its answer; with
+    `enough` the seeds left are not run, and without it every seed still is (the count a refusal
+    prints)."""
+    import puzzles.load_keys as load_keys
+
+    puzzle = bank.get("load-and-tails-03")
+    key = bank.key(puzzle)
+    solved = []
+    real = load_keys.solve_view
+    monkeypatch.setattr(load_keys, "solve_view", lambda *a, **k: solved.append(a[2].seed) or real(*a, **k))
+    assert seed_agreement(puzzle, key, "floor", seeds=4, enough=2) == (2, [])
+    assert solved == [puzzle.load.seed + 1], "seed 0 is the key's own run; seed 1 makes two"
+    solved.clear()
+    assert seed_agreement(puzzle, key, "floor", seeds=4) == (4, [])
+    assert len(solved) == 3
+
+
 def test_an_offered_true_reason_is_refused():
     puzzle = next(p for p in _puzzles() if p.id == "load-and-tails-01")
     broken = dataclasses.replace(puzzle, reasons=("near-capacity", "bursty-arrivals", "prompts-ahead", "unbounded-queue"))
