@@ -74,9 +74,9 @@ def keep_going(handler: Callable[..., Any]) -> Callable[..., Any]:
     and told, not fatal. Put it under `@on(...)`; the handler keeps its own parameters."""
 
     @functools.wraps(handler)
-    async def guarded(self, *args: Any) -> Any:
+    async def guarded(self, *args: Any, **kwargs: Any) -> Any:
         try:
-            result = handler(self, *args)
+            result = handler(self, *args, **kwargs)
             if inspect.isawaitable(result):
                 result = await result
             return result

@@ -357,10 +357,13 @@ class FrameRecorder:
 
 
 async def settled(pilot, recorder: FrameRecorder, quiet: float = 0.15) -> None:
-    """Wait until workers are done and no frame has been drawn for `quiet` seconds (or give up
-    after about three seconds, should something keep drawing)."""
+    """Wait until workers are done (all but a question waiting on the player's answer, which would
+    wait for ever: `app.screens.base.wait_for_work`) and no frame has been drawn for `quiet` seconds (or
+    give up after about three seconds, should something keep drawing)."""
+    from app.screens.base import wait_for_work
+
     for _ in range(20):
-        await pilot.app.workers.wait_for_complete()
+        await wait_for_work(pilot.app)
         await pilot.pause()
         count = len(recorder.frames)
         await asyncio.sleep(quiet)

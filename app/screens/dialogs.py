@@ -12,7 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from app.screens.base import RidgeScreen
+from app.screens.base import RidgeScreen, asking
 from app.widgets.inputs import OrderedInput
 
 
@@ -63,6 +63,12 @@ second. Tab moves between the buttons.
 
     def action_answer(self, value: bool) -> None:
         self.dismiss(value)
+
+
+async def confirm(screen: RidgeScreen, title: str, body: str, yes: str = "Yes", no: str = "No", **options) -> bool:
+    """Ask a yes-or-no question over `screen` (a ConfirmDialog with its `options`); True for yes.
+    Only inside a method under `@asking` (`RidgeScreen.answer_to`)."""
+    return bool(await screen.answer_to(ConfirmDialog(title, body, yes=yes, no=no, **options)))
 
 
 class NameDialog(ModalScreen[str | None], RidgeScreen):
@@ -123,21 +129,16 @@ hyphens or underscores. Press **Enter** to start.
         self.dismiss(name)
 
     @on(Button.Pressed, "#cancel")
-    def action_cancel(self) -> None:
+    @asking
+    async def action_cancel(self) -> None:
         if not self.first_run:
             self.dismiss(None)
-            return
-
-        def answered(leave: bool | None) -> None:
-            if leave:
-                self.app.exit()
-            else:
-                self.query_one("#name", Input).focus()
-
         # One stray Escape must not drop a newcomer back at the shell: ask first.
-        self.app.push_screen(ConfirmDialog("Leave Ridge?", "No player has been made yet, so nothing is saved.",
-                                           yes="Leave", no="Stay", dialog_id="leave-first-run", focus_no=True),
-                             answered)
+        elif await confirm(self, "Leave Ridge?", "No player has been made yet, so nothing is saved.", yes="Leave",
+                           no="Stay", dialog_id="leave-first-run", focus_no=True):
+            self.app.exit()
+        else:
+            self.query_one("#name", Input).focus()
 
 
 NEW_PLAYER = "\x00new"

@@ -12,6 +12,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Input, Label, Static
 
+from app.screens.base import asking
+from app.screens.dialogs import confirm
 from app.screens.rounds import (DIFFICULTY_TEXT, ModeScreen, default_player, puzzle_heading, record,
                                 setup_field)
 from app.widgets.picker import Picker
@@ -328,25 +330,18 @@ to the answer · **Escape** leave
         await self.show_question()
 
     # -- leaving -----------------------------------------------------------------------------------
-    def action_leave(self) -> None:
-        if self.phase in ("question",):
-            from app.screens.dialogs import ConfirmDialog
+    @asking
+    async def action_leave(self) -> None:
+        if self.phase == "question":
             from app.screens.rounds import Countdown
 
             clocks = list(self.query(Countdown))
             for clock in clocks:
                 clock.pause()  # the time is the player's while the question is asked
-
-            def answered(leave: bool | None) -> None:
-                if leave:
-                    self.leave()
-                    return
+            if not await confirm(self, "Leave the drill?", "The clock is paused. This question is not locked in, "
+                                 "so nothing is saved for it. Answers already locked in are saved.",
+                                 yes="Leave", no="Stay", dialog_id="leave-drill"):
                 for clock in clocks:
                     clock.resume()
-
-            self.app.push_screen(ConfirmDialog(
-                "Leave the drill?", "The clock is paused. This question is not locked in, so nothing is saved "
-                "for it. Answers already locked in are saved.", yes="Leave", no="Stay", dialog_id="leave-drill"),
-                answered)
-            return
+                return
         self.leave()

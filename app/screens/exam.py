@@ -10,6 +10,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Input, Label, Markdown, Static
 
+from app.screens.base import asking
+from app.screens.dialogs import confirm
 from app.screens.rounds import ModeScreen, default_player, record, setup_field, words
 from app.widgets.hanging import hanging, paragraphs
 
@@ -181,11 +183,13 @@ Markdown file in your data folder.
         await body.mount(Markdown(self.report_text, id="report-view"), after=laying)
         await laying.remove()
 
-    def action_leave(self) -> None:
-        if self.phase == "question":
-            left = len(self.items) - len(self.predictions)
-            self.confirm("Stop the test here?", f"The {left} question set(s) not yet locked in count as wrong, "
-                         "and the report is written now.", "Stop and see the report", "Go on", self.finish,
-                         "stop-exam")
+    @asking
+    async def action_leave(self) -> None:
+        if self.phase != "question":
+            self.leave()
             return
-        self.leave()
+        left = len(self.items) - len(self.predictions)
+        if await confirm(self, "Stop the test here?", f"The {left} question set(s) not yet locked in count as "
+                         "wrong, and the report is written now.", yes="Stop and see the report", no="Go on",
+                         dialog_id="stop-exam"):
+            await self.finish()

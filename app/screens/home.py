@@ -17,7 +17,7 @@ from textual.widgets.option_list import Option
 from app import labels
 from app.errors import keep_going, told
 from app.messages import ContinueCampaign, OpenMode, PuzzlesLoaded
-from app.screens.base import RidgeScreen
+from app.screens.base import RidgeScreen, asking
 from app.widgets.footer import RidgeFooter
 from app.widgets.titlebar import TitleBar
 
@@ -152,43 +152,40 @@ runs a real toy serving loop on this machine.
             return str(error)
         return None
 
-    def first_run(self, first: bool = True) -> None:
+    @asking
+    async def first_run(self, first: bool = True) -> None:
         from app.screens.dialogs import NameDialog
 
-        def created(name: str | None) -> None:
-            if name:
-                self.open_player(name)
+        name = await self.answer_to(NameDialog(self._create_profile, first_run=first, cursor_blink=self.app.blink))
+        if name:
+            self.open_player(name)
 
-        self.app.push_screen(NameDialog(self._create_profile, first_run=first, cursor_blink=self.app.blink), created)
-
-    def ask_name(self) -> None:
-        """Ask this browser's player for a name: a new name makes a profile, a known one opens it."""
+    @asking
+    async def ask_name(self) -> None:
+        """Ask this browser's player for a name, until one is given: a new name makes a profile, a
+        known one opens it."""
         from app.screens.dialogs import NameDialog
 
         def create_or_open(name: str) -> str | None:
             known = {n.casefold() for n in self._profiles_or_none()}
             return None if name.casefold() in known else self._create_profile(name)
 
-        def chosen(name: str | None) -> None:
-            if name:
-                self.open_player(name)
-            else:
-                self.ask_name()
+        name = None
+        while not name:
+            name = await self.answer_to(NameDialog(create_or_open, first_run=True, cursor_blink=self.app.blink))
+        self.open_player(name)
 
-        self.app.push_screen(NameDialog(create_or_open, first_run=True, cursor_blink=self.app.blink), chosen)
-
-    def pick_player(self, can_cancel: bool = True) -> None:
-        from app.screens.dialogs import NEW_PLAYER, ProfilePicker
+    @asking
+    async def pick_player(self, can_cancel: bool = True) -> None:
+        from app.screens.dialogs import NEW_PLAYER, NameDialog, ProfilePicker
 
         current = self.app.session.name if self.app.session else None
-
-        def chosen(name: str | None) -> None:
-            if name == NEW_PLAYER:
-                self.first_run(first=False)
-            elif name:
-                self.open_player(name)
-
-        self.app.push_screen(ProfilePicker(self._profiles_or_none(), current, can_cancel=can_cancel), chosen)
+        name = await self.answer_to(ProfilePicker(self._profiles_or_none(), current, can_cancel=can_cancel))
+        if name == NEW_PLAYER:
+            name = await self.answer_to(NameDialog(self._create_profile, first_run=False,
+                                                   cursor_blink=self.app.blink))
+        if name:
+            self.open_player(name)
 
     def open_player(self, name: str) -> None:
         try:
@@ -257,36 +254,38 @@ runs a real toy serving loop on this machine.
         self.set_timer(self.BUILD_DELAY, self.app.build_kept, name="build kept modes")
 
     def _save_problem(self, name: str, error: Exception) -> None:
+        """A save that cannot be opened: a damaged one (SaveError) is offered a fresh start
+        (`_offer_fresh_start`); any other error is not ours to explain, and goes on up."""
         from saves.errors import SaveError
-
-        from app.screens.dialogs import ConfirmDialog
 
         if not isinstance(error, SaveError):
             raise error
+        self._offer_fresh_start(name, error)
+
+    @asking
+    async def _offer_fresh_start(self, name: str, error: Exception) -> None:
+        from saves.errors import SaveError
+
+        from app.screens.dialogs import confirm
+
         line = str(error).splitlines()[0] if str(error) else type(error).__name__
         body = (f"{name}'s save cannot be read: {line}\n\nSet the damaged files aside (they are kept, "
                 f"renamed, in the same folder) and start {name} afresh?")
-
-        def answered(agree: bool | None) -> None:
-            if agree:
-                try:
-                    moved = self.app.store.quarantine(name)
-                    self.app.store.create_profile(name)
-                except SaveError as problem:
-                    self.notify(told(problem), severity="error", timeout=10)
-                    return
-                self.notify(told(f"Set aside {len(moved)} file(s); {name} starts afresh."))
-                self.open_player(name)
-            else:
-                self.app.session = None
-                self.query_one("#player", Static).update(
-                    f"{name}'s save was left as it is. Choose another player with p, or quit with q.")
-                self.refresh_bindings()
-
-        self.app.push_screen(ConfirmDialog("A damaged save", body, yes="Set aside, start afresh",
-                                           no="Leave it", yes_variant="warning", dialog_id="damaged-save",
-                                           focus_no=True),
-                             answered)
+        if not await confirm(self, "A damaged save", body, yes="Set aside, start afresh", no="Leave it",
+                             yes_variant="warning", dialog_id="damaged-save", focus_no=True):
+            self.app.session = None
+            self.query_one("#player", Static).update(
+                f"{name}'s save was left as it is. Choose another player with p, or quit with q.")
+            self.refresh_bindings()
+            return
+        try:
+            moved = self.app.store.quarantine(name)
+            self.app.store.create_profile(name)
+        except SaveError as problem:
+            self.notify(told(problem), severity="error", timeout=10)
+            return
+        self.notify(told(f"Set aside {len(moved)} file(s); {name} starts afresh."))
+        self.open_player(name)
 
     # -- drawing ---------------------------------------------------------------------------
     def _fill_ways(self) -> None:

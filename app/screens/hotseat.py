@@ -16,6 +16,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, Label, Static
 
 from app import labels
+from app.screens.base import asking
+from app.screens.dialogs import confirm
 from app.screens.rounds import DIFFICULTY_TEXT, ModeScreen, record, setup_field
 from app.widgets.picker import Picker
 from saves.players import MAX_PLAYERS, MIN_PLAYERS, parse_players
@@ -203,9 +205,10 @@ were, the more a right answer earns and the more a wrong one costs.
         self.turn = 0
         await self.show_pass()
 
-    def action_leave(self) -> None:
-        if self.phase in ("pass", "question", "reveal"):
-            self.confirm("Leave the hot-seat match?", "Answers already locked in are saved in each player's "
-                         "profile; the match itself ends here.", "Leave", "Stay", self.leave, "leave-hotseat")
+    @asking
+    async def action_leave(self) -> None:
+        if self.phase in ("pass", "question", "reveal") and not await confirm(
+                self, "Leave the hot-seat match?", "Answers already locked in are saved in each player's profile; the "
+                "match itself ends here.", yes="Leave", no="Stay", dialog_id="leave-hotseat"):
             return
         self.leave()

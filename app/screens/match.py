@@ -10,6 +10,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Input, Label, Static
 
+from app.screens.base import asking
+from app.screens.dialogs import confirm
 from app.screens.rounds import ModeScreen, default_player, record, setup_field
 from saves.locations import matches_dir
 from saves.players import check_player
@@ -118,20 +120,20 @@ first play's result file counts.
         self.code, self.player, self.team = code, name, team
         path = result_path(matches_dir(getattr(self.app, "save_dir", None)), code, name)
 
-        async def go() -> None:
-            self.writer = ResultWriter(path, code, name, team, self.app.now())
-            await self.begin()
-
-        async def practise() -> None:
-            self.writer = None  # a replay scores nothing: the first play's file stands
-            await self.begin()
-
         if path.exists():
-            self.confirm("Play this match again?", f"You already played {code}; your result file is\n{path}\n\n"
-                         "Only your first play counts, so playing again is practice: nothing is written "
-                         "to that file.", "Practise", "Leave it", practise, "replay-practice")
+            self.practise(path)
             return
-        await go()
+        self.writer = ResultWriter(path, code, name, team, self.app.now())
+        await self.begin()
+
+    @asking
+    async def practise(self, path) -> None:
+        """This code was played before: offer a replay, which scores nothing (the first play's file stands)."""
+        if await confirm(self, "Play this match again?", f"You already played {self.code}; your result file is\n"
+                         f"{path}\n\nOnly your first play counts, so playing again is practice: nothing is "
+                         "written to that file.", yes="Practise", no="Leave it", dialog_id="replay-practice"):
+            self.writer = None
+            await self.begin()
 
     async def begin(self) -> None:
         self.items = self.code.items()
@@ -203,10 +205,11 @@ first play's result file counts.
         await self.set_phase("done", body)
         self.query_one("#leave", Button).focus()
 
-    def action_leave(self) -> None:
-        if self.phase in ("question", "reveal"):
-            self.confirm("Leave the match?", "Your result file keeps the answers locked in so far; the host "
-                         "can still merge it.", "Leave", "Stay", self.leave, "leave-match")
+    @asking
+    async def action_leave(self) -> None:
+        if self.phase in ("question", "reveal") and not await confirm(
+                self, "Leave the match?", "Your result file keeps the answers locked in so far; the host can still "
+                "merge it.", yes="Leave", no="Stay", dialog_id="leave-match"):
             return
         self.leave()
 

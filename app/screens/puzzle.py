@@ -13,7 +13,7 @@ from textual.widgets import Button, Label, Static
 from app import labels
 from app.errors import keep_going
 from app.messages import PredictionLocked
-from app.screens.base import RidgeScreen
+from app.screens.base import RidgeScreen, asking
 from app.widgets.card import DeploymentCard
 from app.widgets.footer import RidgeFooter
 from app.widgets.form import PredictionForm
@@ -215,8 +215,8 @@ first part of your prediction still unanswered.
 
     # -- lock-in ---------------------------------------------------------------------------
     @on(Button.Pressed, "#lock-in")
-    @keep_going
-    def action_lock_in(self) -> None:
+    @asking
+    async def action_lock_in(self) -> None:
         if self.locked:
             self.notify("Already locked in.")
             return
@@ -229,16 +229,13 @@ first part of your prediction still unanswered.
             widget.focus()
             widget.scroll_visible()
             return
-        from app.screens.dialogs import ConfirmDialog
+        from app.screens.dialogs import confirm
 
         from puzzles.reveal import lock_summary
 
         body = lock_summary(form.prediction(), labels.words, self.hints_used, HINT_COST)
-        self.app.push_screen(ConfirmDialog("Lock in this prediction?", body, yes="Lock in", no="Keep thinking",
-                                           dialog_id="lock-confirm"), self._confirmed)
-
-    def _confirmed(self, yes: bool | None) -> None:
-        if yes:
+        if await confirm(self, "Lock in this prediction?", body, yes="Lock in", no="Keep thinking",
+                         dialog_id="lock-confirm"):
             self.lock_in()
 
     def lock_in(self) -> None:
@@ -276,12 +273,13 @@ first part of your prediction still unanswered.
         if self.locked or not (form.is_dirty() or self.hints_used):
             self.leave()
             return
-        from app.screens.dialogs import ConfirmDialog
+        self.leave_unlocked()
 
-        def answered(leave: bool | None) -> None:
-            if leave:
-                self.leave()
+    @asking
+    async def leave_unlocked(self) -> None:
+        """Ask before leaving an answer begun but not locked in (nothing of it is recorded)."""
+        from app.screens.dialogs import confirm
 
-        self.app.push_screen(ConfirmDialog("Leave this puzzle?", "Your answer is not locked in, so nothing is "
-                                           "recorded. You can come back to it later.", yes="Leave",
-                                           no="Stay", dialog_id="leave-confirm"), answered)
+        if await confirm(self, "Leave this puzzle?", "Your answer is not locked in, so nothing is recorded. You "
+                         "can come back to it later.", yes="Leave", no="Stay", dialog_id="leave-confirm"):
+            self.leave()

@@ -24,7 +24,8 @@ from textual.widgets import Button, Header, Label, Static
 
 from app import labels
 from app.errors import keep_going
-from app.screens.base import RidgeScreen
+from app.screens.base import RidgeScreen, asking
+from app.screens.dialogs import confirm
 from app.widgets.card import DeploymentCard
 from app.widgets.footer import RidgeFooter
 from app.widgets.form import PredictionForm
@@ -375,17 +376,6 @@ class ModeScreen(RidgeScreen):
         countdown.stop()
         return countdown.left
 
-    def confirm(self, title: str, body: str, yes: str, no: str, then: Callable[[], Any], dialog_id: str) -> None:
-        from app.screens.dialogs import ConfirmDialog
-
-        def answered(agree: bool | None) -> None:
-            if agree:
-                result = then()
-                if hasattr(result, "__await__"):
-                    self.run_worker(result, exclusive=False)
-
-        self.app.push_screen(ConfirmDialog(title, body, yes=yes, no=no, dialog_id=dialog_id), answered)
-
     @on(Button.Pressed, "#leave")
     @keep_going
     def _leave_pressed(self) -> None:
@@ -396,12 +386,13 @@ class ModeScreen(RidgeScreen):
     def _lock_in_pressed(self) -> None:
         self.action_lock_in()
 
-    def action_lock_in(self) -> None:
+    @asking
+    async def action_lock_in(self) -> None:
         """Ask once for confirmation, then `lock_answer` (which each mode defines)."""
         view = self.ready_to_lock()
-        if view is not None:
-            self.confirm(self.lock_title(), self.lock_summary(view), "Lock in", "Keep thinking",
-                         self.lock_answer, "lock-confirm")
+        if view is not None and await confirm(self, self.lock_title(), self.lock_summary(view), yes="Lock in",
+                                              no="Keep thinking", dialog_id="lock-confirm"):
+            await self.lock_answer()
 
     def lock_title(self) -> str:
         """The confirmation's question (hot-seat names whose answer it is)."""

@@ -41,6 +41,7 @@ from textual.widgets import Input
 from app.game import RidgeApp, make_app
 from puzzles.chapters import Bank
 from app.screens import rounds
+from app.screens.base import wait_for_work
 from app.screens.dialogs import ConfirmDialog
 from app.screens.home import HomeScreen
 from helpers.hunt import HUNT
@@ -153,12 +154,12 @@ class Walk:
         return key, navigation
 
     async def quiet(self) -> None:
-        """Until every message is handled, every worker done and every animation over."""
+        """Until every message is handled, every worker done (but a question waiting on the player's
+        answer: `app.screens.base.wait_for_work`) and every animation over."""
         app = self.app
         calm = 0
         for _ in range(20000):
-            if any(not worker.is_finished for worker in app.workers):
-                await app.workers.wait_for_complete()
+            await wait_for_work(app)
             await asyncio.sleep(0)
             calm = calm + 1 if quiet(app) else 0
             if calm >= 4:

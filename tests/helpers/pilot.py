@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from app.screens.base import at_work, wait_for_work
+
 MAX_PAUSES = 400
 
 
@@ -22,26 +24,27 @@ async def until(pilot, condition: Callable[[], object], what: str = "condition",
 
 
 def quiet(app) -> bool:
-    """No message waiting anywhere on screen and no worker running."""
+    """No message waiting anywhere on screen and no worker at work (a question waiting on the
+    player's answer to the dialog on screen is as settled as it gets: `app.screens.base.at_work`)."""
     try:
         nodes = [app, *app.screen_stack, *app.screen.walk_children(with_self=True)]
     except Exception:  # noqa: BLE001 - no screen yet (or the app has exited)
         nodes = [app]
     if any(node.message_queue_size for node in nodes):
         return False
-    return all(worker.is_finished for worker in app.workers)
+    return not at_work(app)
 
 
 async def settled(pilot, pauses: int = MAX_PAUSES, delay: float | None = None, calm_needed: int = 2) -> None:
     """Pause until the app is quiet `calm_needed` times running: every message handled, including
-    the ones handlers posted in turn, every worker finished. One pause only covers what was queued
-    when it began; under load that is not everything a key press sets off. `delay` is passed to
+    the ones handlers posted in turn, every worker finished but those waiting on the player. One
+    pause only covers what was queued when it began; under load that is not everything a key press
+    sets off. `delay` is passed to
     `pilot.pause`: None waits for the process to look idle (at least 20 ms a pause), 0 only lets
     every widget on screen handle what it was sent (the walk's many steps use that)."""
     calm = 0
     for _ in range(pauses):
-        if pilot.app.workers and any(not w.is_finished for w in pilot.app.workers):
-            await pilot.app.workers.wait_for_complete()
+        await wait_for_work(pilot.app)
         await pilot.pause(delay)
         calm = calm + 1 if quiet(pilot.app) else 0
         if calm >= calm_needed:
