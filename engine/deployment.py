@@ -9,6 +9,7 @@ from __future__ import annotations
 from engine.catalog import PRECISION_BYTES, Accelerator, Catalog, ModelSpec
 from engine.errors import RidgeError
 from engine.ids import DEPLOYMENT_OBJECTIVES, Allocator, Fidelity, Scheduler
+from engine.physics import NUMERIC
 from engine.record import REQUIRED, Record
 
 SCHEDULERS = tuple(s.value for s in Scheduler)
@@ -54,9 +55,19 @@ class Deployment(Record):
         return self.prompt + max(longest, self.output)
 
     def with_(self, **changes) -> "Deployment":
-        return self.replace(**changes)
+        """A copy with `changes`. Most changes a solve makes (a lever's precision, scheduler or
+        allocator, the floor's fidelity) leave numeric_inputs' figures as they were, so the copy
+        keeps them rather than building the same dict again (a solve makes a dozen copies)."""
+        new = self.replace(**changes)
+        cached = self.__dict__.get("_numeric")
+        if cached is not None and changes.keys().isdisjoint(_NUMERIC_SOURCES):
+            new.__dict__["_numeric"] = cached
+        return new
 
 
+# The fields engine.physics.numeric_inputs reads (its numeric fields, and the reserve, which
+# defaults to a share of the GPU's memory).
+_NUMERIC_SOURCES = frozenset(NUMERIC) | {"reserve_gib", "gpu"}
 _INT_FIELDS = {"gpus": 1, "prompt": 1, "output": 1, "concurrency": 1, "shared_prefix": 0,
                "spec_k": 0, "chunk_tokens": 1, "max_output": 0}
 # Upper bounds keep every figure finite: no accelerator has 10^6 GiB to reserve, and no GPU-hour

@@ -642,10 +642,27 @@ class SharedPasses:
     decode steps already worked (a lever's drain ladder repeats the base's rungs). A solve keeps
     its own, so nothing outlives it."""
 
-    __slots__ = ("found",)
+    __slots__ = ("found", "memories")
 
     def __init__(self) -> None:
         self.found = {}
+        self.memories = {}
+
+    def memory(self, dep, n):
+        """memory_stage(dep, n, False), worked once per distinct input in the solve. The key holds
+        everything the stage reads. The fidelity enters only where it moves the figures (a weight
+        precision under 16 bits, whose checkpoint keeps 16-bit embeddings and whose 8-bit peak is
+        derated, or a named draft model): otherwise the floor's stage is the realistic one, so a
+        realistic solve's floor analyses reuse it, as does a lever that leaves memory alone
+        (chunked prefill)."""
+        real = dep.fidelity != _FLOOR and (PRECISION_BYTES[dep.weights] < 2.0 or dep.draft_model is not None)
+        key = (id(dep.model), id(dep.gpu), id(dep.draft_model) if real else 0, real, dep.weights, dep.kv,
+               dep.scheduler, dep.allocator, dep.prefix_caching, n["gpus"], n["prompt"], n["output"],
+               n["concurrency"], n["spec_k"] > 0, n["shared_prefix"], n["reserve_gib"], n["max_output"])
+        found = self.memories.get(key)
+        if found is None:
+            found = self.memories[key] = memory_stage(dep, n, False)
+        return found
 
     def __call__(self, dep, n, make=None):
         make = Passes if make is None else make
@@ -704,14 +721,18 @@ class Passes:
             return
         # Realistic: the parameter split a pass reads (worked out once per model and precision),
         # and the fixed times.
-        split = m.__dict__.get("_pass_split")
-        if split is None or split[0] != self.bpw:
+        # (kept per precision: a solve's quantization lever alternates with the base's)
+        splits = m.__dict__.get("_pass_split")
+        if splits is None:
+            splits = m.__dict__["_pass_split"] = {}   # a cache on the immutable spec, like numeric_inputs
+        split = splits.get(self.bpw)
+        if split is None:
             emb = embedding_params(m)
             routed = m.moe_layers * m.experts * m.expert_params
             active_experts = m.moe_layers * m.experts_per_token * m.expert_params
-            split = (self.bpw, m.vocab * m.hidden * max(2.0, self.bpw), (m.params - emb - routed) * self.bpw,
-                     2.0 * m.vocab * m.hidden, 2.0 * (m.active_params - emb - active_experts), 2.0 * active_experts)
-            m.__dict__["_pass_split"] = split   # a cache on the immutable spec, like numeric_inputs
+            split = splits[self.bpw] = (self.bpw, m.vocab * m.hidden * max(2.0, self.bpw),
+                                        (m.params - emb - routed) * self.bpw, 2.0 * m.vocab * m.hidden,
+                                        2.0 * (m.active_params - emb - active_experts), 2.0 * active_experts)
         _, self.head_bytes, self.body_bytes, self.head_flops, self.body_flops, self.expert_flops = split
         self.attn_peak_16 = g.peak_flops("bf16")   # the output head and a low-precision cache's conversion
         self.attn_peak = effective_peak(dep, attention_precision(dep), True, c)
@@ -1178,13 +1199,14 @@ Steady.__doc__ = """The steady state: a static batch's verdict shares, the prefi
 sequence's GPU time, throughput, cost, and the wanted concurrency over what the cache holds."""
 
 
-def evaluate(dep, n: dict, array: bool = False, passes=Passes) -> dict:
+def evaluate(dep, n: dict, array: bool = False, passes=Passes, shared: SharedPasses | None = None) -> dict:
     """Every figure of the analysis for the categorical choices of `dep` (model, GPU, precisions,
     scheduler, allocator, switches, fidelity) and the numeric inputs `n` (floats, or, with
     `array`, numpy arrays that broadcast together), by stages: memory, then (for scalars only
     where it fits) the decode step, the prefill and the steady state. `passes` builds what times
-    the forward passes (the measured fidelity hands in its own kind)."""
-    mem = memory_stage(dep, n, array)
+    the forward passes (the measured fidelity hands in its own kind); `shared`, a solve's, lets
+    its analyses share their memory stages."""
+    mem = memory_stage(dep, n, array) if shared is None or array else shared.memory(dep, n)
     if not array and not mem.fits:
         return figures(array, mem)
     p = passes(dep, n)
