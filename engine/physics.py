@@ -714,6 +714,7 @@ class Passes:
             self.tp, self.groups = gpus, 1.0 + 0.0 * gpus
         self.per_pass = c["per_step_overhead_us"] * 1e-6
         self._fast = None
+        self._last_attention = None   # (prompt, prefix, attention FLOPs): see _attention
         self._decoded = None   # a memo of scalar decode steps, kept by the Passes a solve shares (SharedPasses)
         self._drains = None    # and of static drains: (batch, KV read, draft KV) -> (decode per token, shares)
         if not real:
@@ -1127,7 +1128,7 @@ class Passes:
         """A prefill pass of `batch` prompts of `prompt` tokens each, `fresh` of them uncached,
         in one group: (FLOPs of one prompt, compute s, weight-read s, communication s, pass s)."""
         m = self.m
-        attn = prefill_attention_flops(m, prompt, prefix)
+        attn = self._attention(prompt, prefix)
         flops = self.fpt * fresh + attn
         if not self.real:
             comp = compute_seconds(flops * batch, self.tp, self.peak, self.mfu)
@@ -1141,15 +1142,33 @@ class Passes:
             w, _, mem_t, comp_t, extra, total = self._realistic(s)
         return flops, comp_t, mem_t, self.comm(tokens), total
 
+    def _attention(self, prompt, prefix):
+        """prefill_attention_flops(self.m, prompt, prefix), kept for the last scalar prompt: an
+        analysis asks for it for the lone prefill and again for the batched one, with the very
+        same numbers (matched by identity, so an int and a float of one value never share)."""
+        last = self._last_attention
+        if last is not None and last[0] is prompt and last[1] is prefix:
+            return last[2]
+        attn = prefill_attention_flops(self.m, prompt, prefix)
+        if type(prompt) in _PLAIN and type(prefix) in _PLAIN:
+            self._last_attention = (prompt, prefix, attn)
+        return attn
+
     def prefill_charge(self, fresh, prompt, prefix, batch):
         """A request's share of the steady state's prefill time. Floor: its compute on all GPUs
         (prompts share their passes, so no weight read of their own). Realistic: one pass over as
         many prompts as the token budget of a batched prefill holds (at most the batch), divided
         among them and across the groups."""
         if not self.real:
-            flops = self.fpt * fresh + prefill_attention_flops(self.m, prompt, prefix)
+            flops = self.fpt * fresh + self._attention(prompt, prefix)
             return compute_seconds(flops, self.gpus, self.peak, self.mfu)
-        per_pass = vmin(vmax(1.0, vfloor(self.c["prefill_batch_tokens"] / vmax(fresh, 1.0))), vmax(batch, 1.0))
+        if type(fresh) in _PLAIN and type(batch) in _PLAIN:   # the same bounds for one count, inline
+            fits = float(math.floor(self.c["prefill_batch_tokens"] / (fresh if fresh > 1.0 else 1.0)))
+            fits = 1.0 if 1.0 > fits else fits
+            most = batch if batch > 1.0 else 1.0
+            per_pass = fits if fits < most else most
+        else:
+            per_pass = vmin(vmax(1.0, vfloor(self.c["prefill_batch_tokens"] / vmax(fresh, 1.0))), vmax(batch, 1.0))
         return self.prefill(fresh, prompt, prefix, per_pass)[4] / per_pass / self.groups
 
     def mixed(self, chunk, j, kv_seq_bytes, prompt, prefix=0.0, verify=False):
@@ -1167,8 +1186,11 @@ class Passes:
         jg = vmax(j, self.groups * vmin(j, 1.0)) / self.groups   # as a decode step counts them
         k = self.k if verify else 0.0
         tokens = jg * (k + 1.0)
-        s = PassShape(chunk + tokens, tokens + 1.0, chunk + routing_tokens(jg, k, self.reuse), jg * kv_seq_bytes,
-                      attn, prompt)
+        route = chunk + routing_tokens(jg, k, self.reuse)
+        if self._fast is not None and type(tokens) in _PLAIN and type(route) in _PLAIN and type(attn) in _PLAIN \
+                and type(kv_seq_bytes) in _PLAIN and type(prompt) in _PLAIN:   # one scalar pass: _pass
+            return self._pass(chunk + tokens, tokens + 1.0, route, jg * kv_seq_bytes, attn, prompt)[5]
+        s = PassShape(chunk + tokens, tokens + 1.0, route, jg * kv_seq_bytes, attn, prompt)
         return self._realistic(s)[5]
 
 
