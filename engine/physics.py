@@ -642,11 +642,12 @@ class SharedPasses:
     decode steps already worked (a lever's drain ladder repeats the base's rungs). A solve keeps
     its own, so nothing outlives it."""
 
-    __slots__ = ("found", "memories")
+    __slots__ = ("found", "memories", "kin")
 
     def __init__(self) -> None:
         self.found = {}
         self.memories = {}
+        self.kin = {}   # the first Passes of each (model, GPU, weights, ...) with any KV precision and speculation
 
     def memory(self, dep, n):
         """memory_stage(dep, n, False), worked once per distinct input in the solve. The key holds
@@ -666,12 +667,18 @@ class SharedPasses:
 
     def __call__(self, dep, n, make=None):
         make = Passes if make is None else make
-        key = (make, id(dep.model), id(dep.gpu), id(dep.draft_model), dep.weights, dep.kv, dep.fidelity,
-               n["gpus"], n["mfu"], n["spec_k"], n["spec_alpha"], n["spec_draft_cost"])
+        kin_key = (make, id(dep.model), id(dep.gpu), id(dep.draft_model), dep.weights, dep.fidelity, n["gpus"], n["mfu"])
+        key = (kin_key, dep.kv, n["spec_k"], n["spec_alpha"], n["spec_draft_cost"])
         found = self.found.get(key)
         if found is None:
-            found = self.found[key] = make(dep, n)
+            # The KV-quantization and speculation levers change only what Passes.sibling redoes
+            # (realistic only: the floor's set-up is cheaper than the copy).
+            derive = make is Passes and dep.fidelity != _FLOOR
+            kin = self.kin.get(kin_key) if derive else None
+            found = self.found[key] = make(dep, n) if kin is None else kin.sibling(dep, n)
             found._decoded, found._drains = {}, {}
+            if kin is None and derive:
+                self.kin[kin_key] = found
         return found
 
     def of(self, make):
@@ -758,6 +765,29 @@ class Passes:
                           c["compute_half_tokens"], c["overlap_sharpness"], t_body_m, t_head_m, t_body_m + t_head_m,
                           self.body_bytes + self.head_bytes, tp * bw * c["kv_bandwidth_efficiency"],
                           c["elementwise_bytes_per_value"], fixed, per_token, self.overhead)
+
+    def sibling(self, dep, n: dict) -> "Passes":
+        """The Passes of `dep`, whose deployment differs from this one's at most in its KV
+        precision and speculation settings (same model, GPU, weights, draft model, fidelity, GPU
+        count and MFU: SharedPasses checks): a copy with what those settings feed worked afresh by
+        __init__'s own expressions, instead of the whole set-up (a solve's KV-quantization and
+        speculation levers would otherwise repeat it). Memos start empty."""
+        new = object.__new__(Passes)
+        new.__dict__.update(self.__dict__)
+        m = self.m
+        new.dep, new.n = dep, n
+        new.k, new.alpha = n["spec_k"], n["spec_alpha"]
+        new.need_spec = type(new.k) not in _PLAIN or new.k > 0
+        new.token_kv_bytes = m.kv_values_per_token * PRECISION_BYTES[dep.kv] * kv_replication(n["gpus"], m.kv_heads,
+                                                                                              m.is_mla)
+        new.expected = spec_expected_tokens(new.k, new.alpha)
+        new._last_attention = new._decoded = new._drains = None
+        if self.real:
+            new.attn_peak = effective_peak(dep, attention_precision(dep), True, self.c)
+            new.kv8 = PRECISION_BYTES[dep.kv] < 2
+            new.kv_value_bytes = PRECISION_BYTES[dep.kv]
+            new._draft = None
+        return new
 
     # -- realistic building blocks (per tensor-parallel group) --------------------------------
 
