@@ -114,7 +114,7 @@ def analyze(dep: Deployment, shared: physics.SharedPasses | None = None) -> Repo
 
         measured.check(dep)
         passes = measured.passes_for if shared is None else shared.of(measured.passes_for)
-    f = physics.evaluate(dep, physics.numeric_inputs(dep), passes=passes)
+    f = physics.evaluate(dep, physics.numeric_inputs(dep), passes=passes, shared=shared)
     gpus = dep.gpus
     if not f["fits"]:
         return _unfit(dep, f)

@@ -229,21 +229,25 @@ def rank_levers(results) -> tuple:
 
 
 def solve(dep: Deployment, levers: tuple[str, ...] = LEVERS, base: Report | None = None,
-          floor: "Solution | None" = None, realistic: "Solution | None" = None) -> Solution:
+          floor: "Solution | None" = None, realistic: "Solution | None" = None,
+          shared: SharedPasses | None = None) -> Solution:
     """Analyse a deployment (or reuse `base`, its report) and every lever, ranked best first. In
     the realistic fidelity the floor's solution is solved too (or `floor` reused) and attached; in
     the measured one the realistic solution as well (or `realistic` reused). Under `measured` a
-    lever the database cannot time has no gain and says why; the base itself raises RidgeError."""
-    shared = SharedPasses()   # the passes this solve's analyses share
+    lever the database cannot time has no gain and says why; the base itself raises RidgeError.
+    `shared` is the enclosing solve's (the floor's and realistic solves of one deployment share
+    their memory stages); a solve called alone makes its own, so nothing outlives it."""
+    if shared is None:
+        shared = SharedPasses()   # the passes and memory stages this solve's analyses share
     base = analyze(dep, shared) if base is None else base
     ranked = rank_levers(evaluate_lever(dep, base, name, shared) for name in levers)
     if dep.fidelity == _FLOOR:
         return Solution(report=base, levers=ranked)
     if floor is None:
-        floor = solve(dep.with_(fidelity="floor"), levers)
+        floor = solve(dep.with_(fidelity="floor"), levers, shared=shared)
     if dep.fidelity == _MEASURED:
         if realistic is None:
-            realistic = solve(dep.with_(fidelity=_REALISTIC), levers, floor=floor)
+            realistic = solve(dep.with_(fidelity=_REALISTIC), levers, floor=floor, shared=shared)
         return Solution(report=base, levers=ranked, floor=floor, realistic=realistic)
     return Solution(report=base, levers=ranked, floor=floor)
 

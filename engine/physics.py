@@ -642,19 +642,43 @@ class SharedPasses:
     decode steps already worked (a lever's drain ladder repeats the base's rungs). A solve keeps
     its own, so nothing outlives it."""
 
-    __slots__ = ("found",)
+    __slots__ = ("found", "memories", "kin")
 
     def __init__(self) -> None:
         self.found = {}
+        self.memories = {}
+        self.kin = {}   # the first Passes of each (model, GPU, weights, ...) with any KV precision and speculation
+
+    def memory(self, dep, n):
+        """memory_stage(dep, n, False), worked once per distinct input in the solve. The key holds
+        everything the stage reads. The fidelity enters only where it moves the figures (a weight
+        precision under 16 bits, whose checkpoint keeps 16-bit embeddings and whose 8-bit peak is
+        derated, or a named draft model): otherwise the floor's stage is the realistic one, so a
+        realistic solve's floor analyses reuse it, as does a lever that leaves memory alone
+        (chunked prefill)."""
+        real = dep.fidelity != _FLOOR and (PRECISION_BYTES[dep.weights] < 2.0 or dep.draft_model is not None)
+        key = (id(dep.model), id(dep.gpu), id(dep.draft_model) if real else 0, real, dep.weights, dep.kv,
+               dep.scheduler, dep.allocator, dep.prefix_caching, n["gpus"], n["prompt"], n["output"],
+               n["concurrency"], n["spec_k"] > 0, n["shared_prefix"], n["reserve_gib"], n["max_output"])
+        found = self.memories.get(key)
+        if found is None:
+            found = self.memories[key] = memory_stage(dep, n, False)
+        return found
 
     def __call__(self, dep, n, make=None):
         make = Passes if make is None else make
-        key = (make, id(dep.model), id(dep.gpu), id(dep.draft_model), dep.weights, dep.kv, dep.fidelity,
-               n["gpus"], n["mfu"], n["spec_k"], n["spec_alpha"], n["spec_draft_cost"])
+        kin_key = (make, id(dep.model), id(dep.gpu), id(dep.draft_model), dep.weights, dep.fidelity, n["gpus"], n["mfu"])
+        key = (kin_key, dep.kv, n["spec_k"], n["spec_alpha"], n["spec_draft_cost"])
         found = self.found.get(key)
         if found is None:
-            found = self.found[key] = make(dep, n)
+            # The KV-quantization and speculation levers change only what Passes.sibling redoes
+            # (realistic only: the floor's set-up is cheaper than the copy).
+            derive = make is Passes and dep.fidelity != _FLOOR
+            kin = self.kin.get(kin_key) if derive else None
+            found = self.found[key] = make(dep, n) if kin is None else kin.sibling(dep, n)
             found._decoded, found._drains = {}, {}
+            if kin is None and derive:
+                self.kin[kin_key] = found
         return found
 
     def of(self, make):
@@ -697,6 +721,7 @@ class Passes:
             self.tp, self.groups = gpus, 1.0 + 0.0 * gpus
         self.per_pass = c["per_step_overhead_us"] * 1e-6
         self._fast = None
+        self._last_attention = None   # (prompt, prefix, attention FLOPs): see _attention
         self._decoded = None   # a memo of scalar decode steps, kept by the Passes a solve shares (SharedPasses)
         self._drains = None    # and of static drains: (batch, KV read, draft KV) -> (decode per token, shares)
         if not real:
@@ -704,14 +729,18 @@ class Passes:
             return
         # Realistic: the parameter split a pass reads (worked out once per model and precision),
         # and the fixed times.
-        split = m.__dict__.get("_pass_split")
-        if split is None or split[0] != self.bpw:
+        # (kept per precision: a solve's quantization lever alternates with the base's)
+        splits = m.__dict__.get("_pass_split")
+        if splits is None:
+            splits = m.__dict__["_pass_split"] = {}   # a cache on the immutable spec, like numeric_inputs
+        split = splits.get(self.bpw)
+        if split is None:
             emb = embedding_params(m)
             routed = m.moe_layers * m.experts * m.expert_params
             active_experts = m.moe_layers * m.experts_per_token * m.expert_params
-            split = (self.bpw, m.vocab * m.hidden * max(2.0, self.bpw), (m.params - emb - routed) * self.bpw,
-                     2.0 * m.vocab * m.hidden, 2.0 * (m.active_params - emb - active_experts), 2.0 * active_experts)
-            m.__dict__["_pass_split"] = split   # a cache on the immutable spec, like numeric_inputs
+            split = splits[self.bpw] = (self.bpw, m.vocab * m.hidden * max(2.0, self.bpw),
+                                        (m.params - emb - routed) * self.bpw, 2.0 * m.vocab * m.hidden,
+                                        2.0 * (m.active_params - emb - active_experts), 2.0 * active_experts)
         _, self.head_bytes, self.body_bytes, self.head_flops, self.body_flops, self.expert_flops = split
         self.attn_peak_16 = g.peak_flops("bf16")   # the output head and a low-precision cache's conversion
         self.attn_peak = effective_peak(dep, attention_precision(dep), True, c)
@@ -736,6 +765,29 @@ class Passes:
                           c["compute_half_tokens"], c["overlap_sharpness"], t_body_m, t_head_m, t_body_m + t_head_m,
                           self.body_bytes + self.head_bytes, tp * bw * c["kv_bandwidth_efficiency"],
                           c["elementwise_bytes_per_value"], fixed, per_token, self.overhead)
+
+    def sibling(self, dep, n: dict) -> "Passes":
+        """The Passes of `dep`, whose deployment differs from this one's at most in its KV
+        precision and speculation settings (same model, GPU, weights, draft model, fidelity, GPU
+        count and MFU: SharedPasses checks): a copy with what those settings feed worked afresh by
+        __init__'s own expressions, instead of the whole set-up (a solve's KV-quantization and
+        speculation levers would otherwise repeat it). Memos start empty."""
+        new = object.__new__(Passes)
+        new.__dict__.update(self.__dict__)
+        m = self.m
+        new.dep, new.n = dep, n
+        new.k, new.alpha = n["spec_k"], n["spec_alpha"]
+        new.need_spec = type(new.k) not in _PLAIN or new.k > 0
+        new.token_kv_bytes = m.kv_values_per_token * PRECISION_BYTES[dep.kv] * kv_replication(n["gpus"], m.kv_heads,
+                                                                                              m.is_mla)
+        new.expected = spec_expected_tokens(new.k, new.alpha)
+        new._last_attention = new._decoded = new._drains = None
+        if self.real:
+            new.attn_peak = effective_peak(dep, attention_precision(dep), True, self.c)
+            new.kv8 = PRECISION_BYTES[dep.kv] < 2
+            new.kv_value_bytes = PRECISION_BYTES[dep.kv]
+            new._draft = None
+        return new
 
     # -- realistic building blocks (per tensor-parallel group) --------------------------------
 
@@ -1106,7 +1158,7 @@ class Passes:
         """A prefill pass of `batch` prompts of `prompt` tokens each, `fresh` of them uncached,
         in one group: (FLOPs of one prompt, compute s, weight-read s, communication s, pass s)."""
         m = self.m
-        attn = prefill_attention_flops(m, prompt, prefix)
+        attn = self._attention(prompt, prefix)
         flops = self.fpt * fresh + attn
         if not self.real:
             comp = compute_seconds(flops * batch, self.tp, self.peak, self.mfu)
@@ -1120,15 +1172,33 @@ class Passes:
             w, _, mem_t, comp_t, extra, total = self._realistic(s)
         return flops, comp_t, mem_t, self.comm(tokens), total
 
+    def _attention(self, prompt, prefix):
+        """prefill_attention_flops(self.m, prompt, prefix), kept for the last scalar prompt: an
+        analysis asks for it for the lone prefill and again for the batched one, with the very
+        same numbers (matched by identity, so an int and a float of one value never share)."""
+        last = self._last_attention
+        if last is not None and last[0] is prompt and last[1] is prefix:
+            return last[2]
+        attn = prefill_attention_flops(self.m, prompt, prefix)
+        if type(prompt) in _PLAIN and type(prefix) in _PLAIN:
+            self._last_attention = (prompt, prefix, attn)
+        return attn
+
     def prefill_charge(self, fresh, prompt, prefix, batch):
         """A request's share of the steady state's prefill time. Floor: its compute on all GPUs
         (prompts share their passes, so no weight read of their own). Realistic: one pass over as
         many prompts as the token budget of a batched prefill holds (at most the batch), divided
         among them and across the groups."""
         if not self.real:
-            flops = self.fpt * fresh + prefill_attention_flops(self.m, prompt, prefix)
+            flops = self.fpt * fresh + self._attention(prompt, prefix)
             return compute_seconds(flops, self.gpus, self.peak, self.mfu)
-        per_pass = vmin(vmax(1.0, vfloor(self.c["prefill_batch_tokens"] / vmax(fresh, 1.0))), vmax(batch, 1.0))
+        if type(fresh) in _PLAIN and type(batch) in _PLAIN:   # the same bounds for one count, inline
+            fits = float(math.floor(self.c["prefill_batch_tokens"] / (fresh if fresh > 1.0 else 1.0)))
+            fits = 1.0 if 1.0 > fits else fits
+            most = batch if batch > 1.0 else 1.0
+            per_pass = fits if fits < most else most
+        else:
+            per_pass = vmin(vmax(1.0, vfloor(self.c["prefill_batch_tokens"] / vmax(fresh, 1.0))), vmax(batch, 1.0))
         return self.prefill(fresh, prompt, prefix, per_pass)[4] / per_pass / self.groups
 
     def mixed(self, chunk, j, kv_seq_bytes, prompt, prefix=0.0, verify=False):
@@ -1146,8 +1216,11 @@ class Passes:
         jg = vmax(j, self.groups * vmin(j, 1.0)) / self.groups   # as a decode step counts them
         k = self.k if verify else 0.0
         tokens = jg * (k + 1.0)
-        s = PassShape(chunk + tokens, tokens + 1.0, chunk + routing_tokens(jg, k, self.reuse), jg * kv_seq_bytes,
-                      attn, prompt)
+        route = chunk + routing_tokens(jg, k, self.reuse)
+        if self._fast is not None and type(tokens) in _PLAIN and type(route) in _PLAIN and type(attn) in _PLAIN \
+                and type(kv_seq_bytes) in _PLAIN and type(prompt) in _PLAIN:   # one scalar pass: _pass
+            return self._pass(chunk + tokens, tokens + 1.0, route, jg * kv_seq_bytes, attn, prompt)[5]
+        s = PassShape(chunk + tokens, tokens + 1.0, route, jg * kv_seq_bytes, attn, prompt)
         return self._realistic(s)[5]
 
 
@@ -1178,13 +1251,14 @@ Steady.__doc__ = """The steady state: a static batch's verdict shares, the prefi
 sequence's GPU time, throughput, cost, and the wanted concurrency over what the cache holds."""
 
 
-def evaluate(dep, n: dict, array: bool = False, passes=Passes) -> dict:
+def evaluate(dep, n: dict, array: bool = False, passes=Passes, shared: SharedPasses | None = None) -> dict:
     """Every figure of the analysis for the categorical choices of `dep` (model, GPU, precisions,
     scheduler, allocator, switches, fidelity) and the numeric inputs `n` (floats, or, with
     `array`, numpy arrays that broadcast together), by stages: memory, then (for scalars only
     where it fits) the decode step, the prefill and the steady state. `passes` builds what times
-    the forward passes (the measured fidelity hands in its own kind)."""
-    mem = memory_stage(dep, n, array)
+    the forward passes (the measured fidelity hands in its own kind); `shared`, a solve's, lets
+    its analyses share their memory stages."""
+    mem = memory_stage(dep, n, array) if shared is None or array else shared.memory(dep, n)
     if not array and not mem.fits:
         return figures(array, mem)
     p = passes(dep, n)
