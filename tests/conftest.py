@@ -75,16 +75,17 @@ KERNEL_TESTS: dict[str, frozenset[str] | None] = {
 }
 
 
-def _turn(item) -> int:
-    """When a test runs: those that load the kernel database first, then the slow ones, then the
-    rest. The database takes about a second per accelerator to load and each engine built is kept
-    for the process, so its tests go together at the head of the first worker's queue, which
-    worksteal never takes from (it takes from a queue's tail): one process loads what they need,
-    not both (it halved the CPU spent building engines). No long test starts last."""
+def _turn(item, slow_modules: set) -> int:
+    """When a test runs: those that load the kernel database first, then the modules with a slow
+    test (whole, so a module-scoped fixture is built once), then the rest. The database takes
+    about a second per accelerator to load and each engine built is kept for the process, so its
+    tests go together at the head of the first worker's queue, which worksteal never takes from
+    (it takes from a queue's tail): one process loads what they need, not both (it halved the
+    CPU spent building engines). No long test starts last."""
     names = KERNEL_TESTS.get(item.module.__name__, ())
     if names is None or getattr(item, "originalname", item.name) in names:
         return 0
-    return 1 if item.get_closest_marker("slow") else 2
+    return 1 if item.module.__name__ in slow_modules else 2
 
 
 def pytest_collection_modifyitems(items):
@@ -99,7 +100,9 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.hunt)
         if drives_the_app(item) and not item.get_closest_marker("ui"):
             item.add_marker(pytest.mark.ui)
-    items.sort(key=lambda item: _turn(item) if getattr(item, "module", None) is not None else 2)
+    slow = {item.module.__name__ for item in items
+            if getattr(item, "module", None) is not None and item.get_closest_marker("slow")}
+    items.sort(key=lambda item: _turn(item, slow) if getattr(item, "module", None) is not None else 2)
 
 
 @pytest.fixture
