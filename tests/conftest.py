@@ -79,9 +79,9 @@ def _turn(item, slow_modules: set) -> int:
     """When a test runs: those that load the kernel database first, then the modules with a slow
     test (whole, so a module-scoped fixture is built once), then the rest. The database takes
     about a second per accelerator to load and each engine built is kept for the process, so its
-    tests go together at the head of the first worker's queue, which worksteal never takes from
-    (it takes from a queue's tail): one process loads what they need, not both (it halved the
-    CPU spent building engines). No long test starts last."""
+    tests go together at the head of the first worker's queue, which worksteal takes from last
+    (it steals the back half of a queue): one process loads what they need, not both (it halved
+    the CPU spent building engines). No long test starts last."""
     names = KERNEL_TESTS.get(item.module.__name__, ())
     if names is None or getattr(item, "originalname", item.name) in names:
         return 0
