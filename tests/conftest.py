@@ -53,10 +53,45 @@ def drives_the_app(item) -> bool:
     return code is not None and not UI_WORDS.isdisjoint(_names(code))
 
 
+# Tests that load the measured fidelity's kernel database in the test process: module -> the
+# test functions that do (None: all of its tests). Found by counting calls of
+# engine.measured.kernels per test; one left out costs time, never a result.
+_SHOWN = {"test_puzzles_check_passes", "test_keys_survive_both_fidelities", "test_no_unoffered_lever_beats_the_key",
+          "test_verdicts_bound_the_objective_and_options_in_fixed_order", "test_band_edge_keys_clear_with_either_band",
+          "test_a_floor_gain_is_a_ceiling_not_the_band", "test_wrong_estimate_is_named_in_parts",
+          "test_two_phases_02_keys_what_bounds_the_prefill", "test_prefix_caching_05_keys_restoring_the_prefix",
+          "test_generated_tensor_parallelism_stays_in_the_domain",
+          "test_the_realistic_and_measured_bands_clear_and_the_floors_only_beside_them"}
+KERNEL_TESTS: dict[str, frozenset[str] | None] = {
+    "test_outside_contract": frozenset(_SHOWN),   # `ridge puzzles show --answer` and `check`
+    "test_puzzles": None, "test_comfort_packs": None, "test_engine_measured": None, "test_engine_calibration": None,
+    "test_engine_steps": frozenset({"test_measured_steps_are_the_database_own_answers",
+                                    "test_measured_steps_are_fast_after_the_first"}),
+    "test_simulator_model": frozenset({"test_ridge_puzzles_check_accepts_the_saved_pack",
+                                       "test_saved_puzzle_passes_the_pack_check",
+                                       "test_saving_twice_or_an_ambiguous_deployment_is_refused"}),
+    "test_robust_keys": frozenset({"test_generated_draws_hold_on_the_measured_kernels"}),
+    "test_load_cli": frozenset({"test_every_fidelity_runs_and_stays_under_its_own_steady_state"}),
+}
+
+
+def _turn(item, slow_modules: set) -> int:
+    """When a test runs: those that load the kernel database first, then the modules with a slow
+    test (whole, so a module-scoped fixture is built once), then the rest. The database takes
+    about a second per accelerator to load and each engine built is kept for the process, so its
+    tests go together at the head of the first worker's queue, which worksteal takes from last
+    (it steals the back half of a queue): one process loads what they need, not both (it halved
+    the CPU spent building engines). No long test starts last."""
+    names = KERNEL_TESTS.get(item.module.__name__, ())
+    if names is None or getattr(item, "originalname", item.name) in names:
+        return 0
+    return 1 if item.module.__name__ in slow_modules else 2
+
+
 def pytest_collection_modifyitems(items):
     """`hunt` on every test that searches (hypothesis's, and the keyboard walk), so a hunt runs
     only those; `ui` on every test that drives the app (see `drives_the_app`), so `-m "not ui"`
-    is the headless suite."""
+    is the headless suite; and the order they run in (`_turn`)."""
     for item in items:
         function = getattr(item, "function", None)
         if function is None:
@@ -65,6 +100,9 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.hunt)
         if drives_the_app(item) and not item.get_closest_marker("ui"):
             item.add_marker(pytest.mark.ui)
+    slow = {item.module.__name__ for item in items
+            if getattr(item, "module", None) is not None and item.get_closest_marker("slow")}
+    items.sort(key=lambda item: _turn(item, slow) if getattr(item, "module", None) is not None else 2)
 
 
 @pytest.fixture

@@ -1,13 +1,12 @@
 """The rooms keep their arrows. Every module of engine, puzzles and saves works without the UI:
-importing it never loads Textual (each is imported in a fresh interpreter, one after another, so
-the first that pulls Textual in is named). The import contracts in pyproject.toml (layers, no
+importing it never loads Textual (all are imported in one fresh interpreter, one after another,
+so the first that pulls Textual in is named). The import contracts in pyproject.toml (layers, no
 cycles, screens that never import screens) hold, as `lint-imports` checks them. And the
 `ridge solve` path loads neither numpy nor pydantic."""
 import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 HEADLESS = ("engine", "puzzles", "saves")
@@ -34,10 +33,14 @@ def modules_of(package: str) -> list[str]:
     return names
 
 
-@pytest.mark.parametrize("package", HEADLESS)
-def test_every_headless_module_imports_without_textual(package):
-    modules = modules_of(package)
-    assert len(modules) > 3, modules
+def test_every_headless_module_imports_without_textual():
+    """One interpreter for the three rooms (it was one a room: importing more only loads more, so
+    one that never loads the UI clears every module, and the first to load it is still named)."""
+    modules = []
+    for package in HEADLESS:
+        found = modules_of(package)
+        assert len(found) > 3, found
+        modules += found
     probe = (
         "import importlib, sys\n"
         f"ui = {UI!r}\n"
@@ -101,15 +104,15 @@ def test_solve_path_is_lean():
         assert heavy not in loaded, heavy
 
 
-@pytest.mark.parametrize("fidelity", ["floor", "realistic"])
-def test_the_floor_and_realistic_paths_never_load_the_kernel_database(fidelity):
+def test_the_floor_and_realistic_paths_never_load_the_kernel_database():
     """The measured fidelity's optional extra is loaded only when asked for: not by `ridge solve`
     at the other fidelities, not by `ridge puzzles check`, and not by importing any module of
-    the app (start-up)."""
+    the app (start-up). Both fidelities in one process (importing more only loads more)."""
     loaded = _loaded_after(
         "import io, contextlib\nfrom app.cli import main\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
-        f"    main(['solve', '--model', 'mixtral-8x7b', '--gpus', '2', '--json', '--fidelity', '{fidelity}'])\n"
+        "    for fidelity in ('floor', 'realistic'):\n"
+        "        main(['solve', '--model', 'mixtral-8x7b', '--gpus', '2', '--json', '--fidelity', fidelity])\n"
         "    main(['puzzles', 'show', 'two-phases-08', '--answer'])"
     )
     assert "aiconfigurator_core" not in loaded

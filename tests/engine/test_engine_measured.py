@@ -1,5 +1,7 @@
 """The measured fidelity from outside: the database's own step times, one-line refusals, nothing
 online, nothing loaded on the other paths, and all three fidelities side by side."""
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -21,6 +23,17 @@ CAT = builtin_catalog()
 def ridge(*args, env=None):
     return subprocess.run([sys.executable, "-m", "app", *args], capture_output=True, text=True, cwd=ROOT,
                           env={**os.environ, **(env or {})}, timeout=300)
+
+
+def shown(puzzle_id: str) -> dict:
+    """`ridge puzzles show ID --answer --json`, run in this process through the same entry point
+    (the engines it needs are then built once a process, not once a call)."""
+    from app.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["puzzles", "show", puzzle_id, "--answer", "--json"]) == 0
+    return json.loads(out.getvalue())
 
 
 @pytest.mark.parametrize("gpu", ["l4", "h100-pcie", "mi300x", "tpu-v5e", "rtx-4090", "a100-40gb"])
@@ -125,7 +138,7 @@ def test_nothing_goes_online(tmp_path):
 
 @needs_measured
 def test_puzzles_show_gains_the_measured_answer():
-    j = json.loads(ridge("puzzles", "show", "two-phases-08", "--answer", "--json").stdout)
+    j = shown("two-phases-08")
     fid = j["answer"]["fidelities"]
     assert {"floor", "realistic", "measured"} <= set(fid) and fid["measured_reason"] is None
     assert fid["measured"]["best_lever"] in j["levers"]
@@ -136,7 +149,7 @@ def test_puzzles_show_says_why_an_uncovered_accelerator_has_no_measured_answer()
     from puzzles import bank
 
     uncovered = next(p for p in bank.builtin().values() if not p.deployment.gpu.measured_system)
-    j = json.loads(ridge("puzzles", "show", uncovered.id, "--answer", "--json").stdout)
+    j = shown(uncovered.id)
     fid = j["answer"]["fidelities"]
     assert fid["measured"] is None and fid["measured_reason"]
 
@@ -197,7 +210,7 @@ def test_the_measured_answer_names_no_best_lever_when_the_keys_lever_was_not_tim
     """clearing-test-12 is keyed on quantization to int8, which the A100's vLLM tables cannot time;
     the best of the levers they did time (chunked prefill, 1.04x) is not the measured best, and
     naming it read, from outside, as a flip of the key. The lever is null and the reason says why."""
-    j = json.loads(ridge("puzzles", "show", "clearing-test-12", "--answer", "--json").stdout)
+    j = shown("clearing-test-12")
     answer = j["answer"]
     measured = answer["fidelities"]["measured"]
     assert answer["best_lever"] == "quantization"

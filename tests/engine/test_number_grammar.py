@@ -4,6 +4,7 @@ simulator's fields all read numbers through these two functions, so a text one a
 other refuses would change what a player may type."""
 from __future__ import annotations
 
+import itertools
 import re
 
 import pytest
@@ -28,12 +29,45 @@ numberish = st.one_of(
 )
 
 
-@settings(max_examples=examples(3000))
-@given(numberish)
-def test_the_checks_accept_what_the_patterns_accepted(text):
+def _agree(text: str) -> None:
     assert is_ascii_whole(text) == bool(WHOLE.fullmatch(text)), text
     for digits, pattern in DECIMAL.items():
         assert is_ascii_decimal(text, digits) == bool(pattern.fullmatch(text)), (text, digits)
+
+
+@settings(max_examples=examples(600))
+@given(numberish)
+def test_the_checks_accept_what_the_patterns_accepted(text):
+    """Drawn texts, the searching half: any characters, and numbers built from parts. The
+    enumeration below checks the grammar's short texts and its limits exhaustively; 600 draws
+    beside it (a draw costs ~0.7 ms of hypothesis's bookkeeping, a check 4 us) catch ten planted
+    faults that 3,000 draws alone caught nine of (a doubled exponent sign went unseen)."""
+    _agree(text)
+
+
+# One character of each kind the grammar tells apart: digits, signs, the point, both exponent
+# letters, a space, an underscore, a letter of 'nan'/'inf', other scripts' digits and a newline.
+_KINDS = ["0", "7", "+", "-", ".", "e", "E", " ", "_", "n", "١", "２", "²", "\n"]
+
+
+def _short_texts():
+    """Every text of up to four characters over _KINDS (41,371 texts)."""
+    for length in range(5):
+        yield from map("".join, itertools.product(_KINDS, repeat=length))
+
+
+def _texts_at_the_limits():
+    """Every number shape with digit counts on both sides of each limit (18 and 19 digits of a
+    whole number; 3, 4 and 5 exponent digits), empty parts and doubled signs."""
+    signs = ["", "+", "-", "++", "+-"]
+    for sign, whole, point, fraction, e, esign, exponent in itertools.product(
+            signs, [0, 1, 17, 18, 19, 25], ["", "."], [0, 1, 3], ["", "e", "E"], signs, [0, 1, 3, 4, 5]):
+        yield sign + "9" * whole + point + "5" * fraction + e + esign + "1" * exponent
+
+
+def test_the_checks_accept_what_the_patterns_accepted_for_every_short_text_and_limit():
+    for text in itertools.chain(_short_texts(), _texts_at_the_limits()):
+        _agree(text)
 
 
 @pytest.mark.parametrize("text, whole, decimal", [

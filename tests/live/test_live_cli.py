@@ -97,9 +97,14 @@ def test_report_exports_a_kept_match(tmp_path):
 
 @pytest.mark.parametrize("url", ["javascript:alert(1)", "file:///etc/passwd", "http://", "http://a b",
                                  "http://user:pw@host:1", "http://h:99999", "ftp://h"])
-def test_join_refuses_a_bad_address(url):
-    done = _ridge("join", url, "--pin", "1234", "--name", "x")
-    _one_line(done)
+def test_join_refuses_a_bad_address(url, capsys):
+    """In this process (the address is refused before anything connects): what `ridge join`
+    returns and prints, as `_one_line` judges a process's."""
+    from app.cli import main
+
+    code = main(["join", url, "--pin", "1234", "--name", "x"])
+    out, err = capsys.readouterr()
+    _one_line(subprocess.CompletedProcess(["ridge", "join", url], code, out, err))
 
 
 def test_join_accepts_host_and_port():

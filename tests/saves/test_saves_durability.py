@@ -24,6 +24,7 @@ def _files(folder: Path) -> dict[str, bytes]:
             for p in sorted(folder.rglob("*")) if p.is_file() and not p.name.endswith(".lock")}
 
 
+@pytest.mark.slow
 @posix_only
 def test_sigkill_at_random_moments_loses_nothing_that_returned(tmp_path):
     # Two workers in parallel (2 cores), 100 kills each, share one profile: kills land while
