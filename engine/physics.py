@@ -458,22 +458,15 @@ def static_drain(p, batch, kv_seq_read, draft_held, spec_on):
             parts = known.get(mid)
             if parts is None:
                 parts = known[mid] = step(mid)
-                if parts[4] > parts[3]:
-                    up = float(ceil(mid))
-                    if up < c_hi:
-                        c_hi = up
+                up, down = float(ceil(mid)), float(floor(mid))
+                if parts[4] > parts[3]:   # compute-bound here: j_compute is at most this count
+                    c_hi = up if up < c_hi else c_hi
                 else:
-                    down = float(floor(mid))
-                    if down > c_lo:
-                        c_lo = down
-                if parts[1] > parts[0]:
-                    up = float(ceil(mid))
-                    if up < k_hi:
-                        k_hi = up
+                    c_lo = down if down > c_lo else c_lo
+                if parts[1] > parts[0]:   # KV over weights here: likewise for j_kv
+                    k_hi = up if up < k_hi else k_hi
                 else:
-                    down = float(floor(mid))
-                    if down > k_lo:
-                        k_lo = down
+                    k_lo = down if down > k_lo else k_lo
             per_token += count * parts[7] / mid
     if not known or not c_lo < c_hi:
         c_lo, c_hi = 0.0, top

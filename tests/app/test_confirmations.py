@@ -55,6 +55,16 @@ async def opened(pilot, mode: str, make) -> object:
     return screen
 
 
+async def begun_puzzle(pilot) -> PuzzleScreen:
+    """Continue from home into the chapter's puzzle and fill its form with the key's answer."""
+    await settle(pilot)
+    await settle(pilot, "c", "s")
+    puzzle = pilot.app.screen
+    assert isinstance(puzzle, PuzzleScreen)
+    await answer(pilot, key_answer(puzzle.puzzle.id) | {"estimates": {"intensity": "1"}})
+    return puzzle
+
+
 async def test_stopping_the_exam_asks_and_only_yes_writes_the_report(tmp_path):
     app = build_app(tmp_path, profile="Ada")
     async with app.run_test(size=SIZE) as pilot:
@@ -181,11 +191,7 @@ async def test_leaving_the_drill_pauses_the_clock_and_saves_nothing_unlocked(tmp
 async def test_leaving_a_puzzle_begun_asks_and_records_nothing(tmp_path):
     app = build_app(tmp_path, profile="Ada")
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await settle(pilot, "c", "s")
-        puzzle = app.screen
-        assert isinstance(puzzle, PuzzleScreen)
-        await answer(pilot, key_answer(puzzle.puzzle.id) | {"estimates": {"intensity": "1"}})
+        puzzle = await begun_puzzle(pilot)
         puzzle.query_one("#bottleneck").focus()  # not a text box: Escape leaves the puzzle, not the box
 
         await settle(pilot, "escape")
@@ -202,10 +208,7 @@ async def test_leaving_a_puzzle_begun_asks_and_records_nothing(tmp_path):
 async def test_locking_in_asks_and_only_yes_records(tmp_path):
     app = build_app(tmp_path, profile="Ada")
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await settle(pilot, "c", "s")
-        puzzle = app.screen
-        await answer(pilot, key_answer(puzzle.puzzle.id) | {"estimates": {"intensity": "1"}})
+        puzzle = await begun_puzzle(pilot)
 
         await settle(pilot, "l")
         assert asked(app, "lock-confirm")
