@@ -616,19 +616,16 @@ def ramped_seconds(flops, rows, half, rate):
     return np.where(rows > 0, flops * (rows + half) / (safe * rate), 0.0 * flops)
 
 
-def tile_seconds(flops, rows, half, rate):
-    """The part of ramped_seconds(flops, rows, half, rate) that pays for whole tiles rather than
-    for the rows: `half` rows' worth, a time set by the weights (per output tile), not by the
-    tokens. A pass counts it on the memory side. At a few rows a GEMM is a matrix-vector product
+def tile_seconds(row_flops, rows, half, rate):
+    """The part of ramped_seconds(row_flops * rows, rows, half, rate) that pays for whole tiles
+    rather than for the rows: `half` rows' worth of `row_flops` (one row's FLOPs through the GEMM),
+    the same at any count of rows, a time set by the weights (per output tile), not by the tokens.
+    A pass counts it on the memory side. At a few rows a GEMM is a matrix-vector product
     whose time is streaming the weight tiles; its shortfall from the peak is tile and launch
     granularity, not arithmetic (Frantar et al., MARLIN, arXiv:2408.11743: small-batch GEMMs stay
     memory-bound up to about 16-32 rows). Charged as FLOPs, a 1/8 shard of a small model at batch
     1 reads as compute-bound. Only the split moves: the pass's time is the ramp's as before."""
-    if type(rows) in _PLAIN:
-        return flops * half / (rows * rate) if rows > 0 else 0.0 * flops
-    np = _np()
-    safe = np.where(rows > 0, rows, 1.0)
-    return np.where(rows > 0, flops * half / (safe * rate), 0.0 * flops)
+    return where(rows > 0, row_flops * half / rate, 0.0)
 
 
 class PassShape:
@@ -769,11 +766,13 @@ class Passes:
             tp, bw = self.tp, self.bw
             body_bw = tp * bw * c["bandwidth_efficiency"]
             t_body_m, t_head_m = self.body_bytes / body_bw, self.head_bytes / body_bw
-            self._fast = (body_bw, tp * self.peak * self.mfu * c["compute_efficiency"],
-                          tp * self.attn_peak_16 * self.mfu * c["compute_efficiency"],
-                          c["compute_half_tokens"], c["overlap_sharpness"], t_body_m, t_head_m, t_body_m + t_head_m,
+            rate = tp * self.peak * self.mfu * c["compute_efficiency"]
+            rate16 = tp * self.attn_peak_16 * self.mfu * c["compute_efficiency"]
+            half = c["compute_half_tokens"]
+            self._fast = (body_bw, rate, rate16, half, c["overlap_sharpness"], t_body_m, t_head_m, t_body_m + t_head_m,
                           self.body_bytes + self.head_bytes, tp * bw * c["kv_bandwidth_efficiency"],
-                          c["elementwise_bytes_per_value"], fixed, per_token, self.overhead)
+                          c["elementwise_bytes_per_value"], fixed, per_token, self.overhead,
+                          tile_seconds(self.body_flops, 1.0, half, rate), tile_seconds(self.head_flops, 1.0, half, rate16))
 
     def sibling(self, dep, n: dict) -> "Passes":
         """The Passes of `dep`, whose deployment differs from this one's at most in its KV
@@ -822,7 +821,7 @@ class Passes:
         rate16 = tp * self.attn_peak_16 * self.mfu * c["compute_efficiency"]
         t_head_c = ramped_seconds(f_head, s.rows, half, rate16)
         lin = smooth_max(t_body_m, t_body_c, sharp) + smooth_max(t_head_m, t_head_c, sharp)
-        tile = tile_seconds(f_body, s.tokens, half, rate) + tile_seconds(f_head, s.rows, half, rate16)
+        tile = tile_seconds(self.body_flops, s.tokens, half, rate) + tile_seconds(self.head_flops, s.rows, half, rate16)
         mem_t, comp_t = t_body_m + t_head_m + tile, t_body_c + t_head_c - tile
         w_bytes = w_body + w_head
         flops = f_body + f_head
@@ -834,7 +833,7 @@ class Passes:
             rows = s.tokens * m.experts_per_token / vmax(touched, 1.0)
             t_exp_m, t_exp_c = w_exp / (bw * eff), ramped_seconds(f_exp, rows, half, rate * eff)
             lin = lin + smooth_max(t_exp_m, t_exp_c, sharp)
-            tile = tile_seconds(f_exp, rows, half, rate * eff)
+            tile = tile_seconds(self.expert_flops * vmax(touched, 1.0) / m.experts_per_token, rows, half, rate * eff)
             mem_t, comp_t = mem_t + t_exp_m + tile, comp_t + t_exp_c - tile
             w_bytes, flops = w_bytes + w_exp, flops + f_exp
         t_kv = s.kv_bytes / (tp * self.bw * c["kv_bandwidth_efficiency"])
@@ -857,7 +856,7 @@ class Passes:
         every analysis a prefill alone and batched, so the set-up is not paid again for each.
         Attention of no FLOPs (a decode step's) adds exactly zero, so it is left out."""
         body_bw, rate, rate16, half, sharp, t_body_m, t_head_m, mem_t, w_bytes, kv_bw, elem, fixed, per_token, \
-            overhead = self._fast
+            overhead, tile_body, tile_head = self._fast
         m = self.m
         f_body, f_head = self.body_flops * tokens, self.head_flops * rows
         t_body_c = f_body * (tokens + half) / (tokens * rate) if tokens > 0 else 0.0 * f_body
@@ -866,9 +865,7 @@ class Passes:
         lin = hi * (1.0 + (lo / hi) ** sharp) ** (1.0 / sharp) if hi > 0 else 0.0
         hi, lo = (t_head_m, t_head_c) if t_head_m > t_head_c else (t_head_c, t_head_m)
         lin = lin + (hi * (1.0 + (lo / hi) ** sharp) ** (1.0 / sharp) if hi > 0 else 0.0)
-        # tile_seconds for scalars, inline
-        tile = (f_body * half / (tokens * rate) if tokens > 0 else 0.0 * f_body) \
-            + (f_head * half / (rows * rate16) if rows > 0 else 0.0 * f_head)
+        tile = (tile_body if tokens > 0 else 0.0) + (tile_head if rows > 0 else 0.0)   # tile_seconds, inline
         mem_t, comp_t = mem_t + tile, t_body_c + t_head_c - tile
         flops = f_body + f_head
         if m.experts:   # experts_touched, ramped_seconds, tile_seconds and smooth_max for scalars, inline
@@ -887,7 +884,7 @@ class Passes:
             t_exp_c = f_exp * (rows_e + half) / (rows_e * rate_e) if rows_e > 0 else 0.0 * f_exp
             hi, lo = (t_exp_m, t_exp_c) if t_exp_m > t_exp_c else (t_exp_c, t_exp_m)
             lin = lin + (hi * (1.0 + (lo / hi) ** sharp) ** (1.0 / sharp) if hi > 0 else 0.0)
-            tile = f_exp * half / (rows_e * rate_e) if rows_e > 0 else 0.0 * f_exp
+            tile = self.expert_flops * (touched if touched > 1.0 else 1.0) / picks * half / rate_e if rows_e > 0 else 0.0
             mem_t, comp_t = mem_t + t_exp_m + tile, comp_t + t_exp_c - tile
             w_bytes, flops = w_bytes + w_exp, flops + f_exp
         t_kv = kv_bytes / kv_bw
@@ -1033,7 +1030,8 @@ class Passes:
         """step_kernel in the realistic fidelity: _decode's idle-group clamp, then _pass over one
         plain decode step (its attention adds nothing), inline."""
         body_bw, rate, rate16, half, sharp, t_body_m, t_head_m, mem0, w0, kv_bw, elem, fixed, per_token, \
-            overhead = self._fast
+            overhead, tile_body, tile_head = self._fast
+        tiles = tile_body + tile_head
         m, groups, bw = self.m, self.groups, self.bw
         body_flops, head_flops, expert_flops = self.body_flops, self.head_flops, self.expert_flops
         inv = 1.0 / sharp
@@ -1054,8 +1052,7 @@ class Passes:
             f_body, f_head = body_flops * jg, head_flops * jg
             t_body_c = f_body * (jg + half) / (jg * rate) if jg > 0 else 0.0 * f_body
             t_head_c = f_head * (jg + half) / (jg * rate16) if jg > 0 else 0.0 * f_head
-            tile = (f_body * half / (jg * rate) if jg > 0 else 0.0 * f_body) \
-                + (f_head * half / (jg * rate16) if jg > 0 else 0.0 * f_head)
+            tile = tiles if jg > 0 else 0.0
             mem_t, comp_t = mem0 + tile, t_body_c + t_head_c - tile
             w_bytes = w0
             if experts:
@@ -1068,7 +1065,7 @@ class Passes:
                 rows_e = jg * picks / (touched if touched > 1.0 else 1.0)
                 t_exp_m = w_exp / exp_bw
                 t_exp_c = f_exp * (rows_e + half) / (rows_e * rate_e) if rows_e > 0 else 0.0 * f_exp
-                tile = f_exp * half / (rows_e * rate_e) if rows_e > 0 else 0.0 * f_exp
+                tile = expert_flops * (touched if touched > 1.0 else 1.0) / picks * half / rate_e if rows_e > 0 else 0.0
                 mem_t, comp_t = mem_t + t_exp_m + tile, comp_t + t_exp_c - tile
                 w_bytes = w_bytes + w_exp
             kv_bytes = jg * kv

@@ -68,8 +68,11 @@ def test_the_step_time_is_the_ramps_and_only_the_split_moves(model, gpu, gpus, w
             # The two sides still add up to the ramp's; the compute side is the FLOPs the tokens bring.
             assert mem_t + comp_t == pytest.approx(weights_s + kv_s + body_c + head_c, rel=1e-12), j
             assert comp_t == pytest.approx(p.body_flops * j / rate + p.head_flops * j / rate16, rel=1e-9), j
-    tile = physics.tile_seconds(3.0e12, 5.0, half, 1.0e15)
-    assert tile + 3.0e12 / 1.0e15 == pytest.approx(physics.ramped_seconds(3.0e12, 5.0, half, 1.0e15), rel=1e-12)
+    for rows in (1.0, 5.0, 300.0):   # the tile's time is the ramp's less the rows' own FLOP time
+        tile = physics.tile_seconds(3.0e9, rows, half, 1.0e15)
+        assert tile + 3.0e9 * rows / 1.0e15 == pytest.approx(physics.ramped_seconds(3.0e9 * rows, rows, half, 1.0e15),
+                                                             rel=1e-12)
+    assert physics.tile_seconds(3.0e9, 0.0, half, 1.0e15) == 0.0
 
 
 @pytest.mark.parametrize("model, gpu, gpus, weights, kv, spec", [
