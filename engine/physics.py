@@ -772,7 +772,8 @@ class Passes:
             self._fast = (body_bw, rate, rate16, half, c["overlap_sharpness"], t_body_m, t_head_m, t_body_m + t_head_m,
                           self.body_bytes + self.head_bytes, tp * bw * c["kv_bandwidth_efficiency"],
                           c["elementwise_bytes_per_value"], fixed, per_token, self.overhead,
-                          tile_seconds(self.body_flops, 1.0, half, rate), tile_seconds(self.head_flops, 1.0, half, rate16))
+                          tile_seconds(self.body_flops, 1.0, half, rate),
+                          tile_seconds(self.head_flops, 1.0, half, rate16))
 
     def sibling(self, dep, n: dict) -> "Passes":
         """The Passes of `dep`, whose deployment differs from this one's at most in its KV
@@ -884,7 +885,8 @@ class Passes:
             t_exp_c = f_exp * (rows_e + half) / (rows_e * rate_e) if rows_e > 0 else 0.0 * f_exp
             hi, lo = (t_exp_m, t_exp_c) if t_exp_m > t_exp_c else (t_exp_c, t_exp_m)
             lin = lin + (hi * (1.0 + (lo / hi) ** sharp) ** (1.0 / sharp) if hi > 0 else 0.0)
-            tile = self.expert_flops * (touched if touched > 1.0 else 1.0) / picks * half / rate_e if rows_e > 0 else 0.0
+            tile = self.expert_flops * (touched if touched > 1.0 else 1.0) / picks * half / rate_e \
+                if rows_e > 0 else 0.0
             mem_t, comp_t = mem_t + t_exp_m + tile, comp_t + t_exp_c - tile
             w_bytes, flops = w_bytes + w_exp, flops + f_exp
         t_kv = kv_bytes / kv_bw

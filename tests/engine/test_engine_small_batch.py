@@ -41,7 +41,8 @@ def test_no_realistic_step_of_one_to_four_sequences_is_compute_bound(gpu, weight
 
 
 @pytest.mark.parametrize("model, gpu, gpus, weights", [
-    ("mistral-7b", "a100-40gb", 8, "int4"), ("llama-3-8b", "h100-sxm", 1, "bf16"), ("llama-3-70b", "h100-sxm", 4, "fp8")])
+    ("mistral-7b", "a100-40gb", 8, "int4"), ("llama-3-8b", "h100-sxm", 1, "bf16"),
+    ("llama-3-70b", "h100-sxm", 4, "fp8")])
 def test_the_step_time_is_the_ramps_and_only_the_split_moves(model, gpu, gpus, weights):
     # From the ramp's definition, with no split anywhere: each GEMM's soft corner between its
     # weight read and its ramped FLOP time, then the KV read, elementwise traffic and fixed times.
@@ -59,9 +60,9 @@ def test_the_step_time_is_the_ramps_and_only_the_split_moves(model, gpu, gpus, w
         head_c = physics.ramped_seconds(p.head_flops * j, j, half, rate16)
         weights_s = p.body_bytes / bw + p.head_bytes / bw
         kv_s = j * kv_seq / (tp * p.bw * c["kv_bandwidth_efficiency"])
-        fixed = p.comm(j) + p.overhead + dep.model.layers * j * dep.model.hidden * c["elementwise_bytes_per_value"] / p.bw
-        want = (physics.smooth_max(p.body_bytes / bw, body_c, sharp) + physics.smooth_max(p.head_bytes / bw, head_c, sharp)
-                + kv_s + fixed)
+        elementwise = dep.model.layers * j * dep.model.hidden * c["elementwise_bytes_per_value"] / p.bw
+        want = (physics.smooth_max(p.body_bytes / bw, body_c, sharp)
+                + physics.smooth_max(p.head_bytes / bw, head_c, sharp) + kv_s + elementwise + p.comm(j) + p.overhead)
         for parts in (p._decode(j, kv_seq), step(j), p._realistic(physics.PassShape(j, j, j, j * kv_seq, 0.0))):
             mem_t, comp_t, total = (parts[3], parts[4], parts[6]) if len(parts) == 8 else (parts[2], parts[3], parts[5])
             assert total == pytest.approx(want, rel=1e-12), j
