@@ -189,8 +189,9 @@ def _corrections(dep: Deployment, f: dict) -> tuple:
     out.append(("matrix-multiply efficiency",
                 f"weights stream at {c['bandwidth_efficiency']:.0%} of {g.bandwidth_tbps:g} TB/s and FLOPs run at "
                 f"{c['compute_efficiency']:.0%} of peak, of which a step of {tokens:,.0f} tokens reaches "
-                f"{tokens / (tokens + half):.0%} (a GEMM computes whole tiles: ~{half:.0f} rows); near the ridge "
-                f"the two bounds add up rather than overlap"))
+                f"{tokens / (tokens + half):.0%} (a GEMM computes whole tiles: ~{half:.0f} rows, a cost of "
+                f"streaming the weight tiles, so it counts as memory time); near the ridge the two bounds add "
+                f"up rather than overlap"))
     out.append(("attention",
                 f"the KV cache streams at {c['kv_bandwidth_efficiency']:.0%} of bandwidth; a {dep.prompt:,}-token "
                 f"prompt's attention runs at {c['attention_efficiency'] * dep.prompt / (dep.prompt + c['attention_half_tokens']):.0%} "

@@ -115,8 +115,8 @@ def derivation_lines(solution: Solution) -> list[str]:
     elif dep.fidelity == Fidelity.MEASURED:
         tail = "(timed by the measured kernels; the two terms are the realistic ones, which name the bound)"
     else:
-        tail = (f"at achieved rates, plus {u.seconds(r.step_extra_seconds)} of communication and per-step "
-                f"overhead (realistic)")
+        tail = (f"at achieved rates (the GEMMs' whole-tile time counted as memory), plus "
+                f"{u.seconds(r.step_extra_seconds)} of communication and per-step overhead (realistic)")
     lines.append(f"Step time    memory {u.gb(r.decode_bytes_per_step)} / ({dep.gpus} x {g.bandwidth_tbps:g} TB/s) = "
                  f"{u.seconds(r.decode_memory_seconds)}; compute at MFU {dep.mfu:g} = {u.seconds(r.decode_compute_seconds)} "
                  f"-> {u.seconds(r.step_seconds)} {tail}")

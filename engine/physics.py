@@ -406,8 +406,9 @@ def static_verdict_shares(batch, step_at):
     """(compute, KV, weights): the share of a draining static batch's decode time during which
     each decode verdict holds. With j sequences left a step is compute-bound once its FLOP time
     passes its memory time, and otherwise waits on the KV read once that passes the weight read;
-    both hold from some count upward (the FLOPs and the KV read grow as j, the weight read at
-    most as j), so two bisections find the counts and the ladder sums the time on each side."""
+    both hold from some count upward (the FLOPs and the KV read grow as j, the weight read and the
+    GEMMs' whole-tile cost counted with it, tile_seconds, at most as j and ever more slowly), so
+    two bisections find the counts and the ladder sums the time on each side."""
     def tpot(j):
         return step_at(j)[7]
 
@@ -444,9 +445,8 @@ def static_drain(p, batch, kv_seq_read, draft_held, spec_on):
     known, probed = {}, {}
     # The searches start from a bracket of the counts already worked (a count where the condition
     # fails bounds it from below, rounded down, one where it holds from above, rounded up),
-    # gathered as the time sum works them; where the two disagree (a realistic step far below the
-    # ridge can be compute-bound at one sequence, its GEMMs far from their rate, so the condition
-    # need not stay true as j grows) the search spans every count, as it always has.
+    # gathered as the time sum works them; should the two disagree (a condition that did not hold
+    # from some count upward, which static_verdict_shares rules out) the search spans every count.
     top = batch + 1.0
     c_lo, c_hi, k_lo, k_hi = 0.0, top, 0.0, top
     if not p.real and not p.m.experts and not spec_on:
@@ -616,6 +616,18 @@ def ramped_seconds(flops, rows, half, rate):
     return np.where(rows > 0, flops * (rows + half) / (safe * rate), 0.0 * flops)
 
 
+def tile_seconds(row_flops, rows, half, rate):
+    """The part of ramped_seconds(row_flops * rows, rows, half, rate) that pays for whole tiles
+    rather than for the rows: `half` rows' worth of `row_flops` (one row's FLOPs through the GEMM),
+    the same at any count of rows, a time set by the weights (per output tile), not by the tokens.
+    A pass counts it on the memory side. At a few rows a GEMM is a matrix-vector product
+    whose time is streaming the weight tiles; its shortfall from the peak is tile and launch
+    granularity, not arithmetic (Frantar et al., MARLIN, arXiv:2408.11743: small-batch GEMMs stay
+    memory-bound up to about 16-32 rows). Charged as FLOPs, a 1/8 shard of a small model at batch
+    1 reads as compute-bound. Only the split moves: the pass's time is the ramp's as before."""
+    return where(rows > 0, row_flops * half / rate, 0.0)
+
+
 class PassShape:
     """One forward pass, per tensor-parallel group: tokens through the linear layers, rows through
     the output head, independent routing draws (a mixture of experts), KV bytes and attention
@@ -685,7 +697,8 @@ class Passes:
     Floor: the course's roofline, max(bytes / bandwidth, FLOPs / peak) over all GPUs, with perfect
     tensor parallelism and nothing else. Realistic: each correction of DESIGN.md ("Three
     fidelities"), with the constants of corrections.toml: matrix multiplies at an achieved share of
-    bandwidth and of a peak that ramps with the tokens in the step, a soft corner between the two;
+    bandwidth and of a peak that ramps with the tokens in the step, a soft corner between the two
+    (the ramp's whole-tile cost counted on the memory side);
     the output head (and embeddings) in 16 bits; attention's own kernel, at 16 bits where the cache
     is; a per-layer and a per-step fixed time; all-reduces over the accelerator's link; GPUs
     beyond the tensor-parallel domain as separate groups. Methods take floats or numpy arrays.
@@ -753,11 +766,14 @@ class Passes:
             tp, bw = self.tp, self.bw
             body_bw = tp * bw * c["bandwidth_efficiency"]
             t_body_m, t_head_m = self.body_bytes / body_bw, self.head_bytes / body_bw
-            self._fast = (body_bw, tp * self.peak * self.mfu * c["compute_efficiency"],
-                          tp * self.attn_peak_16 * self.mfu * c["compute_efficiency"],
-                          c["compute_half_tokens"], c["overlap_sharpness"], t_body_m, t_head_m, t_body_m + t_head_m,
+            rate = tp * self.peak * self.mfu * c["compute_efficiency"]
+            rate16 = tp * self.attn_peak_16 * self.mfu * c["compute_efficiency"]
+            half = c["compute_half_tokens"]
+            self._fast = (body_bw, rate, rate16, half, c["overlap_sharpness"], t_body_m, t_head_m, t_body_m + t_head_m,
                           self.body_bytes + self.head_bytes, tp * bw * c["kv_bandwidth_efficiency"],
-                          c["elementwise_bytes_per_value"], fixed, per_token, self.overhead)
+                          c["elementwise_bytes_per_value"], fixed, per_token, self.overhead,
+                          tile_seconds(self.body_flops, 1.0, half, rate),
+                          tile_seconds(self.head_flops, 1.0, half, rate16))
 
     def sibling(self, dep, n: dict) -> "Passes":
         """The Passes of `dep`, whose deployment differs from this one's at most in its KV
@@ -792,7 +808,9 @@ class Passes:
         return fixed + per_token * tokens
 
     def _realistic(self, s: PassShape):
-        """(weight bytes, FLOPs, memory s, compute s, extra s, pass s) of one realistic pass."""
+        """(weight bytes, FLOPs, memory s, compute s, extra s, pass s) of one realistic pass. The
+        memory side holds the GEMMs' whole-tile cost (tile_seconds), the compute side the FLOPs the
+        tokens bring; the pass's time is the soft corner of each GEMM's two bounds."""
         m, c, tp = self.m, self.c, self.tp
         bw = tp * self.bw * c["bandwidth_efficiency"]
         rate = tp * self.peak * self.mfu * c["compute_efficiency"]
@@ -801,9 +819,11 @@ class Passes:
         f_body, f_head = self.body_flops * s.tokens, self.head_flops * s.rows
         t_body_m, t_body_c = w_body / bw, ramped_seconds(f_body, s.tokens, half, rate)
         t_head_m = w_head / bw
-        t_head_c = ramped_seconds(f_head, s.rows, half, tp * self.attn_peak_16 * self.mfu * c["compute_efficiency"])
+        rate16 = tp * self.attn_peak_16 * self.mfu * c["compute_efficiency"]
+        t_head_c = ramped_seconds(f_head, s.rows, half, rate16)
         lin = smooth_max(t_body_m, t_body_c, sharp) + smooth_max(t_head_m, t_head_c, sharp)
-        mem_t, comp_t = t_body_m + t_head_m, t_body_c + t_head_c
+        tile = tile_seconds(self.body_flops, s.tokens, half, rate) + tile_seconds(self.head_flops, s.rows, half, rate16)
+        mem_t, comp_t = t_body_m + t_head_m + tile, t_body_c + t_head_c - tile
         w_bytes = w_body + w_head
         flops = f_body + f_head
         if m.experts:
@@ -814,7 +834,8 @@ class Passes:
             rows = s.tokens * m.experts_per_token / vmax(touched, 1.0)
             t_exp_m, t_exp_c = w_exp / (bw * eff), ramped_seconds(f_exp, rows, half, rate * eff)
             lin = lin + smooth_max(t_exp_m, t_exp_c, sharp)
-            mem_t, comp_t = mem_t + t_exp_m, comp_t + t_exp_c
+            tile = tile_seconds(self.expert_flops * vmax(touched, 1.0) / m.experts_per_token, rows, half, rate * eff)
+            mem_t, comp_t = mem_t + t_exp_m + tile, comp_t + t_exp_c - tile
             w_bytes, flops = w_bytes + w_exp, flops + f_exp
         t_kv = s.kv_bytes / (tp * self.bw * c["kv_bandwidth_efficiency"])
         if self.kv8:   # a low-precision cache is dequantized as it streams: a bound of its own, but
@@ -836,7 +857,7 @@ class Passes:
         every analysis a prefill alone and batched, so the set-up is not paid again for each.
         Attention of no FLOPs (a decode step's) adds exactly zero, so it is left out."""
         body_bw, rate, rate16, half, sharp, t_body_m, t_head_m, mem_t, w_bytes, kv_bw, elem, fixed, per_token, \
-            overhead = self._fast
+            overhead, tile_body, tile_head = self._fast
         m = self.m
         f_body, f_head = self.body_flops * tokens, self.head_flops * rows
         t_body_c = f_body * (tokens + half) / (tokens * rate) if tokens > 0 else 0.0 * f_body
@@ -845,9 +866,10 @@ class Passes:
         lin = hi * (1.0 + (lo / hi) ** sharp) ** (1.0 / sharp) if hi > 0 else 0.0
         hi, lo = (t_head_m, t_head_c) if t_head_m > t_head_c else (t_head_c, t_head_m)
         lin = lin + (hi * (1.0 + (lo / hi) ** sharp) ** (1.0 / sharp) if hi > 0 else 0.0)
-        comp_t = t_body_c + t_head_c
+        tile = (tile_body if tokens > 0 else 0.0) + (tile_head if rows > 0 else 0.0)   # tile_seconds, inline
+        mem_t, comp_t = mem_t + tile, t_body_c + t_head_c - tile
         flops = f_body + f_head
-        if m.experts:   # experts_touched, ramped_seconds and smooth_max for scalars, inline
+        if m.experts:   # experts_touched, ramped_seconds, tile_seconds and smooth_max for scalars, inline
             c = self.c
             experts, picks = m.experts, m.experts_per_token
             if route <= 1:
@@ -863,7 +885,9 @@ class Passes:
             t_exp_c = f_exp * (rows_e + half) / (rows_e * rate_e) if rows_e > 0 else 0.0 * f_exp
             hi, lo = (t_exp_m, t_exp_c) if t_exp_m > t_exp_c else (t_exp_c, t_exp_m)
             lin = lin + (hi * (1.0 + (lo / hi) ** sharp) ** (1.0 / sharp) if hi > 0 else 0.0)
-            mem_t, comp_t = mem_t + t_exp_m, comp_t + t_exp_c
+            tile = self.expert_flops * (touched if touched > 1.0 else 1.0) / picks * half / rate_e \
+                if rows_e > 0 else 0.0
+            mem_t, comp_t = mem_t + t_exp_m + tile, comp_t + t_exp_c - tile
             w_bytes, flops = w_bytes + w_exp, flops + f_exp
         t_kv = kv_bytes / kv_bw
         if self.kv8:   # vmin(vmax(t_kv, dequant), the 16-bit read's time), inline
@@ -1008,7 +1032,8 @@ class Passes:
         """step_kernel in the realistic fidelity: _decode's idle-group clamp, then _pass over one
         plain decode step (its attention adds nothing), inline."""
         body_bw, rate, rate16, half, sharp, t_body_m, t_head_m, mem0, w0, kv_bw, elem, fixed, per_token, \
-            overhead = self._fast
+            overhead, tile_body, tile_head = self._fast
+        tiles = tile_body + tile_head
         m, groups, bw = self.m, self.groups, self.bw
         body_flops, head_flops, expert_flops = self.body_flops, self.head_flops, self.expert_flops
         inv = 1.0 / sharp
@@ -1029,7 +1054,8 @@ class Passes:
             f_body, f_head = body_flops * jg, head_flops * jg
             t_body_c = f_body * (jg + half) / (jg * rate) if jg > 0 else 0.0 * f_body
             t_head_c = f_head * (jg + half) / (jg * rate16) if jg > 0 else 0.0 * f_head
-            mem_t, comp_t = mem0, t_body_c + t_head_c
+            tile = tiles if jg > 0 else 0.0
+            mem_t, comp_t = mem0 + tile, t_body_c + t_head_c - tile
             w_bytes = w0
             if experts:
                 if jg <= 1:
@@ -1041,7 +1067,8 @@ class Passes:
                 rows_e = jg * picks / (touched if touched > 1.0 else 1.0)
                 t_exp_m = w_exp / exp_bw
                 t_exp_c = f_exp * (rows_e + half) / (rows_e * rate_e) if rows_e > 0 else 0.0 * f_exp
-                mem_t, comp_t = mem_t + t_exp_m, comp_t + t_exp_c
+                tile = expert_flops * (touched if touched > 1.0 else 1.0) / picks * half / rate_e if rows_e > 0 else 0.0
+                mem_t, comp_t = mem_t + t_exp_m + tile, comp_t + t_exp_c - tile
                 w_bytes = w_bytes + w_exp
             kv_bytes = jg * kv
             t_kv = kv_bytes / kv_bw

@@ -78,7 +78,8 @@ def puzzle_entry(dep: Deployment, key) -> dict:
 
     table = _deployment_table(dep)
     digest = hashlib.sha1(json.dumps(deployment_to_dict(dep), sort_keys=True).encode()).hexdigest()[:10]
-    reasons = list(candidate_reasons(key.reason, key.solution))
+    # distractors false at every fidelity the check judges the key under, as the generator's
+    reasons = list(candidate_reasons(key.reason, key.solution, also=[s for _, s in key.judged()][1:]))
     first, second = HINTS.get(key.reason, ("Find what limits a decode step here.", "Which lever acts on it?"))
     scenario = (f"{dep.model.name} served on {dep.gpus} x {dep.gpu.name}. Prompts average about "
                 f"{dep.prompt:,} tokens and answers about {dep.output:,}; the traffic would keep {dep.concurrency:,} "
