@@ -52,6 +52,8 @@ async def test_invalid_input_shows_inline_and_keeps_the_last_good_result():
     app = SimApp(predict_first=False)
     async with app.run_test(size=(100, 32)) as pilot:
         screen = app.screen
+        # The measured column fills in from a worker; the last good result is the one it completes.
+        await until(pilot, lambda: "measuring" not in text_of(screen, "#out-results"), "the measured column")
         good = text_of(screen, "#out-results")
         await type_into(pilot, "#in-prompt", "-5")
         err = screen.query_one("#err-prompt", Static)
