@@ -129,3 +129,16 @@ async def test_opening_the_palette_pauses_collection_only_while_it_is_built(tmp_
         assert collecting_while_built == [False]
         await until(pilot, gc.isenabled, "garbage collection resumed", pauses=4000)
     assert gc.isenabled()
+
+
+def test_a_refused_play_leaves_collection_running(tmp_path, capsys):
+    """`ridge play` pauses collection before it checks its arguments (their imports allocate as
+    much as the game's), and a refusal, with no app to resume it, turns it back on."""
+    from app.cli import main
+
+    folder = tmp_path / "a-file"
+    folder.write_text("")
+    assert gc.isenabled()
+    assert main(["play", "--save-dir", str(folder)]) == 2
+    assert gc.isenabled()
+    assert "not a folder" in capsys.readouterr().err
