@@ -112,6 +112,9 @@ class RidgeApp(Guarded, App[None]):
     # the tab the player left, and opening it again shows them as they were (and costs a screen
     # switch, not a build).
     KEPT_MODES = frozenset({"simulator"})
+    # Modes whose screen, built on the player's key, draws whole in its first frame: opened
+    # without switch_mode's paint hold (`delay_update`).
+    PAINTED_WHOLE = frozenset({"simulator"})
 
     BINDINGS = [
         Binding("f1", "help", "Help", id="ridge.help", tooltip="Help for the part that has focus"),
@@ -315,7 +318,24 @@ class RidgeApp(Guarded, App[None]):
         self.add_mode(mode, base or self.MODES[mode])
         if mode in self.KEPT_MODES:
             self.kept.add(mode)
-        self.switch_mode(mode)
+        self.paint_at_once = mode in self.PAINTED_WHOLE
+        try:
+            self.switch_mode(mode)
+        finally:
+            self.paint_at_once = False
+
+    paint_at_once = False  # set while open_mode builds one of the PAINTED_WHOLE (see delay_update)
+
+    def delay_update(self, delay: float = 0.05) -> None:
+        """Textual's switch_mode holds every paint for 50 ms, to hide a screen still being built.
+        The simulator built on the player's key draws whole in its first frame (the rows it mounts
+        later are below the fold, and its scrollbar is there from the start), so for it the hold
+        only put that frame off, and with it the work the screen defers until after the frame:
+        some 50 ms of opening it. Every other hold stays: the other modes' first frames are not
+        yet whole (measured: without the hold the map, drill, exam and hot-seat draw two to twelve
+        partial frames first), nor is the palette's."""
+        if not self.paint_at_once:
+            super().delay_update(delay)
 
     def build_kept(self) -> None:
         """Build the KEPT_MODES not built yet, off-stage, while the player is on the home screen

@@ -31,11 +31,15 @@ def check(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace) -> int:
     import gc
 
-    check(args)
-
     # Starting allocates a great deal (modules, styles, widgets) and frees next to nothing, so
     # collecting meanwhile only costs time: the app resumes collection after its first frame.
+    # Paused before the arguments are checked, whose imports (the save model) allocate as much.
     gc.disable()
+    try:
+        check(args)
+    except BaseException:
+        gc.enable()  # no app to resume it: the command line reports the refusal
+        raise
     # Ridge's saves want no pydantic plugins, and looking for them reads the metadata of every
     # installed package before the first save is opened.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")

@@ -328,9 +328,13 @@ runs a real toy serving loop on this machine.
         queue = len(session.retry_queue)
         extra = f"   · {queue} to retry later" if queue else ""
         self.query_one("#glance", Static).update(counts + extra)
-        from puzzles.readiness import readiness_lines
+        ready: list[str] = []
+        if session.settings.get("exam-date"):
+            # Imported only here: readiness and what it pulls in cost the first frame of every
+            # player without an exam date some 90M instructions for a line they never see.
+            from puzzles.readiness import readiness_lines
 
-        ready = readiness_lines(session.profile, self.app.now()) if session.settings.get("exam-date") else []
+            ready = readiness_lines(session.profile, self.app.now())
         readiness = self.query_one("#readiness", Static)
         readiness.update("\n".join(ready))
         readiness.display = bool(ready)

@@ -275,8 +275,9 @@ while a number field has focus.
         self.AUTO_FOCUS = "#sim-guess-bottleneck" if armed else ""
         yield Header()
         with Horizontal(id="sim-body"):
-            with VerticalScroll(id="sim-inputs"):
-                yield self._fields_sheet(sim, blink)
+            fields = self._fields_sheet(sim, blink)
+            with VerticalScroll(id="sim-inputs", classes=self._overflow_class(fields)):
+                yield fields
             with Vertical(id="sim-main"):
                 yield Static("", id="sim-status", markup=False)
                 with VerticalScroll(id="sim-predict"):
@@ -302,7 +303,7 @@ while a number field has focus.
         switch.ridge_help = PREDICT_HELP
         entries: list = [SheetRow("predict-first", "Predict 1st", switch, "on" if self.predict_first else "off",
                                   unit_after=SWITCH_WIDTH)]
-        visible = max(1, self.app.size.height - 2)  # the column's lines between header and footer
+        visible = self._column_lines()
         line, section = 1, None
         for f in FIELDS:
             if f.section != section:
@@ -317,6 +318,14 @@ while a number field has focus.
                                     later=line >= visible))
             line += 1
         return Sheet(entries, LABEL_WIDTH, fixed_height=True, id="sim-fields")
+
+    def _column_lines(self) -> int:
+        """The inputs column's lines between the header and the footer."""
+        return max(1, self.app.size.height - 2)
+
+    def _overflow_class(self, fields: Sheet) -> str:
+        """"-overflows" when the fields are taller than their column (see simulator.tcss)."""
+        return "-overflows" if fields.line_count() > self._column_lines() else ""
 
     def _tab_body(self, tab_id: str, text: str) -> VerticalScroll:
         """The contents of one results tab, showing `text`: its plot or figures in a scroll (with
@@ -734,6 +743,8 @@ while a number field has focus.
         self.call_after_refresh(self._resized)
 
     def _resized(self) -> None:
+        inputs = self.query_one("#sim-inputs", VerticalScroll)
+        inputs.set_class(bool(self._overflow_class(self.query_one("#sim-fields", Sheet))), "-overflows")
         self._show_status()  # its lines are folded to the column's width
         if self._plot_size() != self._drawn_size:
             self._dirty = {tab for tab, _ in TABS}

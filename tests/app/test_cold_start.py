@@ -1,8 +1,8 @@
 """What keeps the home screen's cold start short (bench/bench_app.py times it): its first frame
 already shows the player, opening the player's session loads neither the puzzle packs' code nor
-the engine (the packs load afterwards, in a worker), and the pause in garbage collection that
-`ridge play` starts with ends once the app is up (an app started with collection running leaves
-it alone)."""
+the engine (the packs load afterwards, in a worker), a player without an exam date does not load
+the readiness model, and the pause in garbage collection that `ridge play` starts with ends once
+the app is up (an app started with collection running leaves it alone)."""
 import gc
 import subprocess
 import sys
@@ -29,6 +29,28 @@ def test_opening_a_session_leaves_the_packs_to_the_worker(tmp_path):
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["none", "True"], out.stdout
+
+
+def test_a_player_without_an_exam_date_does_not_load_readiness_before_the_first_frame(tmp_path):
+    """The exam readiness lines (and the review model behind them) are only shown with an exam
+    date set: loading them anyway cost every other player's first frame some 90M instructions."""
+    probe = (
+        "import sys\n"
+        "from app.game import make_app\n"
+        "from app.screens.home import HomeScreen\n"
+        "mounted = []\n"
+        "mount = HomeScreen.on_mount\n"
+        "def noting(screen):\n"
+        "    mount(screen)\n"
+        "    mounted.append('puzzles.readiness' in sys.modules)\n"
+        "HomeScreen.on_mount = noting\n"
+        f"app = make_app(save_dir={str(tmp_path)!r}, profile='Pat', ready_exit=True)\n"
+        "app.run(headless=True, size=(80, 24))\n"
+        "print(mounted)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["[False]"], out.stdout
 
 
 async def test_the_first_frame_already_shows_the_player(tmp_path, monkeypatch):
@@ -107,3 +129,16 @@ async def test_opening_the_palette_pauses_collection_only_while_it_is_built(tmp_
         assert collecting_while_built == [False]
         await until(pilot, gc.isenabled, "garbage collection resumed", pauses=4000)
     assert gc.isenabled()
+
+
+def test_a_refused_play_leaves_collection_running(tmp_path, capsys):
+    """`ridge play` pauses collection before it checks its arguments (their imports allocate as
+    much as the game's), and a refusal, with no app to resume it, turns it back on."""
+    from app.cli import main
+
+    folder = tmp_path / "a-file"
+    folder.write_text("")
+    assert gc.isenabled()
+    assert main(["play", "--save-dir", str(folder)]) == 2
+    assert gc.isenabled()
+    assert "not a folder" in capsys.readouterr().err

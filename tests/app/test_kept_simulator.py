@@ -203,3 +203,29 @@ async def test_returning_to_the_kept_simulator_pauses_collection_too(tmp_path):
         await _open_simulator(pilot)
         assert collecting == [False, False]  # built, then kept: neither switch collects
         await until(pilot, gc.isenabled, "collection resumed", pauses=4000)
+
+
+async def test_a_simulator_built_on_the_key_is_drawn_without_the_switch_hold(tmp_path, monkeypatch):
+    """Textual's switch_mode holds paints for 50 ms (App.delay_update); a mode Ridge builds on the
+    player's key draws whole in its first frame, so open_mode skips the hold there (and the
+    simulator's first frame is not put off). Switching back to a kept one still holds."""
+    from textual.app import App
+
+    holds: list[str] = []
+    hold = App.delay_update
+
+    def noted(app, delay: float = 0.05) -> None:
+        holds.append(app.current_mode)
+        hold(app, delay)
+
+    monkeypatch.setattr(App, "delay_update", noted)
+    app = make_app(save_dir=tmp_path, profile="Ada", cursor_blink=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.session is not None and app.bank_ready, "the packs loaded")
+        home = app.screen
+        await _open_simulator(pilot)
+        assert holds == []
+        await _leave(pilot, home)
+        holds.clear()
+        await _open_simulator(pilot)  # kept: a plain switch, with Textual's hold
+        assert holds == [HOME]

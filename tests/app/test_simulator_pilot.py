@@ -38,6 +38,23 @@ async def test_editing_an_input_changes_results_and_plot_data():
         await until(pilot, lambda: "444.6 GiB left for the cache" in text_of(screen, "#out-kv"), "the KV tab")
 
 
+async def test_the_inputs_scrollbar_is_there_from_the_first_frame_when_they_overflow():
+    """The rows below the first screenful mount after the first frame; when the fields are taller
+    than their column its scrollbar is shown from the start (the fields would shift left when it
+    came), and when they fit there is none, also after a resize."""
+    app = SimApp(predict_first=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        inputs = app.screen.query_one("#sim-inputs")
+        assert inputs.has_class("-overflows") and inputs.show_vertical_scrollbar
+        await pilot.resize_terminal(120, 50)
+        await until(pilot, lambda: not inputs.has_class("-overflows"), "the class dropped")
+        await settled(pilot)
+        assert not inputs.show_vertical_scrollbar
+    app = SimApp(predict_first=False)
+    async with app.run_test(size=(120, 50)) as pilot:
+        assert not app.screen.query_one("#sim-inputs").has_class("-overflows")
+
+
 async def test_a_select_edit_updates_the_result():
     app = SimApp(predict_first=False)
     async with app.run_test(size=(100, 32)) as pilot:
