@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 
 from helpers.hunt import HUNT
+from helpers.scratch import use_scratch_root
 
 # No property test may fail because the machine is busy: no per-example deadline and no "too slow"
 # health check anywhere (a test's own @settings still chooses its max_examples). The suite's
@@ -24,6 +25,8 @@ settings.register_profile("hunt", derandomize=False,
                           **_COMMON)
 settings.load_profile("hunt" if HUNT else "ridge")
 
+# Scratch files (tmp_path, tempfile, the CLI subprocesses' TMPDIR) in memory where the machine has it.
+use_scratch_root()
 _ISOLATED = tempfile.mkdtemp(prefix="ridge-tests-")
 os.environ["RIDGE_SAVE_DIR"] = os.path.join(_ISOLATED, "saves")
 os.environ["RIDGE_CACHE_DIR"] = os.path.join(_ISOLATED, "cache")   # the measured fidelity's model configs
