@@ -2,6 +2,7 @@
 searches the same way on every machine (tests/helpers/hunt.py); and every test is marked by what it
 drives, so `pytest -m "not ui"` is the headless suite and `pytest -m hunt` the searching one."""
 import os
+import sys
 import tempfile
 from pathlib import Path
 
@@ -24,6 +25,12 @@ settings.register_profile("hunt", derandomize=False,
                                                                      / ".hypothesis" / "examples")),
                           **_COMMON)
 settings.load_profile("hunt" if HUNT else "ridge")
+
+# A bytecode cache even where the shell sets PYTHONDONTWRITEBYTECODE (as bench/harness.py keeps one):
+# without it each worker recompiled and re-rewrote every test module (collection 7.3 -> 2.4 CPU-s a
+# worker) and every `ridge` subprocess compiled the project again. __pycache__ is ignored by git.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
 
 # Scratch files (tmp_path, tempfile, the CLI subprocesses' TMPDIR) in memory where the machine has it.
 use_scratch_root()
