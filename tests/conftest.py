@@ -115,34 +115,6 @@ def pytest_collection_modifyitems(items):
     items.sort(key=lambda item: _turn(item, slow) if getattr(item, "module", None) is not None else 2)
 
 
-# The suite's two longest tests (the load chapters' pack checks: each about a sixth of a worker's
-# time at main). Started first, one per worker, so neither can be the last test running while the
-# other worker sits idle.
-LONGEST = ("tests/contract/test_outside_contract.py::test_puzzles_check_passes[load-and-tails.toml]",
-           "tests/contract/test_outside_contract.py::test_puzzles_check_passes[splitting-the-work.toml]")
-
-
-class LongestFirst:
-    """Runs after `-m`/`-k` have deselected (trylast), on the final list: xdist's worksteal
-    scheduler hands the first half of it to one worker and the second half to the other, and each
-    worker runs its share from the front (stealing from the back of the other's). So one long
-    test goes first in the list and the other first in its second half."""
-
-    @pytest.hookimpl(trylast=True)
-    def pytest_collection_modifyitems(self, items):
-        found = [item for name in LONGEST for item in items if item.nodeid == name]
-        for item in found:
-            items.remove(item)
-        if found:
-            items.insert(0, found[0])
-        if len(found) > 1:
-            items.insert((len(items) + 1) // 2, found[1])
-
-
-def pytest_configure(config):
-    config.pluginmanager.register(LongestFirst(), "ridge-longest-first")
-
-
 @pytest.fixture
 def catalog():
     from engine.catalog import builtin_catalog
