@@ -3,7 +3,6 @@ searches the same way on every machine (tests/helpers/hunt.py); and every test i
 drives, so `pytest -m "not ui"` is the headless suite and `pytest -m hunt` the searching one."""
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -11,7 +10,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 
 from helpers.hunt import HUNT
-from helpers.scratch import use_scratch_root
+from helpers.scratch import scratch_dir, use_scratch_root
 
 # No property test may fail because the machine is busy: no per-example deadline and no "too slow"
 # health check anywhere (a test's own @settings still chooses its max_examples). The suite's
@@ -34,7 +33,7 @@ sys.dont_write_bytecode = False
 
 # Scratch files (tmp_path, tempfile, the CLI subprocesses' TMPDIR) in memory where the machine has it.
 use_scratch_root()
-_ISOLATED = tempfile.mkdtemp(prefix="ridge-tests-")
+_ISOLATED = scratch_dir("ridge-tests-")
 os.environ["RIDGE_SAVE_DIR"] = os.path.join(_ISOLATED, "saves")
 os.environ["RIDGE_CACHE_DIR"] = os.path.join(_ISOLATED, "cache")   # the measured fidelity's model configs
 os.environ.pop("RIDGE_CATALOG", None)

@@ -3,7 +3,9 @@
 in less CPU and wall time. Nothing here changes what a test checks: a folder is a folder."""
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 
 MEMORY = "/dev/shm"
@@ -25,3 +27,11 @@ def use_scratch_root() -> None:
         return
     os.environ["TMPDIR"] = root
     tempfile.tempdir = root
+
+
+def scratch_dir(prefix: str) -> str:
+    """A fresh folder for this test process, removed when the process ends: in memory, a folder
+    left behind would hold its RAM until the machine restarts."""
+    path = tempfile.mkdtemp(prefix=prefix)
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    return path
