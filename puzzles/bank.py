@@ -1,10 +1,11 @@
 """Every puzzle by id: the built-in packs (loaded and keyed once per process) and generated ids.
 
 `get(id)` returns a Puzzle for any id, built-in (`kv-cache-03`) or generated
-(`gen-s{seed}-d{difficulty}-{index:04d}`), and `key(puzzle)` its engine key. Built-in keys are
-computed when the packs first load, except a load puzzle's (a few simulated runs, a fraction of a
-second each), which is computed when first asked for and kept. A generated id is rebuilt from its own seed string, so looking
-one up never loads the packs (nor pydantic).
+(`gen-s{seed}-d{difficulty}-{index:04d}`), and `key(puzzle)` its engine key. A built-in key is
+computed when first asked for and kept, so a command that only lists or shows puzzles never
+solves them (`ridge puzzles list` spent a quarter of its time keying all 89). A player pack's keys
+are computed when it loads, right after its check. A generated id is rebuilt from its own seed
+string, so looking one up never loads the packs (nor pydantic).
 """
 from __future__ import annotations
 
@@ -196,8 +197,6 @@ def _load() -> tuple[list, dict[str, Puzzle]]:
                 raise PackError(f"duplicate id: already used at {first.source}:{first.line}",
                                 path=puzzle.source, line=puzzle.line, puzzle=puzzle.id, field="id")
             puzzles[puzzle.id] = puzzle
-            if puzzle.load is None:   # a load key runs its traffic: computed on first use (`key`)
-                _KEYS[puzzle.id] = compute_key(puzzle)
     loaded += _player_packs(puzzles, {pack.chapter.id for pack in loaded})
     return loaded, puzzles
 
@@ -257,12 +256,20 @@ def _remember(puzzle: Puzzle, key: Key) -> None:
 
 
 def key(puzzle: Puzzle) -> Key:
-    """The engine's key for a puzzle (cached for built-in and looked-up generated puzzles)."""
+    """The engine's key for a puzzle (cached for built-in and looked-up generated puzzles).
+
+    A built-in steady-state puzzle's key is its pack's puzzle's, whichever copy is asked about, as
+    when every such key was computed at load; a load puzzle's is kept only when asked for the
+    pack's own puzzle (a copy with other traffic gets its own)."""
     found = _KEYS.get(puzzle.id)
-    known = puzzle.id in (_PUZZLES or {}) or puzzle.id in _GENERATED
+    pack_puzzle = (_PUZZLES or {}).get(puzzle.id)
+    known = pack_puzzle is not None or puzzle.id in _GENERATED
     if found is not None and known:
         return found
+    if pack_puzzle is not None and pack_puzzle.load is None:
+        found = _KEYS[puzzle.id] = compute_key(pack_puzzle)
+        return found
     key = compute_key(puzzle)
-    if known and puzzle.load is not None and (_PUZZLES or {}).get(puzzle.id) is puzzle:
+    if known and puzzle.load is not None and pack_puzzle is puzzle:
         _KEYS[puzzle.id] = key   # a built-in load puzzle's key, kept once computed
     return key

@@ -2,7 +2,7 @@
 searches the same way on every machine (tests/helpers/hunt.py); and every test is marked by what it
 drives, so `pytest -m "not ui"` is the headless suite and `pytest -m hunt` the searching one."""
 import os
-import tempfile
+import sys
 from pathlib import Path
 
 import pytest
@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 
 from helpers.hunt import HUNT
+from helpers.scratch import scratch_dir, use_scratch_root
 
 # No property test may fail because the machine is busy: no per-example deadline and no "too slow"
 # health check anywhere (a test's own @settings still chooses its max_examples). The suite's
@@ -24,7 +25,15 @@ settings.register_profile("hunt", derandomize=False,
                           **_COMMON)
 settings.load_profile("hunt" if HUNT else "ridge")
 
-_ISOLATED = tempfile.mkdtemp(prefix="ridge-tests-")
+# A bytecode cache even where the shell sets PYTHONDONTWRITEBYTECODE (as bench/harness.py keeps one):
+# without it each worker recompiled and re-rewrote every test module (collection 7.3 -> 2.4 CPU-s a
+# worker) and every `ridge` subprocess compiled the project again. __pycache__ is ignored by git.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
+
+# Scratch files (tmp_path, tempfile, the CLI subprocesses' TMPDIR) in memory where the machine has it.
+use_scratch_root()
+_ISOLATED = scratch_dir("ridge-tests-")
 os.environ["RIDGE_SAVE_DIR"] = os.path.join(_ISOLATED, "saves")
 os.environ["RIDGE_CACHE_DIR"] = os.path.join(_ISOLATED, "cache")   # the measured fidelity's model configs
 os.environ.pop("RIDGE_CATALOG", None)

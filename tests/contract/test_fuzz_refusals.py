@@ -24,8 +24,9 @@ from puzzles.stats import derive
 from saves.chain import chain_hash
 from saves.store import SaveStore
 from helpers.saves_worker import sample_attempt
+from helpers.scratch import scratch_dir
 
-ROOT = Path(tempfile.mkdtemp(prefix="ridge-fuzz-refusals-"))
+ROOT = Path(scratch_dir("ridge-fuzz-refusals-"))
 COMMANDS = (("stats",), ("stats", "--json"), ("saves", "check"), ("saves", "export", "--format", "md"),
             ("drill", "plan", "--until", "2031-01-01"), ("puzzles", "list"))
 folder_text = st.one_of(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -28,15 +29,35 @@ GPU = '[gpus.g]\nname = "g"\nmemory_gib = {mem}\nbandwidth_tbps = {bw}\npeak_tfl
 LONG = "a" * 10_000
 
 
+# The limit is set by util-linux's prlimit, which then runs ridge: a Python preexec_fn would force
+# subprocess off its fast spawn path (a fork of the whole test process, then the function, then
+# exec) for each of the ~90 cases. Without prlimit, the preexec_fn sets the same limit.
+PRLIMIT = shutil.which("prlimit")
+
+
 def _limit() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
 
 
-def ridge(*args: str, cwd: Path, stdout=subprocess.PIPE) -> subprocess.CompletedProcess:
+def limited(command: list[str], cwd: Path, stdout=subprocess.PIPE) -> subprocess.CompletedProcess:
+    """`command` run under the address-space limit, with its own save folder in `cwd`."""
     env = {**os.environ, "RIDGE_SAVE_DIR": str(cwd / "data"), "PYTHONDONTWRITEBYTECODE": "1"}
     env.pop("RIDGE_DEBUG", None)
-    return subprocess.run([sys.executable, "-m", "app", *args], cwd=cwd, env=env, stdout=stdout,
-                          stderr=subprocess.PIPE, timeout=120, preexec_fn=_limit if resource else None)
+    if PRLIMIT:
+        command = [PRLIMIT, f"--as={ADDRESS_SPACE}", "--", *command]
+    return subprocess.run(command, cwd=cwd, env=env, stdout=stdout, stderr=subprocess.PIPE, timeout=120,
+                          preexec_fn=_limit if resource and not PRLIMIT else None)
+
+
+def ridge(*args: str, cwd: Path, stdout=subprocess.PIPE) -> subprocess.CompletedProcess:
+    return limited([sys.executable, "-m", "app", *args], cwd, stdout)
+
+
+@pytest.mark.skipif(resource is None, reason="no address-space limit without POSIX resource limits")
+def test_every_case_runs_under_the_limit(tmp_path):
+    probe = limited([sys.executable, "-c", "import resource; print(*resource.getrlimit(resource.RLIMIT_AS))"],
+                    tmp_path)
+    assert probe.stdout.split() == [str(ADDRESS_SPACE).encode()] * 2, probe.stderr
 
 
 def _config(**changes) -> str:

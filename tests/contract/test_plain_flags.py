@@ -43,24 +43,28 @@ def _typed(args) -> dict:
     return {key: (type(value), value) for key, value in vars(args).items()}
 
 
-@st.composite
-def lines(draw, name: str) -> tuple[str, list[str]]:
+def _words(name: str):
+    """The words of a `name` line: its own flags, their values, abbreviations, `=` forms, help,
+    separators and hostile text."""
     recorder, _ = _recorded(name)
     flags = [n for names, _ in recorder.calls for n in names]
     choices = [c for _, options in recorder.calls for c in options.get("choices") or ()]
     value = st.one_of(st.sampled_from(["4", "0", "-1", "0.5", "1e3", ".5", "llama-3-70b", "h100-sxm", "x", ""]
                                       + choices + NUMBER_TEXT + ODD_DIGITS), hostile_text)
-    word = st.one_of(
+    return st.one_of(
         st.sampled_from(flags), st.sampled_from(flags), st.sampled_from(flags), value, value,
         st.sampled_from(flags).map(lambda f: f[:max(3, len(f) - 2)]),            # abbreviations
         st.tuples(st.sampled_from(flags), value).map("=".join),                  # --flag=value
         st.sampled_from(["-h", "--help", "--", "-", "--nope", "-x", "---json"]),
     )
-    return name, draw(st.lists(word, max_size=12))
+
+
+# Built once, when the module loads: building them inside each example cost more than the reading checked.
+LINES = {name: st.tuples(st.just(name), st.lists(_words(name), max_size=12)) for name in PLAIN}
 
 
 @settings(max_examples=examples(600))
-@given(st.sampled_from(PLAIN).flatmap(lines))
+@given(st.sampled_from(PLAIN).flatmap(LINES.__getitem__))
 def test_a_line_read_without_argparse_reads_as_argparse_reads_it(case):
     name, argv = case
     recorder, module = _recorded(name)

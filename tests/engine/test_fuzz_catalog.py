@@ -6,7 +6,6 @@ Would have caught: a catalog that is not UTF-8, `models = 5`, a folder given as 
 """
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 
 from hypothesis import HealthCheck, event, given, settings
@@ -21,6 +20,7 @@ from engine.errors import RidgeError
 from engine.levers import solve
 from helpers.hostile import (COUNTS, FUZZ, assert_one_line, byte_damage, damage, edit_values, finite_everywhere,
                             toml_literal, value_slots)
+from helpers.scratch import scratch_dir
 
 TEMPLATE = """\
 [models.tiny]
@@ -56,7 +56,7 @@ bandwidth_tbps = 1.0
 peak_tflops = { bf16 = 165, fp8 = 330 }
 """
 SLOTS = value_slots(TEMPLATE)
-TMP = Path(tempfile.mkdtemp(prefix="ridge-fuzz-catalog-"))
+TMP = Path(scratch_dir("ridge-fuzz-catalog-"))
 plausible = st.integers(1, 64).map(str) | st.sampled_from(['"A \\u001b[31mname"', '"plain"', "0.5", "1e3"])
 extra_line = st.just("") | st.sampled_from(["models = 5", "gpus = []", "[sources]", "[models.\"\\u001b[2J\"]",
                               "[other]", "x = 1", "[models.tiny.sub]", "dense_layers = 99", "kv_heads = 3"])

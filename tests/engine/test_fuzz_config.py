@@ -8,7 +8,6 @@ first_k_dense_replace beyond the layer count, zero experts, 1e30 layers, /dev/ze
 from __future__ import annotations
 
 import json
-import tempfile
 from pathlib import Path
 
 from hypothesis import HealthCheck, event, given, settings
@@ -23,6 +22,7 @@ from engine.errors import RidgeError
 from engine.hfconfig import load_config, spec_from_config
 from engine.levers import solve
 from helpers.hostile import COUNTS, FUZZ, assert_one_line, byte_damage, damage, finite_everywhere, hostile_json_value
+from helpers.scratch import scratch_dir
 
 BASES = {
     "llama": {"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "num_key_value_heads": 8,
@@ -42,7 +42,7 @@ KEYS = sorted({k for base in BASES.values() for k in base}
               | {"head_dim", "sliding_window", "use_sliding_window", "layer_types", "architectures"})
 CAT = builtin_catalog()
 GPU = CAT.gpu("h100-sxm")
-TMP = Path(tempfile.mkdtemp(prefix="ridge-fuzz-config-"))
+TMP = Path(scratch_dir("ridge-fuzz-config-"))
 
 edits = st.dictionaries(st.sampled_from(KEYS), hostile_json_value | st.integers(-5, 10**6), max_size=3)
 

@@ -45,7 +45,9 @@ def _phase(client, phase, index):
 
 
 def test_a_whole_match_from_outside(tmp_path, made):
-    host = Host(tmp_path, seconds=600)  # everyone locks in long before: no race with the clock
+    # everyone locks in long before the question's 600 s: no race with the clock. The lobby and the
+    # reveal are short (a setting of the room, never a sleep): the waits below are on conditions
+    host = Host(tmp_path, seconds=600, lobby_seconds=0.3, reveal_seconds=0.1)
     try:
         assert host.start() == f"lobby http://127.0.0.1:{host.port} pin 4321"
         status, body = _raw(host.url, "/api/join", {"pin": "1111", "name": "mallory"})
@@ -101,7 +103,7 @@ def _try_reveal(client, index):
 
 
 def test_a_host_killed_mid_question_resumes_it(tmp_path, made):
-    host = Host(tmp_path, seconds=600)
+    host = Host(tmp_path, seconds=600, lobby_seconds=0.3)
     try:
         host.start()
         names = [f"p{i}" for i in range(6)]

@@ -73,7 +73,7 @@ def test_report_exports_a_kept_match(tmp_path):
     from puzzles import generator
 
     made = generator.generate(5, 1, None)
-    host = Host(tmp_path, count=1, seconds=600, lobby_seconds=0)
+    host = Host(tmp_path, count=1, seconds=600, lobby_seconds=0, reveal_seconds=0)  # the match ends at the close
     try:
         host.start()
         ana = LobbyClient(host.url)

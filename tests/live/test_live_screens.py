@@ -143,8 +143,9 @@ async def test_the_player_app_plays_a_hosted_question(tmp_path):
             await _until(pilot, lambda: app.view == ("closed", 0) and app.query("#verdict"), "the reveal")
             assert "CLEARED" in _text(app, "#verdict") and "ana" in _text(app, "#board")
             clock.now += 9  # the reveal has been up its 8 s: the room goes on to the podium
-            await _until(pilot, lambda: app.view == ("done", 0), "the podium")
-            assert "1st  ana" in _text(app, "#podium")
+            # the view turns to the podium while a poll may still be mounting it: wait for the podium itself
+            await _until(pilot, lambda: app.view == ("done", 0) and app.query("#podium")
+                         and "1st  ana" in _text(app, "#podium"), "the podium with ana first")
     finally:
         await runner.cleanup()
         room.close()

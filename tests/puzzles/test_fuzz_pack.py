@@ -6,7 +6,6 @@ the parser's stack, and a terminal escape in a title or briefing reaching the sc
 """
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 
 from hypothesis import HealthCheck, event, given, settings
@@ -17,11 +16,12 @@ from engine.bounds import has_controls
 from engine.errors import RidgeError
 from helpers.hostile import COUNTS, FUZZ, assert_one_line, byte_damage, damage, edit_values, toml_literal, value_slots
 from puzzles.schema import load_pack
+from helpers.scratch import scratch_dir
 
 PACK = Path(__file__).resolve().parents[2] / "puzzles" / "packs" / "intensity.toml"
 TEXT = PACK.read_text(encoding="utf-8")
 SLOTS = value_slots(TEXT)
-TMP = Path(tempfile.mkdtemp(prefix="ridge-fuzz-pack-"))
+TMP = Path(scratch_dir("ridge-fuzz-pack-"))
 escape = st.sampled_from(['"\\u001b]0;pwned\\u0007"', '"\\u009b2J"', '"a\\u202eb"', '"ok"'])
 
 

@@ -6,7 +6,6 @@ the parser, and edited answers or outcomes being believed.
 """
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -17,8 +16,9 @@ from helpers.hunt import examples
 from helpers.hostile import COUNTS, FUZZ, assert_one_line, byte_damage, damage, edit_values, toml_literal, value_slots
 from helpers.match import CODE, START, answers
 from saves.match import MESSAGE_LIMIT, MatchFileError, read_result, result_doc, write_result
+from helpers.scratch import scratch_dir
 
-TMP = Path(tempfile.mkdtemp(prefix="ridge-fuzz-match-"))
+TMP = Path(scratch_dir("ridge-fuzz-match-"))
 
 
 GOOD = TMP / "good.toml"

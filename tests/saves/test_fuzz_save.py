@@ -22,8 +22,9 @@ from saves.errors import SaveError
 from puzzles.stats import derive
 from saves.store import SaveStore
 from helpers.saves_worker import sample_attempt
+from helpers.scratch import scratch_dir
 
-TEMPLATE = Path(tempfile.mkdtemp(prefix="ridge-fuzz-save-template-")) / "saves"
+TEMPLATE = Path(scratch_dir("ridge-fuzz-save-template-")) / "saves"
 _store = SaveStore(TEMPLATE, segment_size=3)
 for _i in range(8):  # segments of 3, 3 and 2
     _store.record_attempt("fz", sample_attempt(_i))
