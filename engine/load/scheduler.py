@@ -29,9 +29,9 @@ Speed: a run of decode-only steps with nothing to decide in between (no arrival 
 admitted, no sequence finishing, no block shortage) is advanced in one jump, its step time taken
 at the jump's middle context; so a run costs a few microseconds per event, not per sequence. The
 loop is the load engine's hot path (a puzzle check runs it millions of times), so it is written
-out in one function with no helpers (see `run_instance`), reads the decode table inline
-(`StepTimes.decoded`, by the same cell as `StepTimes.decode`) and takes open-loop arrivals from
-a sorted queue rather than a heap.
+out in one function with no helpers (see `run_instance`), reads the step-time tables inline
+(`StepTimes.decoded`, `prefilled` and `mixed_by_cell`, by the same keys as their methods) and
+takes open-loop arrivals from a sorted queue rather than a heap.
 """
 from __future__ import annotations
 
@@ -132,8 +132,11 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
     base_own = [0] * n
 
     decode_t, prefill_t, mixed_t = times.decode, times.prefill, times.mixed
-    decoded = times.decoded.get   # decode_t's table by (batch, context cell), read inline below
-    heappush, heappop, ceil = heapq.heappush, heapq.heappop, math.ceil
+    # the step-time tables, read inline below (a method call per step costs more than the lookup)
+    decoded = times.decoded.get             # decode_t by (batch, context cell)
+    prefilled = times.prefilled.get         # prefill_t by its arguments
+    mixed_by_cell = times.mixed_by_cell.get   # mixed_t by (prompt tokens, batch, context cell)
+    heappush, heappop, ceil, inf = heapq.heappush, heapq.heappop, math.ceil, math.inf
     cap = cfg.kv_tokens
     half = cfg.block_tokens / 2.0
     max_running = cfg.max_running
@@ -158,9 +161,15 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
         pending = deque(sorted(zip(req.arrival, range(n))))
         next_arrival = pending.popleft
     issues = closed and next_id < n   # whether a release still issues a user's next request
+    next_at = pending[0][0] if pending else inf   # when the next request arrives
+    # whether any request has nothing to prefill (its cache came from elsewhere): a preempted one
+    # recomputes its own and generated tokens, so only a request with none of its own joins them
+    direct = 0 in prefill_need or 0 in own0
 
     waiting: deque = deque()
-    order: list = []            # admitted sequences, oldest first (the preemption order)
+    # admitted sequences, oldest first (the preemption order); finished ones are left in place
+    # and dropped when a preemption reaches them from the end, so each costs one pop at most
+    order: list = []
     prefilling: list = []       # sequences part-way through their prompt, oldest first
     heap: list = []             # (done_at, id) of decoding sequences
     n_running = n_dec = 0
@@ -173,6 +182,7 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
     finished = 0
     queue_t: list = [0.0]
     queue_n: list = [0]
+    queue_t_append, queue_n_append = queue_t.append, queue_n.append
     steps = 0
     occupancy = 0.0
     peak = 0
@@ -181,8 +191,9 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
     total = n
     while finished < total:
         # 1. arrivals up to now join the queue (or are shed, or refused when they could never fit)
-        while pending and pending[0][0] <= t:
+        while next_at <= t:
             a, i = next_arrival()
+            next_at = pending[0][0] if pending else inf
             arrival[i] = a
             queued = len(waiting)
             if queued > peak:
@@ -192,6 +203,7 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
                 finished += 1   # release
                 if issues:
                     heappush(pending, (a + think[next_id], next_id))
+                    next_at = pending[0][0]
                     next_id += 1
                     issues = next_id < n
                 continue
@@ -200,14 +212,12 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
         if n_running == 0 and not waiting:
             if not pending:
                 break
-            t = pending[0][0]
+            t = next_at
             continue
-        if len(order) > 4 * n_running + 64:
-            order = [i for i in order if state[i] in (PREFILL, DECODE)]
 
         used = sum_own + n_dec * G + n_dec * half + pf_kv
         # 2. requests whose cache arrived from elsewhere go straight to decoding
-        while waiting and pf_left[waiting[0]] == 0 and n_running < max_running \
+        while direct and waiting and pf_left[waiting[0]] == 0 and n_running < max_running \
                 and used + own0[waiting[0]] + gen[waiting[0]] + half + n_dec + 1 + watermark <= cap:
             i = waiting.popleft()
             state[i] = DECODE
@@ -334,6 +344,7 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
                 finished += 1   # release
                 if issues:
                     heappush(pending, (t + think[next_id], next_id))
+                    next_at = pending[0][0]
                     next_id += 1
                     issues = next_id < n
             else:
@@ -354,15 +365,22 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
                     reps = min(reps, heap[0][0] - G)
                 reps = max(1, min(reps, int((cap - used) // (n_dec + take))))
         if stall or (chunks and n_dec == 0):
-            dt = prefill_t(pf_tokens, len(chunks)) * reps
+            each = prefilled((pf_tokens, len(chunks)))   # prefill_t(pf_tokens, len(chunks)), inline
+            if each is None:
+                each = prefill_t(pf_tokens, len(chunks))
+            dt = each * reps
             prefill_busy += dt
             k = 0
         elif chunks:
             ctx = (sum_ctx + n_dec * G) / n_dec + (reps - 1) / 2.0
-            each = mixed_t(pf_tokens, n_dec, ctx)
-            c = int(ctx)   # decode_t(n_dec, ctx), its table read inline
+            c = int(ctx)   # mixed_t(pf_tokens, n_dec, ctx) and decode_t(n_dec, ctx), read inline
             shift = c.bit_length() - 6
-            own_decode = decoded((n_dec, c if shift <= 0 else (shift << 6) | (c >> shift)))
+            if shift > 0:
+                c = (shift << 6) | (c >> shift)
+            each = mixed_by_cell((pf_tokens, n_dec, c))
+            if each is None:
+                each = mixed_t(pf_tokens, n_dec, ctx)
+            own_decode = decoded((n_dec, c))
             if own_decode is None:
                 own_decode = decode_t(n_dec, ctx)
             if own_decode > each:
@@ -383,7 +401,7 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
                 k = max(1, k_kv)
             ctx_now = (sum_ctx + n_dec * G) / n_dec
             if pending and n_running < max_running and not waiting:
-                gap = pending[0][0] - t
+                gap = next_at - t
                 c = int(ctx_now)   # decode_t(n_dec, ctx_now), its table read inline
                 shift = c.bit_length() - 6
                 d0 = decoded((n_dec, c if shift <= 0 else (shift << 6) | (c >> shift)))
@@ -430,6 +448,7 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
                         finished += 1   # release
                         if issues:
                             heappush(pending, (t + think[next_id], next_id))
+                            next_at = pending[0][0]
                             next_id += 1
                             issues = next_id < n
                     else:
@@ -464,10 +483,11 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
             finished += 1   # release
             if issues:
                 heappush(pending, (t + think[next_id], next_id))
+                next_at = pending[0][0]
                 next_id += 1
                 issues = next_id < n
-        queue_t.append(t)
-        queue_n.append(len(waiting))
+        queue_t_append(t)
+        queue_n_append(len(waiting))
 
     return InstanceTrace(arrival, state, first_sched, first_tok, finish, dec_entry, pure, evicted, preempts,
                          t, prefill_busy, decode_busy, batch_seconds, queue_t, queue_n, steps, occupancy, peak)
