@@ -285,7 +285,11 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
             for i in prefilling:
                 if budget <= 0 or free <= 0:
                     break
-                take = min(pf_left[i], budget, int(free))
+                take = pf_left[i]   # min(pf_left[i], budget, int(free)), its comparisons written out
+                if budget < take:
+                    take = budget
+                if int(free) < take:
+                    take = int(free)
                 if take <= 0:
                     break
                 chunks.append((i, take))
@@ -296,7 +300,9 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
                 i = waiting[0]
                 if pf_left[i] == 0:
                     break
-                take = min(pf_left[i], budget)
+                take = pf_left[i]   # min(pf_left[i], budget)
+                if budget < take:
+                    take = budget
                 if take + half + watermark > free:
                     break
                 # admission
@@ -407,7 +413,9 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
                 d0 = decoded((n_dec, c if shift <= 0 else (shift << 6) | (c >> shift)))
                 if d0 is None:
                     d0 = decode_t(n_dec, ctx_now)
-                k_arr = max(1, ceil(gap / d0)) if gap > 0 else 1
+                k_arr = ceil(gap / d0) if gap > 0 else 1
+                if k_arr < 1:
+                    k_arr = 1
                 if k_arr < k:
                     k = k_arr
             c = int(ctx_now + (k - 1) / 2.0)   # decode_t at the jump's middle context, inline
