@@ -28,9 +28,10 @@ takes, and the requests it carried move on. The rules, and where each comes from
 Speed: a run of decode-only steps with nothing to decide in between (no arrival that could be
 admitted, no sequence finishing, no block shortage) is advanced in one jump, its step time taken
 at the jump's middle context; so a run costs a few microseconds per event, not per sequence. The
-loop is the load engine's hot path (a puzzle check runs it millions of times), so it reads the
-decode table inline (`StepTimes.decoded`, by the same cell as `StepTimes.decode`) and takes
-open-loop arrivals from a sorted queue rather than a heap.
+loop is the load engine's hot path (a puzzle check runs it millions of times), so it is written
+out in one function with no helpers (see `run_instance`), reads the step-time tables inline
+(`StepTimes.decoded`, `prefilled` and `mixed_by_cell`, by the same keys as their methods) and
+takes open-loop arrivals from a sorted queue rather than a heap.
 """
 from __future__ import annotations
 
@@ -101,7 +102,15 @@ class InstanceTrace:
 
 
 def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceTrace:
-    """Simulate one instance until every request has finished or been shed."""
+    """Simulate one instance until every request has finished or been shed.
+
+    Written as one loop with no helper functions: a puzzle check runs it for millions of steps,
+    and a call per admitted, decoding or finished sequence (or a variable shared with a nested
+    function, which Python keeps in a cell) cost about a tenth of its time. The steps that recur
+    are marked where they are written out: a request's *release* (it leaves the system; in a
+    closed loop its user's next request is issued a think time later), its *admission* (the
+    queue's head starts its prefill) and its *entry into decode* (the heap learns the decode step
+    it finishes at, the batch sums take its context)."""
     n = len(req.output)
     prefill_need = list(req.prefill)
     own0, ctx0, out = req.own, req.context, req.output
@@ -123,8 +132,11 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
     base_own = [0] * n
 
     decode_t, prefill_t, mixed_t = times.decode, times.prefill, times.mixed
-    decoded = times.decoded.get   # decode_t's table by (batch, context cell), read inline below
-    heappush, heappop, ceil = heapq.heappush, heapq.heappop, math.ceil
+    # the step-time tables, read inline below (a method call per step costs more than the lookup)
+    decoded = times.decoded.get             # decode_t by (batch, context cell)
+    prefilled = times.prefilled.get         # prefill_t by its arguments
+    mixed_by_cell = times.mixed_by_cell.get   # mixed_t by (prompt tokens, batch, context cell)
+    heappush, heappop, ceil, inf = heapq.heappush, heapq.heappop, math.ceil, math.inf
     cap = cfg.kv_tokens
     half = cfg.block_tokens / 2.0
     max_running = cfg.max_running
@@ -133,12 +145,12 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
     watermark = 0.01 * cap
     qcap = cfg.queue_cap
     emits_first = req.emits_first
+    think = req.think
 
     pending = []                # (arrival time, id) of requests not yet arrived, the earliest first
     closed = req.arrival is None
     next_id = 0
     if closed:
-        think = req.think
         for u in range(min(req.users, n)):
             heapq.heappush(pending, (think[u], u))
         next_id = min(req.users, n)
@@ -148,9 +160,16 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
         # heap of them would give (no ties: ids differ) for one comparison each instead of log n
         pending = deque(sorted(zip(req.arrival, range(n))))
         next_arrival = pending.popleft
+    issues = closed and next_id < n   # whether a release still issues a user's next request
+    next_at = pending[0][0] if pending else inf   # when the next request arrives
+    # whether any request has nothing to prefill (its cache came from elsewhere): a preempted one
+    # recomputes its own and generated tokens, so only a request with none of its own joins them
+    direct = 0 in prefill_need or 0 in own0
 
     waiting: deque = deque()
-    order: list = []            # admitted sequences, oldest first (the preemption order)
+    # admitted sequences, oldest first (the preemption order); finished ones are left in place
+    # and dropped when a preemption reaches them from the end, so each costs one pop at most
+    order: list = []
     prefilling: list = []       # sequences part-way through their prompt, oldest first
     heap: list = []             # (done_at, id) of decoding sequences
     n_running = n_dec = 0
@@ -163,104 +182,42 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
     finished = 0
     queue_t: list = [0.0]
     queue_n: list = [0]
+    queue_t_append, queue_n_append = queue_t.append, queue_n.append
     steps = 0
     occupancy = 0.0
     peak = 0
-
-    def release(i: int, now: float) -> None:
-        nonlocal next_id, finished
-        finished += 1
-        if closed and next_id < n:
-            heappush(pending, (now + req.think[next_id], next_id))
-            next_id += 1
-
-    def enter_decode(i: int, now: float) -> None:
-        nonlocal n_dec, sum_ctx, sum_own
-        state[i] = DECODE
-        done_at[i] = G + (out[i] - gen[i])
-        b_ctx = ctx0[i] + gen[i] - G
-        b_own = own0[i] + gen[i] - G
-        base_ctx[i], base_own[i] = b_ctx, b_own
-        sum_ctx += b_ctx
-        sum_own += b_own
-        n_dec += 1
-        pure[i] -= c_pure
-        if dec_entry[i] < 0:
-            dec_entry[i] = now
-        if evicted_at[i] >= 0:
-            evicted[i] += now - evicted_at[i]
-            evicted_at[i] = -1.0
-        heappush(heap, (done_at[i], i))
-
-    def preempt_newest(now: float) -> bool:
-        """Free the most recently admitted sequence's blocks; it waits at the queue's front."""
-        nonlocal n_running, n_dec, sum_ctx, sum_own, pf_kv, order
-        while order and state[order[-1]] not in (PREFILL, DECODE):
-            order.pop()
-        if not order:
-            return False
-        v = order.pop()
-        if state[v] == DECODE:
-            gen[v] = out[v] - (done_at[v] - G)
-            sum_ctx -= base_ctx[v]
-            sum_own -= base_own[v]
-            n_dec -= 1
-            pure[v] += c_pure
-        else:
-            prefilling.remove(v)
-            pf_kv -= kv_done[v] + half
-        if first_tok[v] >= 0 or not emits_first:
-            evicted_at[v] = now
-        n_running -= 1
-        preempts[v] += 1
-        state[v] = WAIT
-        recompute = own0[v] + gen[v]
-        pf_left[v] = recompute
-        kv_done[v] = 0
-        waiting.appendleft(v)
-        return True
-
-    chunks: list = []           # (sequence, prompt tokens) carried by this step
-
-    def admit(i: int, take: int) -> None:
-        """The queue's head starts its prefill this step with `take` tokens."""
-        nonlocal n_running, pf_kv
-        waiting.popleft()
-        state[i] = PREFILL
-        n_running += 1
-        order.append(i)
-        prefilling.append(i)
-        pf_kv += kv_done[i] + half
-        if first_sched[i] < 0:
-            first_sched[i] = t
-        chunks.append((i, take))
+    give_way = False            # a prompt that cannot start waits for the newest sequence to be preempted
 
     total = n
     while finished < total:
         # 1. arrivals up to now join the queue (or are shed, or refused when they could never fit)
-        while pending and pending[0][0] <= t:
+        while next_at <= t:
             a, i = next_arrival()
+            next_at = pending[0][0] if pending else inf
             arrival[i] = a
             queued = len(waiting)
             if queued > peak:
                 peak = queued
             if own0[i] + half > cap or (qcap is not None and queued >= qcap):
                 state[i] = SHED
-                release(i, a)
+                finished += 1   # release
+                if issues:
+                    heappush(pending, (a + think[next_id], next_id))
+                    next_at = pending[0][0]
+                    next_id += 1
+                    issues = next_id < n
                 continue
             waiting.append(i)
             occupancy += t - a      # it arrived during the step that just ended
         if n_running == 0 and not waiting:
             if not pending:
                 break
-            t = pending[0][0]
+            t = next_at
             continue
-        if len(order) > 4 * n_running + 64:
-            order = [i for i in order if state[i] in (PREFILL, DECODE)]
 
         used = sum_own + n_dec * G + n_dec * half + pf_kv
         # 2. requests whose cache arrived from elsewhere go straight to decoding
-        while waiting and pf_left[waiting[0]] == 0 and n_running < max_running \
+        while direct and waiting and pf_left[waiting[0]] == 0 and n_running < max_running \
                 and used + own0[waiting[0]] + gen[waiting[0]] + half + n_dec + 1 + watermark <= cap:
             i = waiting.popleft()
             state[i] = DECODE
@@ -268,17 +225,57 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
             order.append(i)
             if first_sched[i] < 0:
                 first_sched[i] = t
-            enter_decode(i, t)
+            # entry into decode
+            g = gen[i]
+            done_at[i] = d_at = G + (out[i] - g)
+            base_ctx[i] = b_ctx = ctx0[i] + g - G
+            base_own[i] = b_own = own0[i] + g - G
+            sum_ctx += b_ctx
+            sum_own += b_own
+            n_dec += 1
+            pure[i] -= c_pure
+            if dec_entry[i] < 0:
+                dec_entry[i] = t
+            if evicted_at[i] >= 0:
+                evicted[i] += t - evicted_at[i]
+                evicted_at[i] = -1.0
+            heappush(heap, (d_at, i))
             used += own0[i] + gen[i] + half
-        # 3. the decodes of this step need one more token each: preempt until they fit
+        # 3. the decodes of this step need one more token each: preempt until they fit (and the
+        # newest sequence once when the last pass found a prompt it must give way to)
         preempted = False
-        while n_dec and used + n_dec > cap:
-            if not preempt_newest(t):
+        while give_way or n_dec and used + n_dec > cap:
+            # the most recently admitted sequence's blocks are freed; it waits at the queue's front
+            while order and state[order[-1]] not in (PREFILL, DECODE):
+                order.pop()
+            if not order:
                 break
-            preempted = True
+            v = order.pop()
+            if state[v] == DECODE:
+                gen[v] = out[v] - (done_at[v] - G)
+                sum_ctx -= base_ctx[v]
+                sum_own -= base_own[v]
+                n_dec -= 1
+                pure[v] += c_pure
+            else:
+                prefilling.remove(v)
+                pf_kv -= kv_done[v] + half
+            if first_tok[v] >= 0 or not emits_first:
+                evicted_at[v] = t
+            n_running -= 1
+            preempts[v] += 1
+            state[v] = WAIT
+            recompute = own0[v] + gen[v]
+            pf_left[v] = recompute
+            kv_done[v] = 0
+            waiting.appendleft(v)
+            if give_way:
+                give_way = False    # the queue may admit again in this pass
+            else:
+                preempted = True
             used = sum_own + n_dec * G + n_dec * half + pf_kv
 
-        chunks = []
+        chunks = []                 # (sequence, prompt tokens) carried by this step
         pf_tokens = 0
         stall = False
         budget = 0
@@ -288,7 +285,11 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
             for i in prefilling:
                 if budget <= 0 or free <= 0:
                     break
-                take = min(pf_left[i], budget, int(free))
+                take = pf_left[i]   # min(pf_left[i], budget, int(free)), its comparisons written out
+                if budget < take:
+                    take = budget
+                if int(free) < take:
+                    take = int(free)
                 if take <= 0:
                     break
                 chunks.append((i, take))
@@ -299,10 +300,21 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
                 i = waiting[0]
                 if pf_left[i] == 0:
                     break
-                take = min(pf_left[i], budget)
+                take = pf_left[i]   # min(pf_left[i], budget)
+                if budget < take:
+                    take = budget
                 if take + half + watermark > free:
                     break
-                admit(i, take)
+                # admission
+                waiting.popleft()
+                state[i] = PREFILL
+                n_running += 1
+                order.append(i)
+                prefilling.append(i)
+                pf_kv += kv_done[i] + half
+                if first_sched[i] < 0:
+                    first_sched[i] = t
+                chunks.append((i, take))
                 budget -= take
                 free -= take + half
                 pf_tokens += take
@@ -313,18 +325,36 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
                 take = pf_left[i]
                 if take == 0 or (chunks and pf_tokens + take > max_pf) or take + half + watermark > free:
                     break
-                admit(i, take)
+                # admission
+                waiting.popleft()
+                state[i] = PREFILL
+                n_running += 1
+                order.append(i)
+                prefilling.append(i)
+                pf_kv += kv_done[i] + half
+                if first_sched[i] < 0:
+                    first_sched[i] = t
+                chunks.append((i, take))
                 free -= take + half
                 pf_tokens += take
             stall = bool(chunks)
 
         if not chunks and n_dec == 0:
             # nothing can run: a prompt too large for the blocks that prefilling sequences leave
-            # free waits for them to give way; one too large for the whole cache is dropped
-            if n_running == 0 or not preempt_newest(t):
+            # free waits for them to give way (the next pass preempts the newest: the clock has
+            # not moved, so nothing else changes before then); one too large for the whole
+            # cache is dropped
+            if n_running == 0:
                 i = waiting.popleft()
                 state[i] = SHED
-                release(i, t)
+                finished += 1   # release
+                if issues:
+                    heappush(pending, (t + think[next_id], next_id))
+                    next_at = pending[0][0]
+                    next_id += 1
+                    issues = next_id < n
+            else:
+                give_way = True
             continue
 
         steps += 1
@@ -341,15 +371,22 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
                     reps = min(reps, heap[0][0] - G)
                 reps = max(1, min(reps, int((cap - used) // (n_dec + take))))
         if stall or (chunks and n_dec == 0):
-            dt = prefill_t(pf_tokens, len(chunks)) * reps
+            each = prefilled((pf_tokens, len(chunks)))   # prefill_t(pf_tokens, len(chunks)), inline
+            if each is None:
+                each = prefill_t(pf_tokens, len(chunks))
+            dt = each * reps
             prefill_busy += dt
             k = 0
         elif chunks:
             ctx = (sum_ctx + n_dec * G) / n_dec + (reps - 1) / 2.0
-            each = mixed_t(pf_tokens, n_dec, ctx)
-            c = int(ctx)   # decode_t(n_dec, ctx), its table read inline
+            c = int(ctx)   # mixed_t(pf_tokens, n_dec, ctx) and decode_t(n_dec, ctx), read inline
             shift = c.bit_length() - 6
-            own_decode = decoded((n_dec, c if shift <= 0 else (shift << 6) | (c >> shift)))
+            if shift > 0:
+                c = (shift << 6) | (c >> shift)
+            each = mixed_by_cell((pf_tokens, n_dec, c))
+            if each is None:
+                each = mixed_t(pf_tokens, n_dec, ctx)
+            own_decode = decoded((n_dec, c))
             if own_decode is None:
                 own_decode = decode_t(n_dec, ctx)
             if own_decode > each:
@@ -370,13 +407,15 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
                 k = max(1, k_kv)
             ctx_now = (sum_ctx + n_dec * G) / n_dec
             if pending and n_running < max_running and not waiting:
-                gap = pending[0][0] - t
+                gap = next_at - t
                 c = int(ctx_now)   # decode_t(n_dec, ctx_now), its table read inline
                 shift = c.bit_length() - 6
                 d0 = decoded((n_dec, c if shift <= 0 else (shift << 6) | (c >> shift)))
                 if d0 is None:
                     d0 = decode_t(n_dec, ctx_now)
-                k_arr = max(1, ceil(gap / d0)) if gap > 0 else 1
+                k_arr = ceil(gap / d0) if gap > 0 else 1
+                if k_arr < 1:
+                    k_arr = 1
                 if k_arr < k:
                     k = k_arr
             c = int(ctx_now + (k - 1) / 2.0)   # decode_t at the jump's middle context, inline
@@ -404,8 +443,8 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
                     pf_kv -= kv_done[i] + half
                     if first_tok[i] < 0 and emits_first:
                         first_tok[i] = t
-                    gen[i] += 1
-                    if gen[i] >= out[i]:
+                    gen[i] = g = gen[i] + 1
+                    if g >= out[i]:
                         state[i] = DONE
                         finish[i] = t
                         n_running -= 1
@@ -414,9 +453,28 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
                         if evicted_at[i] >= 0:
                             evicted[i] += t - evicted_at[i]
                             evicted_at[i] = -1.0
-                        release(i, t)
+                        finished += 1   # release
+                        if issues:
+                            heappush(pending, (t + think[next_id], next_id))
+                            next_at = pending[0][0]
+                            next_id += 1
+                            issues = next_id < n
                     else:
-                        enter_decode(i, t)
+                        # entry into decode
+                        state[i] = DECODE
+                        done_at[i] = d_at = G + (out[i] - g)
+                        base_ctx[i] = b_ctx = ctx0[i] + g - G
+                        base_own[i] = b_own = own0[i] + g - G
+                        sum_ctx += b_ctx
+                        sum_own += b_own
+                        n_dec += 1
+                        pure[i] -= c_pure
+                        if dec_entry[i] < 0:
+                            dec_entry[i] = t
+                        if evicted_at[i] >= 0:
+                            evicted[i] += t - evicted_at[i]
+                            evicted_at[i] = -1.0
+                        heappush(heap, (d_at, i))
         # sequences that generated their last token leave
         while heap and heap[0][0] <= G:
             g_done, i = heappop(heap)
@@ -430,9 +488,14 @@ def run_instance(times, req: InstanceRequests, cfg: InstanceConfig) -> InstanceT
             n_dec -= 1
             n_running -= 1
             pure[i] += c_pure
-            release(i, t)
-        queue_t.append(t)
-        queue_n.append(len(waiting))
+            finished += 1   # release
+            if issues:
+                heappush(pending, (t + think[next_id], next_id))
+                next_at = pending[0][0]
+                next_id += 1
+                issues = next_id < n
+        queue_t_append(t)
+        queue_n_append(len(waiting))
 
     return InstanceTrace(arrival, state, first_sched, first_tok, finish, dec_entry, pure, evicted, preempts,
                          t, prefill_busy, decode_busy, batch_seconds, queue_t, queue_n, steps, occupancy, peak)

@@ -36,11 +36,14 @@ class StepTimes:
         self.decoded: dict = {}
         self._prefill: dict = {}
         self._mixed: dict = {}
-        # whole answers by their exact arguments: a run repeats the same prefill and mixed steps
-        # (one prompt length, one batch) thousands of times, and working out the cells costs more
-        # than the lookup; the answer is the same function of the same arguments, so no figure moves
-        self._prefill_exact: dict = {}
-        self._mixed_exact: dict = {}
+        # whole answers, remembered: a run repeats the same prefill and mixed steps (one prompt
+        # length, one batch) thousands of times, and working out the cells costs more than the
+        # lookup. Prefill steps by their exact arguments; mixed steps by (prompt tokens, batch,
+        # context cell), since a mixed step reads its context only through `int(ctx)`'s cell (the
+        # coarse cell of `_mixed_cells` is a function of it), so no figure moves. Public because
+        # the scheduler reads them inline too, falling back to `prefill` and `mixed`.
+        self.prefilled: dict = {}
+        self.mixed_by_cell: dict = {}
 
     def decode(self, batch: int, ctx: float) -> float:
         """One decode step for `batch` sequences holding `ctx` tokens each on average."""
@@ -54,10 +57,10 @@ class StepTimes:
 
     def prefill(self, tokens: int, prompts: int = 1) -> float:
         """A prefill-only step over `tokens` prompt tokens from `prompts` requests."""
-        exact = self._prefill_exact.get((tokens, prompts))
+        exact = self.prefilled.get((tokens, prompts))
         if exact is not None:
             return exact
-        exact = self._prefill_exact[(tokens, prompts)] = self._prefill_cells(tokens, prompts)
+        exact = self.prefilled[(tokens, prompts)] = self._prefill_cells(tokens, prompts)
         return exact
 
     def _prefill_cells(self, tokens: int, prompts: int) -> float:
@@ -75,10 +78,13 @@ class StepTimes:
 
     def mixed(self, tokens: int, batch: int, ctx: float) -> float:
         """A step carrying `tokens` prompt tokens beside `batch` decodes of `ctx` tokens."""
-        exact = self._mixed_exact.get((tokens, batch, ctx))
+        c = int(ctx)   # cell(ctx), inlined as in `decode`
+        shift = c.bit_length() - 6
+        key = (tokens, batch, c if shift <= 0 else (shift << 6) | (c >> shift))
+        exact = self.mixed_by_cell.get(key)
         if exact is not None:
             return exact
-        exact = self._mixed_exact[(tokens, batch, ctx)] = self._mixed_cells(tokens, batch, ctx)
+        exact = self.mixed_by_cell[key] = self._mixed_cells(tokens, batch, ctx)
         return exact
 
     def _mixed_cells(self, tokens: int, batch: int, ctx: float) -> float:
