@@ -15,7 +15,7 @@ import textwrap
 
 from rich.style import Style
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -273,17 +273,17 @@ class HostApp(App[None]):
         self.join_panel = not shown
         self.refresh_view()
 
-    def action_remove(self) -> None:
-        def removed(name: str | None) -> None:
-            if not name:
-                return
-            if self.room.remove(name):
-                self.notify(f"{name} is removed from the match.", title="Removed")
-            else:
-                self.notify(f"No player called {name!r} is in the room.", severity="warning")
-            self.refresh_view()
-
-        self.push_screen(RemoveDialog(), removed)
+    @work(group="asking", exclusive=True)
+    async def action_remove(self) -> None:
+        """Ask for a nickname and remove that player (a worker: the question waits for its answer)."""
+        name = await self.push_screen_wait(RemoveDialog())
+        if not name:
+            return
+        if self.room.remove(name):
+            self.notify(f"{name} is removed from the match.", title="Removed")
+        else:
+            self.notify(f"No player called {name!r} is in the room.", severity="warning")
+        self.refresh_view()
 
     def action_export(self, quiet: bool = False) -> None:
         from engine.errors import RidgeError

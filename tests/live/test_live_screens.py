@@ -37,6 +37,29 @@ async def _until(pilot, check, what: str):
     raise AssertionError(f"timed out waiting for {what}")
 
 
+async def test_the_host_asks_whom_to_remove_and_escape_removes_nobody(tmp_path):
+    room = Room(Settings(seed=5, count=2, pin="4321", seconds=60), tmp_path, labels, clock=Clock(),
+                made=generator.generate(5, 2, None))
+    app = HostApp(room, Site("127.0.0.1", 8300, "http://127.0.0.1:8300", 50, ["true"]), serve=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        for name in ("ana", "bo"):
+            room.join("4321", name)
+        await pilot.press("r")
+        await _until(pilot, lambda: app.screen.query("#remove-name"), "the question")
+        await pilot.press("escape")
+        await _until(pilot, lambda: not app.screen.query("#remove-name"), "the question to close")
+        await pilot.press("r")
+        await _until(pilot, lambda: app.screen.query("#remove-name"), "the question again")
+        await pilot.press(*"cy", "enter")
+        await _until(pilot, lambda: not app.screen.query("#remove-name") and all(w.is_finished for w in app.workers),
+                     "the answer to be acted on")
+        assert len(room.active()) == 2  # nobody called cy: nobody removed
+        await pilot.press("r")
+        await _until(pilot, lambda: app.screen.query("#remove-name"), "the question a third time")
+        await pilot.press(*"bo", "enter")
+        await _until(pilot, lambda: len(room.active()) == 1, "bo to be removed")
+
+
 async def test_the_host_screen_runs_a_whole_match(tmp_path):
     clock = Clock()
     made = generator.generate(5, 2, None)
