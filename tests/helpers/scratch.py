@@ -11,11 +11,18 @@ import tempfile
 MEMORY = "/dev/shm"
 
 
+# A container's /dev/shm may be as small as 64 MiB: the suite's files (pytest keeps its last three
+# runs, ~25 MB each) would fill it, so the memory folder is used only with room to spare.
+ROOM_NEEDED = 1 << 30
+
+
 def scratch_root() -> str | None:
-    """/dev/shm when this machine has it and the suite may write there, else None (the normal
-    temporary folder)."""
+    """/dev/shm when this machine has it, the suite may write there and it has ROOM_NEEDED free,
+    else None (the normal temporary folder)."""
     if os.path.isdir(MEMORY) and os.access(MEMORY, os.W_OK | os.X_OK):
-        return MEMORY
+        fs = os.statvfs(MEMORY)
+        if fs.f_bavail * fs.f_frsize >= ROOM_NEEDED:
+            return MEMORY
     return None
 
 
