@@ -186,9 +186,10 @@ def _corrections(dep: Deployment, f: dict) -> tuple:
     tp, groups = f["tensor_parallel"], f["tp_groups"]
     tokens = f["batch"] / groups * (dep.spec_k + 1)
     half = c["compute_half_tokens"]
+    step_tokens = f"{tokens:,.0f} token" + ("" if f"{tokens:,.0f}" == "1" else "s")
     out.append(("matrix-multiply efficiency",
                 f"weights stream at {c['bandwidth_efficiency']:.0%} of {g.bandwidth_tbps:g} TB/s and FLOPs run at "
-                f"{c['compute_efficiency']:.0%} of peak, of which a step of {tokens:,.0f} tokens reaches "
+                f"{c['compute_efficiency']:.0%} of peak, of which a step of {step_tokens} reaches "
                 f"{tokens / (tokens + half):.0%} (a GEMM computes whole tiles: ~{half:.0f} rows, a cost of "
                 f"streaming the weight tiles, so it counts as memory time); near the ridge the two bounds add "
                 f"up rather than overlap"))

@@ -107,6 +107,12 @@ class Key:
         return _finite_gain(self.realistic, name) if self.realistic is not None else self.lever_gain(name)
 
     @property
+    def band_levers(self) -> tuple:
+        """The offered levers ranked at the fidelity that keys the band: the realistic one where
+        there is one (the floor's gains are their ceilings), else the floor's."""
+        return self.realistic.levers if self.realistic is not None else self.levers
+
+    @property
     def gain_bands(self) -> tuple:
         """Every band accepted (the name `puzzles.grading` reads)."""
         return self.bands

@@ -186,9 +186,11 @@ of a band edge accepts both bands.
                                         title="The other reasons on offer, measured here", width_hint=left,
                                         id="other-reasons")
                 with Vertical(id="reveal-right", classes="reveal-column"):
-                    yield LeverChart([(lv.name, lv.gain, labels.humanize(lv.note)) for lv in key.levers],
+                    chart_title = ("Every lever, ranked by its realistic gain" if key.realistic is not None
+                                   else "Every lever, ranked by its gain")
+                    yield LeverChart([(lv.name, lv.gain, labels.humanize(lv.note)) for lv in key.band_levers],
                                      key.best_lever, self.locked.prediction["lever"], label=labels.lever,
-                                     title="Every lever, ranked by its gain", width_hint=right, id="lever-chart")
+                                     title=chart_title, width_hint=right, id="lever-chart")
                     self.measured = measured_start(key)
                     if fidelity_table(key, labels) is not None:
                         yield TextBlock(lambda w: fidelity_lines(fidelity_table(key, labels, self.measured), w),

@@ -40,3 +40,26 @@ def test_narrow_layout_wraps_within_columns():
     assert all(len(line) <= 40 for line in lines)
     table = lines[:next(i for i, line in enumerate(lines) if line.startswith("corrections"))]
     assert all(not line or line.startswith(" ") or line.split()[0] in {"what", "it", "TTFT"} for line in table), lines
+
+
+async def test_the_lever_chart_shows_the_realistic_gains_that_key_the_band(tmp_path):
+    """The chart beside the answer ranks the levers by the gain the band is keyed on, not by the
+    floor's ceiling (which reads "FP8 doubles" where it does not): the first puzzle's best lever
+    gains 2.80x at the floor and 2.78x realistic."""
+    app = make_app(save_dir=tmp_path, profile="Ada", cursor_blink=False, strict=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await until(pilot, lambda: app.bank_ready, "the packs")
+        await settle(pilot, "c")
+        await settle(pilot, "s")
+        fill_right(app.screen, app)
+        await settle(pilot, "l")
+        await settle(pilot, "y")
+        await until(pilot, lambda: app.screen.query("#lever-chart"), "the reveal's lever chart")
+        key = app.screen.locked.key
+        assert f"{key.gain:.2f}" != f"{key.band_gain:.2f}", "pick a puzzle whose floor and realistic gains differ"
+        chart = app.screen.query_one("#lever-chart")
+        assert chart.title == "Every lever, ranked by its realistic gain"
+        text = "\n".join(str(line) for line in chart.lines(chart.content_size.width or 60))
+        best_line = next(line for line in text.splitlines() if "★" in line)
+        assert f"×{key.band_gain:.2f}" in best_line and f"×{key.gain:.2f}" not in text, text
