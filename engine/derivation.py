@@ -51,7 +51,8 @@ def derivation_lines(solution: Solution) -> list[str]:
     bpw = PRECISION_BYTES[dep.weights]
     lines = [
         f"{m.name} on {dep.gpus} x {g.name}; prompt {u.count(dep.prompt)} + output {u.count(dep.output)} "
-        f"tokens; {u.count(dep.concurrency)} sequences wanted; weights {dep.weights}, KV {dep.kv}",
+        f"tokens; {u.count(dep.concurrency)} sequence{'' if dep.concurrency == 1 else 's'} wanted; "
+        f"weights {dep.weights}, KV {dep.kv}",
         f"Weights      {u.params(m.params)} params x {bpw:g} B = {u.gb(r.weight_bytes)} ({u.gib(r.weight_bytes)})",
         _kv_line(r),
     ]
