@@ -97,6 +97,8 @@ def measured_start(key) -> str | None:
     solution = getattr(key, "realistic", None) or getattr(key, "solution", None)
     if solution is None:
         return None
+    if _is_load(solution):   # its measured run is judged by `ridge puzzles check`, not drawn here
+        return key.measured_reason
     from engine.compare import measured_placeholder
 
     return measured_placeholder(solution.report.deployment)
@@ -111,13 +113,25 @@ def fidelity_table(key, words: Words, measured=None) -> tuple[list[tuple[str, ..
         return None
     from engine.compare import correction_lines, fidelity_rows, measured_lines, realistic_of
 
-    real = getattr(key, "realistic", None) or realistic_of(solution)
-    rows = [tuple(words.humanize(cell) for cell in row) for row in fidelity_rows(real, measured)]
+    if _is_load(solution):   # a load puzzle: its runs under this traffic, one column a fidelity
+        from puzzles.load_reasons import fidelity_rows as load_rows
+
+        real = key.realistic or solution
+        table = load_rows(key)
+    else:
+        real = getattr(key, "realistic", None) or realistic_of(solution)
+        table = fidelity_rows(real, measured)
+    rows = [tuple(words.humanize(cell) for cell in row) for row in table]
     levers = {lv.name for lv in real.levers}
     rows = [tuple(words.lever(cell) if cell in levers else cell for cell in row) for row in rows]
     notes = [words.humanize(line) for line in correction_lines(real.report)]
     notes += [words.humanize(line) for line in measured_lines(measured)]
     return rows, notes
+
+
+def _is_load(solution) -> bool:
+    """A load puzzle's solution (puzzles.load_keys.LoadView: a run under traffic), not a Solution."""
+    return hasattr(solution, "load")
 
 
 def why_not_lines(puzzle, key, words: Words) -> tuple[list[str], list[str]]:
