@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from engine.ids import Objective
+from engine.ids import Objective, Verdict
 
 
 class Words(Protocol):
@@ -34,7 +34,9 @@ class Words(Protocol):
 
 
 OBJECTIVE_NOUNS = {Objective.COST: "the cost per million output tokens", Objective.TPOT: "the time per output token",
-                   Objective.TTFT: "the time to first token", Objective.STALL: "the longest stall"}
+                   Objective.TTFT: "the time to first token", Objective.STALL: "the longest stall",
+                   Objective.P99_TTFT: "the P99 time to first token", Objective.P99_TPOT: "the P99 time per output token",
+                   Objective.GOODPUT: "goodput per GPU", Objective.GPUS_FOR_SLO: "the GPUs the SLOs need"}
 
 
 def takeaway_lines(key, objective: str, words: Words) -> list[str]:
@@ -121,12 +123,17 @@ def fidelity_table(key, words: Words, measured=None) -> tuple[list[tuple[str, ..
     else:
         real = getattr(key, "realistic", None) or realistic_of(solution)
         table = fidelity_rows(real, measured)
-    rows = [tuple(words.humanize(cell) for cell in row) for row in table]
+    # a verdict by its label (humanize swaps only the hyphenated ids: not 'queueing' or 'preemption')
+    rows = [tuple(words.bottleneck(cell) if cell in _VERDICT_IDS else words.humanize(cell) for cell in row)
+            for row in table]
     levers = {lv.name for lv in real.levers}
     rows = [tuple(words.lever(cell) if cell in levers else cell for cell in row) for row in rows]
     notes = [words.humanize(line) for line in correction_lines(real.report)]
     notes += [words.humanize(line) for line in measured_lines(measured)]
     return rows, notes
+
+
+_VERDICT_IDS = frozenset(str(v) for v in Verdict)
 
 
 def _is_load(solution) -> bool:

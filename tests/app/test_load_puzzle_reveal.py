@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from app import labels
 from app.game import make_app
 from app.screens.puzzle import PuzzleScreen
 from helpers.forms import fill_right
@@ -39,6 +40,7 @@ async def test_a_load_puzzle_reveals_its_runs_at_each_fidelity(tmp_path, pid, la
         assert lines[0].split() == ["floor", "realistic"], table
         assert lines[1].startswith(label), table
         assert "a load run's measured step times are judged by" in " ".join(lines), table
+        assert labels.bottleneck(key.bottleneck) in " ".join(table.split()), table   # in words, not the id
         assert not any(worker.group == "measured" for worker in app.workers)
         chart = block_text(app.screen, "#lever-chart")
         best = next(line for line in chart.splitlines() if "★" in line)
