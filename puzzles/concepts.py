@@ -42,7 +42,8 @@ def deciding_concept(key) -> str | None:
     """The concept that decides a puzzle's key (the review it is tagged with); a load puzzle's
     is its chapter."""
     from puzzles.grading import objective_bottleneck
+    from puzzles.reasons import is_load
 
-    if hasattr(key.solution, "load"):
+    if is_load(key.solution):
         return getattr(key.solution, "module", None) or None
     return deciding_concept_of_pair(objective_bottleneck(key), key.best_lever)

@@ -15,12 +15,12 @@ from engine.levers import DEFAULT_SPEC_K
 from puzzles import fmt
 from puzzles.keys import Key, shown_gain
 from puzzles.puzzle import OBJECTIVE_TEXT, Puzzle
-from puzzles.reasons import REASONS, reason_fact, static_shares_text
+from puzzles.reasons import REASONS, is_load, reason_fact, static_shares_text
 
 
 def _load(key) -> bool:
     """A load puzzle's key (`puzzles.load_keys.LoadKey`): explained by `puzzles.load_reasons`."""
-    return hasattr(key.solution, "load") and hasattr(key.solution, "spec")
+    return is_load(key.solution)
 
 
 def objective_value_text(objective: str, value: float | None) -> str:

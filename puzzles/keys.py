@@ -42,7 +42,7 @@ from engine.levers import DEFAULT_SPEC_K, LEVERS, Solution, evaluate_lever, solv
 
 from puzzles import fmt
 from puzzles.puzzle import ESTIMATE_NAMES, Puzzle
-from puzzles.reasons import deciding_text, key_reason
+from puzzles.reasons import deciding_text, is_load, key_reason
 
 VERDICT_MARGIN = 1.10   # every rule's deciding ratio must be outside [1/1.1, 1.1]
 LEVER_MARGIN = 1.15     # the best lever's gain must be at least 1.15x the runner-up's
@@ -338,7 +338,7 @@ def unoffered_winners(solution: Solution, offered, ruled_out=(), margin: float =
     offered best (2%) or beat it, on this solution's deployment: a player cannot name them, so
     the card must say why they are out of play. A lever the measured kernels cannot time is
     left to the other fidelities. A load puzzle's levers are judged by `puzzles.load_check`."""
-    if hasattr(solution, "load"):
+    if is_load(solution):
         return []
     dep = solution.report.deployment
     best = solution.best
@@ -427,7 +427,7 @@ def ambiguity(solution: Solution, verdict_margin: float = VERDICT_MARGIN, lever_
     hand-authored puzzles, which may sit on an edge because grading accepts either neighbouring
     band within 10% of it (`Key.band_problems` holds the flattering side to 5%). The generator
     keeps the rule on the realistic gain."""
-    if hasattr(solution, "load"):   # a load puzzle: puzzles.load_check judges its margins
+    if is_load(solution):   # a load puzzle: puzzles.load_check judges its margins
         return []
     problems: list[tuple[str, str]] = []
     low = math.log(verdict_margin)

@@ -162,15 +162,16 @@ CONFUSABLE: dict[str, tuple[str, ...]] = {
 }
 
 
-def _load(solution) -> bool:
-    """A load puzzle's solution (`puzzles.load_keys.LoadView`): it judges its own reasons from
-    the request-level run (`puzzles.load_reasons`), so this module imports none of that."""
+def is_load(solution) -> bool:
+    """A load puzzle's solution (`puzzles.load_keys.LoadView`: a request-level run under traffic),
+    not a steady-state Solution. It judges its own reasons (`puzzles.load_reasons`), so this
+    module imports none of that; the one test every module asks."""
     return hasattr(solution, "load") and hasattr(solution, "spec")
 
 
 def key_reason(solution: Solution) -> str:
     """The deciding quantity's id for a solved deployment (rule in the module docstring)."""
-    if _load(solution):
+    if is_load(solution):
         return solution.key_reason()
     r = solution.report
     if not r.fits:
@@ -180,7 +181,7 @@ def key_reason(solution: Solution) -> str:
 
 def mechanism_reason(solution: Solution) -> str | None:
     """The best lever's own mechanism (rule 2), when it has one."""
-    if _load(solution):
+    if is_load(solution):
         return solution.mechanism_reason()
     best = solution.best_lever
     if best == Lever.BATCHING:
@@ -192,7 +193,7 @@ def accepted_reasons(solution: Solution, verdict: str | None = None) -> frozense
     """Every reason that holds and decides here: the key's, the quantity of `verdict` (the
     bottleneck the puzzle's objective is judged on; the six-rule verdict when None), and the
     best lever's mechanism. A deployment that does not fit has only its key reason."""
-    if _load(solution):
+    if is_load(solution):
         return solution.accepted_reasons(verdict)
     key = key_reason(solution)
     r = solution.report
@@ -205,7 +206,7 @@ def accepted_reasons(solution: Solution, verdict: str | None = None) -> frozense
 def reason_holds(reason: str, solution: Solution) -> bool:
     """Whether `reason`'s quantity is true of this deployment (not whether it decides): the test
     a distractor must fail, so that no candidate a player can defend is graded wrong."""
-    if _load(solution):
+    if is_load(solution):
         return solution.reason_holds(reason)
     r = solution.report
     dep = r.deployment
@@ -267,7 +268,7 @@ def candidate_reasons(reason: str, solution: Solution, count: int = 3, pick=None
         return r != reason and not any(reason_holds(r, s) for s in solutions)
 
     order = _DISTRACTOR_ORDER
-    if _load(solution):   # a load puzzle offers only reasons about its run
+    if is_load(solution):   # a load puzzle offers only reasons about its run
         order = solution.distractor_order
     plausible = [r for r in CONFUSABLE[reason] if r in order and false(r)]
     spare = [r for r in order if r not in plausible and false(r)]
@@ -283,7 +284,7 @@ def candidate_reasons(reason: str, solution: Solution, count: int = 3, pick=None
 
 def reason_fact(reason: str, solution: Solution) -> str:
     """What the quantity behind `reason` is for this deployment, in numbers."""
-    if _load(solution):
+    if is_load(solution):
         return solution.reason_fact(reason)
     r = solution.report
     dep = r.deployment

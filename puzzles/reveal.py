@@ -99,7 +99,9 @@ def measured_start(key) -> str | None:
     solution = getattr(key, "realistic", None) or getattr(key, "solution", None)
     if solution is None:
         return None
-    if _is_load(solution):   # its measured run is judged by `ridge puzzles check`, not drawn here
+    from puzzles.reasons import is_load
+
+    if is_load(solution):   # its measured run is judged by `ridge puzzles check`, not drawn here
         return key.measured_reason
     from engine.compare import measured_placeholder
 
@@ -114,8 +116,9 @@ def fidelity_table(key, words: Words, measured=None) -> tuple[list[tuple[str, ..
     if solution is None:
         return None
     from engine.compare import correction_lines, fidelity_rows, measured_lines, realistic_of
+    from puzzles.reasons import is_load
 
-    if _is_load(solution):   # a load puzzle: its runs under this traffic, one column a fidelity
+    if is_load(solution):   # a load puzzle: its runs under this traffic, one column a fidelity
         from puzzles.load_reasons import fidelity_rows as load_rows
 
         real = key.realistic or solution
@@ -134,11 +137,6 @@ def fidelity_table(key, words: Words, measured=None) -> tuple[list[tuple[str, ..
 
 
 _VERDICT_IDS = frozenset(str(v) for v in Verdict)
-
-
-def _is_load(solution) -> bool:
-    """A load puzzle's solution (puzzles.load_keys.LoadView: a run under traffic), not a Solution."""
-    return hasattr(solution, "load")
 
 
 def why_not_lines(puzzle, key, words: Words) -> tuple[list[str], list[str]]:
