@@ -64,9 +64,9 @@ class LeverChart(_Chart):
 
 Each bar is one lever's gain on the puzzle's objective: the objective before it, divided by
 the objective after it, at the realistic fidelity that keys the gain band (the course's floor,
-its ceiling, is in the table of fidelities beside it). Bars start at `×1.00`, no change, so an empty bar is a lever that does
-nothing here (the note under the chart says why) and *worse* marks one that hurts. **★** marks
-the engine's best lever, **◀** the one you picked.
+its ceiling, is in the table of fidelities beside it). Bars start at `×1.00`, no change, so an
+empty bar is a lever that does nothing here (the note under the chart says why) and *worse*
+marks one that hurts. **★** marks the engine's best lever, **◀** the one you picked.
 """
 
     def __init__(self, levers: list[tuple[str, float | None, str]], best: str, picked: str,
