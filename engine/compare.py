@@ -16,7 +16,8 @@ from engine.ids import Fidelity, Lever, Objective
 from engine.levers import Solution, solve
 
 OBJECTIVE_LABELS = {Objective.COST: "cost per million output tokens", Objective.TPOT: "TPOT", Objective.TTFT: "TTFT",
-                    Objective.STALL: "worst decode stall"}
+                    Objective.STALL: "worst decode stall", Objective.P99_TTFT: "P99 TTFT", Objective.P99_TPOT: "P99 TPOT",
+                    Objective.GOODPUT: "goodput per GPU", Objective.GPUS_FOR_SLO: "GPUs for the SLOs"}
 PENDING = "measuring..."
 
 

@@ -255,19 +255,15 @@ def value_text(objective: str, value: float | None) -> str:
     return fmt.secs(value)
 
 
-_OBJECTIVE_LABELS = {Objective.P99_TTFT: "P99 TTFT", Objective.P99_TPOT: "P99 TPOT",
-                     Objective.GOODPUT: "goodput per GPU", Objective.GPUS_FOR_SLO: "GPUs for the SLOs"}
-
-
 def fidelity_rows(key) -> list[tuple[str, ...]]:
     """(label, floor, realistic) rows of a load puzzle's runs at each fidelity its key judges,
     laid out as `engine.compare.fidelity_rows` lays out a steady-state solution: the objective
     under this traffic, what its tail is made of, the best lever, and each offered lever's gain."""
-    from engine.compare import gain_text
+    from engine.compare import OBJECTIVE_LABELS, gain_text
 
     views = [view for _, view in key.judged()]
     objective = views[0].load.objective
-    rows = [(_OBJECTIVE_LABELS.get(objective, objective), *(value_text(objective, v.load.value) for v in views)),
+    rows = [(OBJECTIVE_LABELS[objective], *(value_text(objective, v.load.value) for v in views)),
             ("what bounds it", *(v.load.verdict for v in views)),
             ("best lever", *(v.best_lever for v in views))]
     for lever in views[0].levers:

@@ -38,6 +38,8 @@ OBJECTIVE_NOUNS = {Objective.COST: "the cost per million output tokens", Objecti
                    Objective.P99_TTFT: "the P99 time to first token", Objective.P99_TPOT: "the P99 time per output token",
                    Objective.GOODPUT: "goodput per GPU", Objective.GPUS_FOR_SLO: "the GPUs the SLOs need"}
 
+_VERDICT_IDS = frozenset(str(v) for v in Verdict)   # a table cell that is a verdict id
+
 
 def takeaway_lines(key, objective: str, words: Words) -> list[str]:
     """Two lines to remember from this deployment: what bounds it, with the number that shows
@@ -134,9 +136,6 @@ def fidelity_table(key, words: Words, measured=None) -> tuple[list[tuple[str, ..
     notes = [words.humanize(line) for line in correction_lines(real.report)]
     notes += [words.humanize(line) for line in measured_lines(measured)]
     return rows, notes
-
-
-_VERDICT_IDS = frozenset(str(v) for v in Verdict)
 
 
 def why_not_lines(puzzle, key, words: Words) -> tuple[list[str], list[str]]:

@@ -11,17 +11,22 @@ from helpers.pilot import settle, until
 from helpers.forms import fill_right
 
 
+async def _first_puzzle_to_its_reveal(pilot, app) -> None:
+    """Continue -> the briefing -> the first puzzle, answered right and locked in."""
+    await settle(pilot)
+    await until(pilot, lambda: app.bank_ready, "the packs")
+    await settle(pilot, "c")
+    await settle(pilot, "s")
+    fill_right(app.screen, app)
+    await settle(pilot, "l")
+    await settle(pilot, "y")
+
+
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=lambda s: f"{s[0]}x{s[1]}")
 async def test_the_fidelity_table_fits_its_block(tmp_path, size):
     app = make_app(save_dir=tmp_path, profile="Ada", cursor_blink=False, strict=True)
     async with app.run_test(size=size) as pilot:
-        await settle(pilot)
-        await until(pilot, lambda: app.bank_ready, "the packs")
-        await settle(pilot, "c")
-        await settle(pilot, "s")
-        fill_right(app.screen, app)
-        await settle(pilot, "l")
-        await settle(pilot, "y")
+        await _first_puzzle_to_its_reveal(pilot, app)
         await until(pilot, lambda: app.screen.query("#fidelities"), "the reveal's fidelity table")
         block = app.screen.query_one("#fidelities")
         width = block.content_size.width
@@ -48,13 +53,7 @@ async def test_the_lever_chart_shows_the_realistic_gains_that_key_the_band(tmp_p
     gains 2.80x at the floor and 2.78x realistic."""
     app = make_app(save_dir=tmp_path, profile="Ada", cursor_blink=False, strict=True)
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await until(pilot, lambda: app.bank_ready, "the packs")
-        await settle(pilot, "c")
-        await settle(pilot, "s")
-        fill_right(app.screen, app)
-        await settle(pilot, "l")
-        await settle(pilot, "y")
+        await _first_puzzle_to_its_reveal(pilot, app)
         await until(pilot, lambda: app.screen.query("#lever-chart"), "the reveal's lever chart")
         key = app.screen.locked.key
         assert f"{key.gain:.2f}" != f"{key.band_gain:.2f}", "pick a puzzle whose floor and realistic gains differ"
